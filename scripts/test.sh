@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Full check, in order, stopping at the first failure. CI runs this via .ci/run.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+cd "$SISVIZ_ROOT"
+
+_test_start=$SECONDS
+stage() {
+  printf '\n==================== %s ====================\n' "$*"
+}
+
+stage "1/8 cargo fmt --all --check"
+cargo fmt --all --check
+
+stage "2/8 cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+stage "3/8 cargo test --workspace (native)"
+cargo test --workspace
+
+stage "4/8 cargo build -p sis-core --target wasm32-unknown-unknown"
+cargo build -p sis-core --target wasm32-unknown-unknown
+
+stage "5/8 wasm-bindgen-test in headless Chromium (-p sisviz)"
+CHROMEDRIVER="$CHROMEDRIVER_BIN" cargo test --target wasm32-unknown-unknown -p sisviz
+
+stage "6/8 trunk build --release --offline --cargo-profile wasm-release"
+trunk build --release --offline --cargo-profile wasm-release
+
+stage "7/8 gzipped size of dist/"
+gz_size() { # total gzip -9 size of the given files
+  local total=0 f
+  for f in "$@"; do
+    total=$((total + $(gzip -9 -c "$f" | wc -c)))
+  done
+  echo "$total"
+}
+mapfile -t wasm_files < <(find dist -type f -name '*.wasm' | sort)
+mapfile -t js_files < <(find dist -type f -name '*.js' | sort)
+if [[ ${#wasm_files[@]} -eq 0 ]]; then
+  echo "no .wasm in dist/" >&2
+  exit 1
+fi
+for f in "${wasm_files[@]}" "${js_files[@]}"; do
+  printf '  %-48s raw=%8d gz=%8d\n' "$f" "$(wc -c <"$f")" "$(gzip -9 -c "$f" | wc -c)"
+done
+wasm_gz=$(gz_size "${wasm_files[@]}")
+js_gz=$(gz_size "${js_files[@]}")
+echo "size: app.wasm.gz=${wasm_gz} bytes js.gz=${js_gz} bytes total=$((wasm_gz + js_gz))"
+
+stage "8/8 end-to-end (node tests/e2e/run.mjs, headless Chromium)"
+node tests/e2e/run.mjs
+
+printf '\nall stages passed in %ss\n' "$((SECONDS - _test_start))"
