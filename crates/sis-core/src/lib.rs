@@ -1,1 +1,21 @@
-pub fn placeholder() {}
+//! sis-core: a deterministic simulator of the Linux wake-up path (`select_idle_sibling()` and
+//! its LLC scan, throttled by SIS_PROP or SIS_UTIL), with the kernel's integer arithmetic.
+//!
+//! No web dependencies: the app and the CLI render what this crate computes.
+
+pub mod cpumask;
+pub mod decide;
+pub mod error;
+pub mod features;
+pub mod pelt;
+pub mod rng;
+pub mod select;
+pub mod state;
+pub mod stats;
+pub mod throttle;
+pub mod topology;
+pub mod trace;
+
+pub use error::InputError;
+pub use features::{preset, presets, Features, Preset, FEATURES};
+pub use topology::{Numbering, Topology, TopologySpec};

@@ -1,0 +1,196 @@
+//! A fixed-width bitset cpumask with the kernel's iteration helpers.
+
+use serde::{Deserialize, Serialize};
+
+/// A set of CPU ids `0..nr_cpus`, one bit per CPU (like `struct cpumask`).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CpuMask {
+    words: Vec<u64>,
+    nr_cpus: u32,
+}
+
+impl CpuMask {
+    /// An empty mask able to hold `nr_cpus` CPUs.
+    pub fn new(nr_cpus: u32) -> Self {
+        CpuMask { words: vec![0; (nr_cpus as usize).div_ceil(64)], nr_cpus }
+    }
+
+    /// A mask with every CPU `0..nr_cpus` set.
+    pub fn full(nr_cpus: u32) -> Self {
+        let mut m = Self::new(nr_cpus);
+        for c in 0..nr_cpus {
+            m.set(c);
+        }
+        m
+    }
+
+    pub fn nr_cpus(&self) -> u32 {
+        self.nr_cpus
+    }
+
+    pub fn set(&mut self, cpu: u32) {
+        if cpu < self.nr_cpus {
+            self.words[(cpu / 64) as usize] |= 1u64 << (cpu % 64);
+        }
+    }
+
+    pub fn clear(&mut self, cpu: u32) {
+        if cpu < self.nr_cpus {
+            self.words[(cpu / 64) as usize] &= !(1u64 << (cpu % 64));
+        }
+    }
+
+    pub fn test(&self, cpu: u32) -> bool {
+        cpu < self.nr_cpus && self.words[(cpu / 64) as usize] & (1u64 << (cpu % 64)) != 0
+    }
+
+    pub fn clear_all(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
+
+    pub fn weight(&self) -> u32 {
+        self.words.iter().map(|w| w.count_ones()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|w| *w == 0)
+    }
+
+    /// `self = a & b` (cpumask_and), reusing self's storage.
+    pub fn assign_and(&mut self, a: &CpuMask, b: &CpuMask) {
+        for ((d, x), y) in self.words.iter_mut().zip(&a.words).zip(&b.words) {
+            *d = x & y;
+        }
+    }
+
+    /// `self = self & !other` (cpumask_andnot).
+    pub fn and_not(&mut self, other: &CpuMask) {
+        for (d, y) in self.words.iter_mut().zip(&other.words) {
+            *d &= !y;
+        }
+    }
+
+    pub fn copy_from(&mut self, other: &CpuMask) {
+        self.words.copy_from_slice(&other.words);
+    }
+
+    /// First set CPU at or after `from` (find_next_bit), or None.
+    pub fn next_set(&self, from: u32) -> Option<u32> {
+        if from >= self.nr_cpus {
+            return None;
+        }
+        let mut wi = (from / 64) as usize;
+        let mut w = self.words[wi] & (!0u64 << (from % 64));
+        loop {
+            if w != 0 {
+                let c = wi as u32 * 64 + w.trailing_zeros();
+                return (c < self.nr_cpus).then_some(c);
+            }
+            wi += 1;
+            if wi >= self.words.len() {
+                return None;
+            }
+            w = self.words[wi];
+        }
+    }
+
+    pub fn first(&self) -> Option<u32> {
+        self.next_set(0)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut next = self.next_set(0);
+        std::iter::from_fn(move || {
+            let c = next?;
+            next = self.next_set(c + 1);
+            Some(c)
+        })
+    }
+
+    /// The CPUs of `for_each_cpu_wrap(cpu, mask, start)`: start, start+1, ... wrapping in id
+    /// order, each set CPU once. Bits cleared during iteration are skipped when reached,
+    /// as in the kernel (the caller re-tests membership; see [`WrapCursor`]).
+    pub fn wrap_cursor(&self, start: u32) -> WrapCursor {
+        let start = if start >= self.nr_cpus { 0 } else { start };
+        WrapCursor { start, next: start, wrapped: false }
+    }
+
+    pub fn from_cpus(nr_cpus: u32, cpus: impl IntoIterator<Item = u32>) -> Self {
+        let mut m = Self::new(nr_cpus);
+        for c in cpus {
+            m.set(c);
+        }
+        m
+    }
+}
+
+/// Iteration state of `for_each_cpu_wrap` (kernel `cpumask_next_wrap`). It reads the mask at
+/// every step, so a mask shrunk during the loop (select_idle_core's `cpumask_andnot`) is seen.
+#[derive(Clone, Copy, Debug)]
+pub struct WrapCursor {
+    start: u32,
+    next: u32,
+    wrapped: bool,
+}
+
+impl WrapCursor {
+    pub fn next(&mut self, mask: &CpuMask) -> Option<u32> {
+        if !self.wrapped {
+            if let Some(c) = mask.next_set(self.next) {
+                self.next = c + 1;
+                return Some(c);
+            }
+            self.wrapped = true;
+            self.next = 0;
+        }
+        let c = mask.next_set(self.next)?;
+        if c >= self.start {
+            return None;
+        }
+        self.next = c + 1;
+        Some(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wrap(mask: &CpuMask, start: u32) -> Vec<u32> {
+        let mut cur = mask.wrap_cursor(start);
+        std::iter::from_fn(|| cur.next(mask)).collect()
+    }
+
+    #[test]
+    fn wrap_visits_each_set_cpu_once_starting_at_start() {
+        let m = CpuMask::from_cpus(130, [1, 3, 64, 70, 129]);
+        assert_eq!(wrap(&m, 65), vec![70, 129, 1, 3, 64]);
+        assert_eq!(wrap(&m, 0), vec![1, 3, 64, 70, 129]);
+        assert_eq!(wrap(&m, 129), vec![129, 1, 3, 64, 70]);
+        // A start past the end wraps to 0, as cpumask_next_wrap does.
+        assert_eq!(wrap(&m, 500), vec![1, 3, 64, 70, 129]);
+    }
+
+    #[test]
+    fn cleared_bits_are_skipped_mid_walk() {
+        let mut m = CpuMask::full(8);
+        let mut cur = m.wrap_cursor(6);
+        assert_eq!(cur.next(&m), Some(6));
+        m.clear(7);
+        m.clear(0);
+        assert_eq!(cur.next(&m), Some(1));
+    }
+
+    #[test]
+    fn weight_and_ops() {
+        let a = CpuMask::from_cpus(100, [1, 2, 3, 99]);
+        let b = CpuMask::from_cpus(100, [2, 99]);
+        let mut c = CpuMask::new(100);
+        c.assign_and(&a, &b);
+        assert_eq!(c.iter().collect::<Vec<_>>(), vec![2, 99]);
+        let mut d = a.clone();
+        d.and_not(&b);
+        assert_eq!(d.weight(), 2);
+        assert!(!d.test(99));
+    }
+}

@@ -1,0 +1,263 @@
+//! One wake-up decision on a hand-built state (`sis decide --state FILE`).
+
+use crate::cpumask::CpuMask;
+use crate::error::InputError;
+use crate::features::preset;
+use crate::pelt::SchedAvg;
+use crate::select::{Wakee, Waker};
+use crate::state::SchedState;
+use crate::stats::Counters;
+use crate::topology::{Numbering, Topology, TopologySpec};
+use crate::trace::{Decision, Rule, ScanEnd, Step};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+fn one() -> u32 {
+    1
+}
+fn contiguous() -> Numbering {
+    Numbering::Contiguous
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateTopology {
+    #[serde(default = "one")]
+    pub llcs: u32,
+    pub llc_weight: u32,
+    #[serde(default = "one")]
+    pub smt: u32,
+    #[serde(default = "contiguous")]
+    pub numbering: Numbering,
+    #[serde(default)]
+    pub cluster_size: u32,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateCpu {
+    pub cpu: u32,
+    #[serde(default)]
+    pub state: Option<String>,
+    #[serde(default)]
+    pub util_avg: Option<u32>,
+    #[serde(default)]
+    pub nr_running: Option<u32>,
+    #[serde(default)]
+    pub avg_idle: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateLlc {
+    pub has_idle_cores: Option<bool>,
+    pub nr_idle_scan: Option<u32>,
+    pub avg_scan_cost: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateWakee {
+    pub prev: Option<u32>,
+    pub recent_used_cpu: Option<u32>,
+    pub allowed: Option<Vec<u32>>,
+    pub util_avg: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateWaker {
+    pub cpu: Option<u32>,
+    pub sync: Option<bool>,
+}
+
+/// The state file of the design's contract.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateFile {
+    pub topology: StateTopology,
+    #[serde(default)]
+    pub cpus: Vec<StateCpu>,
+    #[serde(default)]
+    pub llc: Option<StateLlc>,
+    #[serde(default)]
+    pub wakee: Option<StateWakee>,
+    #[serde(default)]
+    pub waker: Option<StateWaker>,
+    #[serde(default)]
+    pub target: Option<u32>,
+    #[serde(default)]
+    pub imbalance_pct: Option<u32>,
+    /// Feature overrides on top of each preset, e.g. {"SIS_PROP": true}.
+    #[serde(default)]
+    pub features: BTreeMap<String, bool>,
+}
+
+/// One preset's answer, in the CLI's JSON shape.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecideResult {
+    pub preset: String,
+    pub result: u32,
+    pub decided_by: String,
+    pub target: u32,
+    pub steps: Vec<Step>,
+    pub nr_before: Option<i64>,
+    pub nr_after: Option<i64>,
+    pub scan_end: Option<ScanEnd>,
+    pub missed_idle: Vec<u32>,
+}
+
+impl StateFile {
+    pub fn from_json(text: &str) -> Result<Self, InputError> {
+        serde_json::from_str(text).map_err(|e| InputError::range("state", e.to_string(), "a state file as in design.md (JSON)"))
+    }
+}
+
+fn cpu_field(field: &str, cpu: u32, nr: u32) -> Result<u32, InputError> {
+    if cpu < nr {
+        Ok(cpu)
+    } else {
+        Err(InputError::range(field, cpu, &format!("a CPU id in 0..={}", nr - 1)))
+    }
+}
+
+/// Runs the decision for `preset_name` on the state.
+pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, InputError> {
+    let pr = preset(preset_name)?;
+    let mut features = pr.features;
+    for (name, on) in &file.features {
+        features.set(name, *on)?;
+    }
+    let t = &file.topology;
+    let topo = Topology::new(TopologySpec { llcs: t.llcs, llc_weight: t.llc_weight, smt: t.smt, cluster_size: t.cluster_size, numbering: t.numbering })?;
+    let n = topo.nr_cpus();
+    let pct = file.imbalance_pct.unwrap_or(pr.imbalance_pct);
+    if !(100..=1000).contains(&pct) {
+        return Err(InputError::range("imbalance_pct", pct, "an integer in 100..=1000"));
+    }
+    let mut st = SchedState::new(topo, features, pct, 0);
+    for (i, c) in file.cpus.iter().enumerate() {
+        let cpu = cpu_field(&format!("cpus[{i}].cpu"), c.cpu, n)?;
+        let state = c.state.as_deref().unwrap_or("idle");
+        let (default_nr, sched_idle) = match state {
+            "idle" => (0, false),
+            "busy" => (1, false),
+            "sched_idle" => (1, true),
+            other => return Err(InputError::unknown(&format!("cpus[{i}].state"), other, ["idle", "sched_idle", "busy"])),
+        };
+        let nr_running = c.nr_running.unwrap_or(default_nr);
+        if (state == "idle") != (nr_running == 0) {
+            return Err(InputError::range(&format!("cpus[{i}].nr_running"), nr_running, if state == "idle" { "0 for an idle CPU" } else { "at least 1 for a busy or sched_idle CPU" }));
+        }
+        let util = c.util_avg.unwrap_or(if state == "busy" { 1024 } else { 0 });
+        if util > 1024 {
+            return Err(InputError::range(&format!("cpus[{i}].util_avg"), util, "an integer in 0..=1024"));
+        }
+        let rq = &mut st.rqs[cpu as usize];
+        rq.nr_running = nr_running;
+        rq.nr_sched_idle = if sched_idle { nr_running } else { 0 };
+        rq.pelt = SchedAvg::settled(0, util);
+        if let Some(a) = c.avg_idle {
+            rq.avg_idle = a;
+            rq.wake_avg_idle = a;
+        }
+    }
+    // Derived LLC state: as the kernel keeps it (idle cores from the CPUs, nr_idle_scan from
+    // the last periodic balance over these utils), unless the file fixes it.
+    for llc in 0..st.topo.spec.llcs {
+        st.update_llc_scan_hint(llc);
+        let has_idle_core = st.topo.smt() > 1
+            && st.topo.llc_span(llc).iter().any(|c| st.topo.smt_siblings(c).iter().all(|s| st.rqs[*s as usize].available_idle()));
+        st.llcs[llc as usize].has_idle_cores = has_idle_core;
+    }
+    let wakee = file.wakee.clone().unwrap_or_default();
+    let waker = file.waker.clone().unwrap_or_default();
+    let prev = cpu_field("wakee.prev", wakee.prev.unwrap_or(0), n)?;
+    let waker_cpu = cpu_field("waker.cpu", waker.cpu.unwrap_or(0), n)?;
+    if let Some(l) = &file.llc {
+        let llc = st.topo.llc_of(file.target.unwrap_or(prev)) as usize;
+        if let Some(v) = l.has_idle_cores {
+            st.llcs[llc].has_idle_cores = v;
+        }
+        if let Some(v) = l.nr_idle_scan {
+            if v > st.topo.llc_weight() {
+                return Err(InputError::range("llc.nr_idle_scan", v, &format!("an integer in 0..={}", st.topo.llc_weight())));
+            }
+            st.llcs[llc].nr_idle_scan = v;
+        }
+        if let Some(v) = l.avg_scan_cost {
+            let wl = st.topo.llc_of(waker_cpu) as usize;
+            st.llcs[wl].avg_scan_cost = v;
+        }
+    }
+    let recent = match wakee.recent_used_cpu {
+        Some(r) => Some(cpu_field("wakee.recent_used_cpu", r, n)?),
+        None => None,
+    };
+    let allowed = match &wakee.allowed {
+        Some(list) => {
+            let mut m = CpuMask::new(n);
+            for (i, c) in list.iter().enumerate() {
+                m.set(cpu_field(&format!("wakee.allowed[{i}]"), *c, n)?);
+            }
+            if m.is_empty() {
+                return Err(InputError::range("wakee.allowed", "[]", "a non-empty list of CPU ids"));
+            }
+            m
+        }
+        None => CpuMask::full(n),
+    };
+    if !allowed.test(prev) {
+        return Err(InputError::range("wakee.prev", prev, "a CPU in wakee.allowed"));
+    }
+    let target = match file.target {
+        Some(t) => Some(cpu_field("target", t, n)?),
+        None => None,
+    };
+    let p = Wakee { prev, recent_used_cpu: recent, allowed: &allowed, load: wakee.util_avg.unwrap_or(0) as u64, wake_wide: false };
+    let w = Waker { cpu: waker_cpu, sync: waker.sync.unwrap_or(false), load: st.rqs[waker_cpu as usize].util_avg() as u64, now_ns: 0, jiffies: 0 };
+    let mut d = Decision { prev, waker_cpu, recent_used_cpu: recent, sync: w.sync, ..Default::default() };
+    let mut c = Counters::default();
+    let llc_of_t = st.topo.llc_of(target.unwrap_or(prev)) as usize;
+    d.has_idle_core = st.llcs[llc_of_t].has_idle_cores;
+    d.nr_idle_scan = st.llcs[llc_of_t].nr_idle_scan;
+    let snapshot = st.clone();
+    let out = match target {
+        Some(t) if !st.features.lb_promote => st.select_idle_sibling(&p, &w, t, &mut c, &mut d),
+        _ => st.select_task_rq_fair(&p, &w, &mut c, &mut d),
+    };
+    let mut missed = Vec::new();
+    snapshot.missed_idle(&p, out.target, &d, &mut missed);
+    Ok(DecideResult {
+        preset: pr.name.to_string(),
+        result: out.cpu,
+        decided_by: out.rule.name().to_string(),
+        target: out.target,
+        steps: d.steps,
+        nr_before: d.nr_before,
+        nr_after: d.nr_after,
+        scan_end: d.scan_end,
+        missed_idle: missed,
+    })
+}
+
+impl DecideResult {
+    pub fn to_text(&self) -> String {
+        let mut s = format!("{}: cpu {} by {} (target {})\n", self.preset, self.result, self.decided_by, self.target);
+        for st in &self.steps {
+            s.push_str(&format!("  {:<20} cpu {:>4}  {}", st.rule.name(), st.cpu, st.saw.name()));
+            if let Some(nr) = st.nr {
+                s.push_str(&format!("  nr={nr}"));
+            }
+            s.push('\n');
+        }
+        let f = |n: Option<i64>| n.map_or("inf".into(), |v: i64| v.to_string());
+        s.push_str(&format!("  nr {} -> {}; missed idle {:?}\n", f(self.nr_before), f(self.nr_after), self.missed_idle));
+        s
+    }
+
+    /// The rule names of the steps, in order (handy in tests).
+    pub fn rules(&self) -> Vec<Rule> {
+        self.steps.iter().map(|s| s.rule).collect()
+    }
+}

@@ -1,0 +1,225 @@
+//! Kernel presets as bundles of named features, overridable one at a time.
+
+use serde::{Deserialize, Serialize};
+
+/// The scheduler features that change the wake-up path. Names follow `features.h` where the
+/// kernel has one; the others name the era's code shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Features {
+    /// SIS_PROP: scan depth from the waker's avg_idle and the LLC's avg_scan_cost.
+    pub sis_prop: bool,
+    /// SIS_PROP_AGED: 5.14+ uses the aged `wake_avg_idle` (no /512) instead of `avg_idle / 512`.
+    pub sis_prop_aged: bool,
+    /// SIS_AVG_CPU: legacy "skip the scan when avg_idle < avg_cost" (removed in 5.12).
+    pub sis_avg_cpu: bool,
+    /// SIS_UTIL: scan depth `nr_idle_scan` from the LLC's sum of util_avg (6.0+).
+    pub sis_util: bool,
+    /// SIS_UTIL_RFC: the RFC's boolean `overloaded` (no scan at all above 100/imbalance_pct).
+    pub sis_util_rfc: bool,
+    /// SIS_UTIL_SMALL_LLC: `nr_scan * 32 / llc_weight` when `llc_weight <= 16` (v4 changelog idea).
+    pub sis_util_small_llc: bool,
+    /// SIS_UTIL_IDLE_AWARE: subtract each idle CPU's capacity from sum_util (RFC workaround).
+    pub sis_util_idle_aware: bool,
+    /// SIS_SINGLE_PASS: Mel Gorman's merged select_idle_core/select_idle_cpu loop (5.12+);
+    /// off = the legacy three passes.
+    pub single_pass: bool,
+    /// SIS_SMT_TARGET: legacy third pass, select_idle_smt(target) (4.13..5.11).
+    pub smt_target: bool,
+    /// SIS_SMT_PREV: select_idle_smt(prev) before the LLC scan when no idle core (5.13+).
+    pub smt_prev: bool,
+    /// SIS_SCAN_NEXT: the LLC scan starts at target + 1 (5.15+), else at target.
+    pub scan_from_next: bool,
+    /// RECENT_PREV_UPDATE: `p->recent_used_cpu = prev` whenever SIS reaches the check (5.15+).
+    pub recent_prev_update: bool,
+    /// SCHED_IDLE_AS_IDLE: a CPU running only SCHED_IDLE tasks counts as idle (5.4+).
+    pub sched_idle_as_idle: bool,
+    /// SIS_CLUSTER: scan the target's cluster first, with prev/recent fallbacks (6.7+).
+    pub cluster: bool,
+    /// LB_PROMOTE: select_task_rq_fair_thin replaces the whole path; no nr_idle_scan updates.
+    pub lb_promote: bool,
+    /// WA_IDLE: wake_affine_idle.
+    pub wa_idle: bool,
+    /// WA_WEIGHT: wake_affine_weight.
+    pub wa_weight: bool,
+    /// WA_BIAS: bias wake_affine_weight by imbalance_pct.
+    pub wa_bias: bool,
+}
+
+/// One row of the feature table: its name, what it means, where it comes from.
+pub struct FeatureInfo {
+    pub name: &'static str,
+    pub help: &'static str,
+    get: fn(&Features) -> bool,
+    set: fn(&mut Features, bool),
+}
+
+macro_rules! feature_table {
+    ($($name:literal, $field:ident, $help:literal;)*) => {
+        pub const FEATURES: &[FeatureInfo] = &[
+            $(FeatureInfo { name: $name, help: $help, get: |f| f.$field, set: |f, v| f.$field = v },)*
+        ];
+    };
+}
+
+feature_table! {
+    "SIS_PROP", sis_prop, "Scan depth proportional to the waker's idle time over the average scan cost (nr >= 4; the loop pre-decrements so nr = 4 probes 3 CPUs). Mel Gorman, seed 003.";
+    "SIS_PROP_AGED", sis_prop_aged, "SIS_PROP on wake_avg_idle, halved every jiffy and charged with scan time (5.14, 'Age the average idle time').";
+    "SIS_AVG_CPU", sis_avg_cpu, "Skip the scan entirely when avg_idle/512 < avg_scan_cost; off by default, removed in 5.12 (seed 003 patch 1/4).";
+    "SIS_UTIL", sis_util, "Scan at most nr_idle_scan CPUs, computed at periodic LLC balance from the sum of util_avg: llc_weight * (1 - x^2 * pct^2/10000). Chen Yu, seed 000.";
+    "SIS_UTIL_RFC", sis_util_rfc, "The RFC's boolean form: skip the scan when total_capacity*100 < sum_util*imbalance_pct. Seed 001.";
+    "SIS_UTIL_SMALL_LLC", sis_util_small_llc, "For llc_weight <= 16, scale nr_scan by 32/llc_weight (the v4 changelog's small-LLC idea, unmerged). Seed 000.";
+    "SIS_UTIL_IDLE_AWARE", sis_util_idle_aware, "Subtract each idle CPU's capacity from sum_util so an idle CPU keeps the scan alive (the RFC's workaround). Seed 001.";
+    "SIS_SINGLE_PASS", single_pass, "One merged select_idle_core/select_idle_cpu loop that remembers the first idle CPU while looking for an idle core (5.12). Seed 003.";
+    "SIS_SMT_TARGET", smt_target, "Legacy third pass: select_idle_smt(target) after select_idle_core and select_idle_cpu (4.13-5.11).";
+    "SIS_SMT_PREV", smt_prev, "When the LLC has no idle core, try prev's idle SMT siblings before scanning (5.13). Rik van Riel, seed 004.";
+    "SIS_SCAN_NEXT", scan_from_next, "The LLC scan starts at target+1 instead of target (5.15, 56498cfb045d).";
+    "RECENT_PREV_UPDATE", recent_prev_update, "p->recent_used_cpu = prev whenever select_idle_sibling reaches the check (5.15, 89aafd67f28c).";
+    "SCHED_IDLE_AS_IDLE", sched_idle_as_idle, "A CPU running only SCHED_IDLE tasks counts as idle for the wake-up (5.4+).";
+    "SIS_CLUSTER", cluster, "Scan the target's cluster first, then the rest of the LLC; prev/recent in another cluster are fallbacks (6.7).";
+    "LB_PROMOTE", lb_promote, "select_task_rq_fair_thin: prev, recent_used_cpu, first idle CPU of the LLC, then of all allowed CPUs, else prev; nr_idle_scan is not updated. Seed 002.";
+    "WA_IDLE", wa_idle, "wake_affine_idle: pull to the waker's CPU when it is idle or a sync waker is about to sleep.";
+    "WA_WEIGHT", wa_weight, "wake_affine_weight: compare waker and prev load.";
+    "WA_BIAS", wa_bias, "Bias wake_affine_weight towards prev by half of imbalance_pct.";
+}
+
+impl Features {
+    pub fn get(&self, name: &str) -> Option<bool> {
+        FEATURES.iter().find(|f| f.name == name).map(|f| (f.get)(self))
+    }
+
+    /// Sets a feature by name; `Err` carries the valid names for a suggestion.
+    pub fn set(&mut self, name: &str, on: bool) -> Result<(), crate::InputError> {
+        match FEATURES.iter().find(|f| f.name.eq_ignore_ascii_case(name)) {
+            Some(f) => {
+                (f.set)(self, on);
+                Ok(())
+            }
+            None => Err(crate::InputError::unknown("feature", name, FEATURES.iter().map(|f| f.name))),
+        }
+    }
+
+    /// The named features that are on, in table order.
+    pub fn enabled_names(&self) -> Vec<&'static str> {
+        FEATURES.iter().filter(|f| (f.get)(self)).map(|f| f.name).collect()
+    }
+
+    fn none() -> Self {
+        Features {
+            sis_prop: false,
+            sis_prop_aged: false,
+            sis_avg_cpu: false,
+            sis_util: false,
+            sis_util_rfc: false,
+            sis_util_small_llc: false,
+            sis_util_idle_aware: false,
+            single_pass: false,
+            smt_target: false,
+            smt_prev: false,
+            scan_from_next: false,
+            recent_prev_update: false,
+            sched_idle_as_idle: false,
+            cluster: false,
+            lb_promote: false,
+            wa_idle: true,
+            wa_weight: true,
+            wa_bias: true,
+        }
+    }
+}
+
+/// A kernel preset: a feature bundle plus the era's load-balance defaults.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub features: Features,
+    /// The LLC domain's default imbalance_pct.
+    pub imbalance_pct: u32,
+    pub busy_factor: u32,
+}
+
+fn legacy_413() -> Features {
+    Features { sis_prop: true, smt_target: true, ..Features::none() }
+}
+fn legacy_510() -> Features {
+    Features { sched_idle_as_idle: true, ..legacy_413() }
+}
+fn mel_512() -> Features {
+    Features { sis_prop: true, single_pass: true, sched_idle_as_idle: true, ..Features::none() }
+}
+fn rik_513() -> Features {
+    Features { smt_prev: true, ..mel_512() }
+}
+fn aged_515() -> Features {
+    Features { sis_prop_aged: true, scan_from_next: true, recent_prev_update: true, ..rik_513() }
+}
+fn sisutil_60() -> Features {
+    Features { sis_prop: false, sis_util: true, ..aged_515() }
+}
+fn modern_67() -> Features {
+    Features { cluster: true, ..sisutil_60() }
+}
+
+
+/// Every preset, in era order, with a one-line description.
+pub fn presets() -> Vec<Preset> {
+    vec![
+        Preset { name: "linux-4.13", description: "Three passes: select_idle_core, select_idle_cpu (SIS_PROP on avg_idle/512), select_idle_smt(target); imbalance_pct 125.", features: legacy_413(), imbalance_pct: 125, busy_factor: 32 },
+        Preset { name: "linux-5.10", description: "As 4.13 with imbalance_pct 117 and busy_factor 16; sched-idle CPUs count as idle.", features: legacy_510(), imbalance_pct: 117, busy_factor: 16 },
+        Preset { name: "linux-5.12", description: "Mel Gorman's single pass (seed 003): one loop for idle core and idle CPU, SIS_PROP only without an idle core, no select_idle_smt.", features: mel_512(), imbalance_pct: 117, busy_factor: 16 },
+        Preset { name: "linux-5.13", description: "5.12 plus select_idle_smt(prev) before the LLC scan (Rik van Riel, seed 004).", features: rik_513(), imbalance_pct: 117, busy_factor: 16 },
+        Preset { name: "linux-5.15", description: "Aged wake_avg_idle for SIS_PROP, scan from target+1, recent_used_cpu = prev rule.", features: aged_515(), imbalance_pct: 117, busy_factor: 16 },
+        Preset { name: "linux-6.0", description: "SIS_UTIL on, SIS_PROP off: the merged form of seed 000.", features: sisutil_60(), imbalance_pct: 117, busy_factor: 16 },
+        Preset { name: "linux-6.7", description: "SIS_PROP removed; cluster-first scan where the topology has clusters.", features: modern_67(), imbalance_pct: 117, busy_factor: 16 },
+        Preset { name: "sis-util-v4", description: "Seed 000 as posted: SIS_PROP computes nr, then SIS_UTIL overrides it.", features: Features { sis_prop: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16 },
+        Preset { name: "sis-util-rfc", description: "Seed 001: a boolean 'overloaded' flag stops the scan above 100/imbalance_pct.", features: Features { sis_util_rfc: true, sis_util: false, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16 },
+        Preset { name: "sis-util-small-llc", description: "Seed 000's idea: nr_scan * 32 / llc_weight when llc_weight <= 16.", features: Features { sis_util_small_llc: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16 },
+        Preset { name: "sis-util-idle-aware", description: "Seed 001's workaround: idle CPUs' capacity subtracted from sum_util.", features: Features { sis_util_idle_aware: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16 },
+        Preset { name: "lb-promote-thin", description: "Seed 002: select_task_rq_fair_thin (prev, recent, first idle in LLC, then anywhere), no nr_idle_scan updates.", features: Features { lb_promote: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16 },
+        Preset { name: "full-scan", description: "No throttle at all: the baseline every throttle is measured against.", features: Features { sis_prop: false, sis_util: false, ..modern_67() }, imbalance_pct: 117, busy_factor: 16 },
+    ]
+}
+
+/// Looks a preset up by name; the error suggests the closest name.
+pub fn preset(name: &str) -> Result<Preset, crate::InputError> {
+    let all = presets();
+    all.iter()
+        .find(|p| p.name == name)
+        .copied()
+        .ok_or_else(|| crate::InputError::unknown("preset", name, all.iter().map(|p| p.name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_have_unique_names_and_the_design_table() {
+        let names: Vec<_> = presets().iter().map(|p| p.name).collect();
+        for want in ["linux-4.13", "linux-5.10", "linux-5.12", "linux-5.13", "linux-5.15", "linux-6.0", "linux-6.7", "sis-util-v4", "sis-util-rfc", "sis-util-small-llc", "sis-util-idle-aware", "lb-promote-thin", "full-scan"] {
+            assert_eq!(names.iter().filter(|n| **n == want).count(), 1, "{want}");
+        }
+    }
+
+    #[test]
+    fn era_features() {
+        assert_eq!(preset("linux-4.13").unwrap().imbalance_pct, 125);
+        let f60 = preset("linux-6.0").unwrap().features;
+        assert!(f60.sis_util && !f60.sis_prop);
+        let v4 = preset("sis-util-v4").unwrap().features;
+        assert!(v4.sis_util && v4.sis_prop);
+        assert!(!preset("linux-5.12").unwrap().features.smt_prev);
+        assert!(preset("linux-5.13").unwrap().features.smt_prev);
+    }
+
+    #[test]
+    fn override_by_name_and_unknown_name_suggests() {
+        let mut f = preset("linux-6.0").unwrap().features;
+        f.set("SIS_PROP", true).unwrap();
+        assert_eq!(f.get("SIS_PROP"), Some(true));
+        let e = f.set("SIS_UTL", true).unwrap_err().to_string();
+        assert!(e.contains("SIS_UTIL"), "{e}");
+        let e = preset("linux-6.1").unwrap_err().to_string();
+        assert!(e.contains("linux-6.0") || e.contains("linux-6.7"), "{e}");
+    }
+}

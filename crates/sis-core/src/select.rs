@@ -1,0 +1,579 @@
+//! The wake-up path: select_task_rq_fair, wake_affine, select_idle_sibling in each era's
+//! order, select_idle_cpu / select_idle_core / select_idle_smt, the 6.7 cluster scan and
+//! LB_PROMOTE's select_task_rq_fair_thin.
+
+use crate::cpumask::CpuMask;
+use crate::state::SchedState;
+use crate::stats::Counters;
+use crate::throttle;
+use crate::trace::{Recorder, Rule, Saw, ScanEnd};
+
+/// The waking task as the wake-up path sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Wakee<'a> {
+    pub prev: u32,
+    pub recent_used_cpu: Option<u32>,
+    pub allowed: &'a CpuMask,
+    /// task_h_load(p), for wake_affine_weight.
+    pub load: u64,
+    /// Whether wake_wide() said the wakee/waker pair is too wide for an affine wake-up.
+    pub wake_wide: bool,
+}
+
+/// The waker's side.
+#[derive(Clone, Copy, Debug)]
+pub struct Waker {
+    pub cpu: u32,
+    pub sync: bool,
+    /// task_h_load(current).
+    pub load: u64,
+    pub now_ns: u64,
+    pub jiffies: u64,
+}
+
+/// What one wake-up decided and what it cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub cpu: u32,
+    pub rule: Rule,
+    /// The target that select_task_rq_fair handed to select_idle_sibling.
+    pub target: u32,
+    /// The CPU was found by the LLC (domain) search.
+    pub found_by_scan: bool,
+    /// Runqueues probed in this wake-up (sis_scanned delta).
+    pub probes: u32,
+    /// Time spent in select_idle_cpu (None: not called), ns.
+    pub select_idle_cpu_ns: Option<u64>,
+    /// The new `p->recent_used_cpu`.
+    pub recent_used_cpu: Option<u32>,
+}
+
+const NR_INF: i64 = i64::MAX;
+
+fn nr_opt(nr: i64) -> Option<i64> {
+    (nr != NR_INF).then_some(nr)
+}
+
+struct Ctx<'c, R: Recorder> {
+    c: &'c mut Counters,
+    rec: &'c mut R,
+    probes: u32,
+}
+
+impl<R: Recorder> Ctx<'_, R> {
+    #[inline]
+    fn probe(&mut self, st: &SchedState, rule: Rule, cpu: u32, nr: i64) -> bool {
+        self.c.sis_scanned += 1;
+        self.probes += 1;
+        let idle = st.idleish(cpu);
+        if R::ON {
+            self.rec.step(rule, cpu, st.rqs[cpu as usize].saw(), nr_opt(nr));
+        }
+        idle
+    }
+}
+
+impl SchedState {
+    /// `select_task_rq_fair()` for a WF_TTWU wake-up (or `select_task_rq_fair_thin()` under
+    /// LB_PROMOTE). Counters are the waker's; `rec` receives every check.
+    pub fn select_task_rq_fair<R: Recorder>(&mut self, p: &Wakee, w: &Waker, c: &mut Counters, rec: &mut R) -> Outcome {
+        if self.features.lb_promote {
+            return self.select_task_rq_fair_thin(p, c, rec);
+        }
+        // want_affine = !wake_wide(p) && cpumask_test_cpu(cpu, p->cpus_ptr)
+        let want_affine = !p.wake_wide && p.allowed.test(w.cpu);
+        let mut new_cpu = p.prev;
+        if want_affine && w.cpu != p.prev {
+            // Every domain level has SD_WAKE_AFFINE, and the top one spans both CPUs.
+            new_cpu = self.wake_affine(p, w);
+            if R::ON {
+                rec.step(Rule::WakeAffine, new_cpu, self.rqs[new_cpu as usize].saw(), None);
+            }
+        }
+        self.select_idle_sibling(p, w, new_cpu, c, rec)
+    }
+
+    /// linux-6.0 fair.c `wake_affine()`: WA_IDLE then WA_WEIGHT; `this` wins or prev stays.
+    fn wake_affine(&self, p: &Wakee, w: &Waker) -> u32 {
+        let (this, prev) = (w.cpu, p.prev);
+        let mut target = None;
+        if self.features.wa_idle {
+            target = self.wake_affine_idle(this, prev, w.sync);
+        }
+        if self.features.wa_weight && target.is_none() {
+            target = self.wake_affine_weight(p, w);
+        }
+        if target == Some(this) {
+            this
+        } else {
+            prev
+        }
+    }
+
+    /// linux-6.0 fair.c `wake_affine_idle()`.
+    fn wake_affine_idle(&self, this: u32, prev: u32, sync: bool) -> Option<u32> {
+        let rq = |c: u32| &self.rqs[c as usize];
+        if rq(this).available_idle() && self.topo.share_llc(this, prev) {
+            return Some(if rq(prev).available_idle() { prev } else { this });
+        }
+        if sync && rq(this).nr_running == 1 {
+            return Some(this);
+        }
+        if rq(prev).available_idle() {
+            return Some(prev);
+        }
+        None
+    }
+
+    /// linux-6.0 fair.c `wake_affine_weight()`; cpu_load is the CPU's util_avg in this model.
+    fn wake_affine_weight(&self, p: &Wakee, w: &Waker) -> Option<u32> {
+        let (this, prev) = (w.cpu, p.prev);
+        let cpu_load = |c: u32| self.rqs[c as usize].util_avg() as i64;
+        let mut this_eff_load = cpu_load(this);
+        if w.sync {
+            let current_load = w.load as i64;
+            if current_load > this_eff_load {
+                return Some(this);
+            }
+            this_eff_load -= current_load;
+        }
+        let task_load = p.load as i64;
+        this_eff_load += task_load;
+        if self.features.wa_bias {
+            this_eff_load *= 100;
+        }
+        this_eff_load *= 1024; // capacity_of(prev)
+        let mut prev_eff_load = cpu_load(prev) - task_load;
+        if self.features.wa_bias {
+            prev_eff_load *= 100 + (self.imbalance_pct as i64 - 100) / 2;
+        }
+        prev_eff_load *= 1024; // capacity_of(this)
+        if w.sync {
+            prev_eff_load += 1;
+        }
+        (this_eff_load < prev_eff_load).then_some(this)
+    }
+
+    /// `select_idle_sibling()` as each preset orders it.
+    pub fn select_idle_sibling<R: Recorder>(&mut self, p: &Wakee, w: &Waker, target: u32, c: &mut Counters, rec: &mut R) -> Outcome {
+        let f = self.features;
+        let mut ctx = Ctx { c, rec, probes: 0 };
+        ctx.c.sis_search += 1;
+        // SIS-STAT: target, prev and recent together count as one probe.
+        ctx.c.sis_scanned += 1;
+        ctx.probes += 1;
+        let mut recent = p.recent_used_cpu;
+        let mut out = Outcome { cpu: target, rule: Rule::Target, target, found_by_scan: false, probes: 0, select_idle_cpu_ns: None, recent_used_cpu: recent };
+        macro_rules! done {
+            ($cpu:expr, $rule:expr) => {{
+                out.cpu = $cpu;
+                out.rule = $rule;
+                out.found_by_scan = $rule.is_domain_search();
+                out.probes = ctx.probes;
+                out.recent_used_cpu = recent;
+                return out;
+            }};
+        }
+        let cluster_active = f.cluster && self.topo.has_clusters();
+
+        // 1. target
+        if R::ON {
+            ctx.rec.step(Rule::Target, target, self.rqs[target as usize].saw(), None);
+        }
+        if self.idleish(target) {
+            done!(target, Rule::Target);
+        }
+        // 2. prev
+        let prev = p.prev;
+        let mut prev_aff = None;
+        if prev != target {
+            if R::ON {
+                let saw = if p.allowed.test(prev) { self.rqs[prev as usize].saw() } else { Saw::NotAllowed };
+                ctx.rec.step(Rule::Prev, prev, saw, None);
+            }
+            if self.topo.share_llc(prev, target) && self.idleish(prev) {
+                if !cluster_active || self.topo.share_resources(prev, target) {
+                    done!(prev, Rule::Prev);
+                }
+                prev_aff = Some(prev);
+            }
+        }
+        // 4. recent_used_cpu
+        let r = p.recent_used_cpu;
+        if f.recent_prev_update {
+            recent = Some(prev); // 5.15+: updated whenever we get this far
+        }
+        let mut recent_fallback = None;
+        if let Some(r) = r {
+            if r != prev && r != target {
+                if R::ON {
+                    let saw = if p.allowed.test(r) { self.rqs[r as usize].saw() } else { Saw::NotAllowed };
+                    ctx.rec.step(Rule::RecentUsedCpu, r, saw, None);
+                }
+                if self.topo.share_llc(r, target) && self.idleish(r) && p.allowed.test(r) {
+                    // Pre-5.15: p->recent_used_cpu = prev only when r is returned.
+                    recent = Some(prev);
+                    if !cluster_active || self.topo.share_resources(r, target) {
+                        ctx.c.sis_recent_hit += 1;
+                        done!(r, Rule::RecentUsedCpu);
+                    }
+                    recent_fallback = Some(r);
+                } else {
+                    ctx.c.sis_recent_miss += 1;
+                }
+            }
+        }
+        // 6. sd_llc(target) always exists here: the LLC search starts.
+        ctx.c.sis_domain_search += 1;
+        let llc = self.topo.llc_of(target);
+        let smt_active = self.topo.smt() > 1;
+        if !f.single_pass {
+            // Legacy (4.13-5.11): three passes.
+            if smt_active && self.llcs[llc as usize].has_idle_cores {
+                if let Some(i) = self.select_idle_core_legacy(p, target, &mut ctx) {
+                    done!(i, Rule::SelectIdleCore);
+                }
+            }
+            let (i, ns) = self.select_idle_cpu(p, w, false, target, &mut ctx);
+            out.select_idle_cpu_ns = Some(ns);
+            if let Some(i) = i {
+                done!(i, Rule::SelectIdleCpu);
+            }
+            if f.smt_target && smt_active {
+                if let Some(i) = self.select_idle_smt(p, target, target, true, &mut ctx) {
+                    done!(i, Rule::SelectIdleSmt);
+                }
+            }
+        } else {
+            let mut has_idle_core = false;
+            if smt_active {
+                has_idle_core = self.llcs[llc as usize].has_idle_cores;
+                if !has_idle_core && f.smt_prev && self.topo.share_llc(prev, target) {
+                    if let Some(i) = self.select_idle_smt(p, prev, target, false, &mut ctx) {
+                        done!(i, Rule::SelectIdleSmt);
+                    }
+                }
+            }
+            let (i, ns) = self.select_idle_cpu(p, w, has_idle_core, target, &mut ctx);
+            out.select_idle_cpu_ns = Some(ns);
+            if let Some(i) = i {
+                let rule = if has_idle_core {
+                    Rule::SelectIdleCore
+                } else if cluster_active && self.topo.share_resources(i, target) {
+                    Rule::SelectIdleCluster
+                } else {
+                    Rule::SelectIdleCpu
+                };
+                done!(i, rule);
+            }
+            if let Some(pa) = prev_aff {
+                done!(pa, Rule::Prev);
+            }
+            if let Some(r) = recent_fallback {
+                ctx.c.sis_recent_hit += 1;
+                done!(r, Rule::RecentUsedCpu);
+            }
+        }
+        ctx.c.sis_failed += 1;
+        done!(target, Rule::Fallback);
+    }
+
+    /// `select_idle_smt(p, sd, cpu)`: the first idle SMT sibling of `core_cpu` that p may use.
+    /// 5.13+ skips `core_cpu` itself; the legacy third pass (4.13-5.11) tests it too.
+    fn select_idle_smt<R: Recorder>(&self, p: &Wakee, core_cpu: u32, target: u32, include_self: bool, ctx: &mut Ctx<'_, R>) -> Option<u32> {
+        let llc = self.topo.llc_of(target);
+        for &cpu in self.topo.smt_siblings(core_cpu) {
+            if !include_self && cpu == core_cpu {
+                continue;
+            }
+            if !p.allowed.test(cpu) || self.topo.llc_of(cpu) != llc {
+                if R::ON {
+                    ctx.rec.step(Rule::SelectIdleSmt, cpu, Saw::NotAllowed, None);
+                }
+                continue;
+            }
+            if ctx.probe(self, Rule::SelectIdleSmt, cpu, NR_INF) {
+                return Some(cpu);
+            }
+        }
+        None
+    }
+
+    /// Legacy `select_idle_core()` (4.13-5.11): scan the whole LLC core by core from target;
+    /// clear has_idle_cores when no core is fully idle.
+    fn select_idle_core_legacy<R: Recorder>(&mut self, p: &Wakee, target: u32, ctx: &mut Ctx<'_, R>) -> Option<u32> {
+        let llc = self.topo.llc_of(target);
+        ctx.c.sis_core_search += 1;
+        let mut cpus = std::mem::replace(&mut self.scratch, CpuMask::new(0));
+        cpus.assign_and(self.topo.llc_span(llc), p.allowed);
+        let mut cur = cpus.wrap_cursor(target);
+        let mut found = None;
+        while let Some(core) = cur.next(&cpus) {
+            let mut idle = true;
+            for &s in self.topo.smt_siblings(core) {
+                cpus.clear(s);
+                if !ctx.probe(self, Rule::SelectIdleCore, s, NR_INF) || !self.rqs[s as usize].available_idle() {
+                    idle = false;
+                }
+            }
+            if idle {
+                found = Some(core);
+                break;
+            }
+        }
+        self.scratch = cpus;
+        if found.is_none() {
+            self.llcs[llc as usize].has_idle_cores = false;
+            ctx.c.sis_core_miss += 1;
+        }
+        found
+    }
+
+    /// Single-pass `select_idle_core(p, core, cpus, &idle_cpu)` (5.12+, seed 003).
+    fn select_idle_core<R: Recorder>(&self, p: &Wakee, core: u32, cpus: &mut CpuMask, idle_cpu: &mut Option<u32>, ctx: &mut Ctx<'_, R>) -> Option<u32> {
+        let mut idle = true;
+        for &cpu in self.topo.smt_siblings(core) {
+            ctx.probe(self, Rule::SelectIdleCore, cpu, NR_INF);
+            let rq = &self.rqs[cpu as usize];
+            if !rq.available_idle() {
+                idle = false;
+                if idle_cpu.is_none() {
+                    if rq.sched_idle() && self.features.sched_idle_as_idle && p.allowed.test(cpu) {
+                        *idle_cpu = Some(cpu);
+                        break;
+                    }
+                    continue;
+                }
+                break;
+            }
+            if idle_cpu.is_none() && p.allowed.test(cpu) {
+                *idle_cpu = Some(cpu);
+            }
+        }
+        if idle {
+            return Some(core);
+        }
+        cpus.and_not(self.topo.smt_mask(core));
+        None
+    }
+
+    /// `select_idle_cpu()`: the throttled LLC scan. Returns the CPU found and the simulated
+    /// time spent (probes * probe_cost_ns).
+    fn select_idle_cpu<R: Recorder>(&mut self, p: &Wakee, w: &Waker, has_idle_core: bool, target: u32, ctx: &mut Ctx<'_, R>) -> (Option<u32>, u64) {
+        let f = self.features;
+        let llc = self.topo.llc_of(target);
+        let this_llc = self.topo.llc_of(w.cpu) as usize;
+        let probes_at_start = ctx.probes;
+        let mut nr: i64 = NR_INF;
+        let mut timed = false;
+        // SIS_PROP: only without an idle core in the single pass; always in the legacy form.
+        if f.sis_prop && (!has_idle_core || !f.single_pass) {
+            let this_rq = &mut self.rqs[w.cpu as usize];
+            let avg_idle = if f.sis_prop_aged {
+                // linux-5.14 fair.c select_idle_cpu: age wake_avg_idle by the jiffies elapsed.
+                while this_rq.wake_stamp < w.jiffies && this_rq.wake_avg_idle > 0 {
+                    this_rq.wake_stamp += 1;
+                    this_rq.wake_avg_idle >>= 1;
+                }
+                this_rq.wake_avg_idle
+            } else {
+                // linux-5.12 fair.c select_idle_cpu: "large fuzz factor"
+                this_rq.avg_idle / 512
+            };
+            let avg_scan_cost = self.llcs[this_llc].avg_scan_cost;
+            if f.sis_avg_cpu && !f.single_pass && throttle::sis_avg_cpu_skips(avg_idle, avg_scan_cost) {
+                if R::ON {
+                    ctx.rec.scan_end(ScanEnd::AvgCpu, None);
+                }
+                return (None, 0);
+            }
+            nr = throttle::sis_prop_nr(self.topo.llc_weight(), avg_idle, avg_scan_cost) as i64;
+            timed = true;
+        }
+        if f.sis_util_rfc && self.llcs[llc as usize].overloaded {
+            if R::ON {
+                ctx.rec.nr_before(None);
+                ctx.rec.scan_end(ScanEnd::NoScan, None);
+            }
+            return (None, 0);
+        }
+        if f.sis_util {
+            // linux-6.0 fair.c select_idle_cpu: nr = nr_idle_scan + 1; if (nr == 1) return -1
+            nr = self.llcs[llc as usize].nr_idle_scan as i64 + 1;
+            if nr == 1 {
+                if R::ON {
+                    ctx.rec.nr_before(Some(1));
+                    ctx.rec.scan_end(ScanEnd::NoScan, Some(1));
+                }
+                return (None, 0);
+            }
+        }
+        if R::ON {
+            ctx.rec.nr_before(nr_opt(nr));
+        }
+        let mut cpus = std::mem::replace(&mut self.scratch, CpuMask::new(0));
+        cpus.assign_and(self.topo.llc_span(llc), p.allowed);
+        let start = if f.scan_from_next { target + 1 } else { target };
+        let mut idle_cpu: Option<u32> = None;
+        let mut result: Option<Option<u32>> = None; // Some(x) = returned early with x
+        let mut end = ScanEnd::Exhausted;
+
+        // 6.7: the target's cluster first.
+        if f.cluster && self.topo.has_clusters() && f.single_pass {
+            let cl = self.topo.cluster_span_of(target).clone();
+            let mut cur = cl.wrap_cursor(start);
+            while let Some(cpu) = cur.next(&cl) {
+                if !cpus.test(cpu) {
+                    continue;
+                }
+                if has_idle_core {
+                    if let Some(i) = self.select_idle_core(p, cpu, &mut cpus, &mut idle_cpu, ctx) {
+                        result = Some(Some(i));
+                        end = ScanEnd::Found;
+                        break;
+                    }
+                } else {
+                    nr -= 1;
+                    if nr <= 0 {
+                        result = Some(None);
+                        end = ScanEnd::Budget;
+                        break;
+                    }
+                    if ctx.probe(self, Rule::SelectIdleCluster, cpu, nr) {
+                        result = Some(Some(cpu));
+                        end = ScanEnd::Found;
+                        break;
+                    }
+                }
+            }
+            cpus.and_not(&cl);
+        }
+        if result.is_none() {
+            let mut cur = cpus.wrap_cursor(start);
+            while let Some(cpu) = cur.next(&cpus) {
+                if has_idle_core && f.single_pass {
+                    if let Some(i) = self.select_idle_core(p, cpu, &mut cpus, &mut idle_cpu, ctx) {
+                        result = Some(Some(i));
+                        end = ScanEnd::Found;
+                        break;
+                    }
+                } else {
+                    nr -= 1;
+                    if nr <= 0 {
+                        // `if (!--nr) return -1;` — no avg_scan_cost update on this path
+                        result = Some(None);
+                        end = ScanEnd::Budget;
+                        break;
+                    }
+                    if ctx.probe(self, Rule::SelectIdleCpu, cpu, nr) {
+                        idle_cpu = Some(cpu);
+                        end = ScanEnd::Found;
+                        break;
+                    }
+                }
+            }
+        }
+        self.scratch = cpus;
+        let ns = (ctx.probes - probes_at_start) as u64 * self.probe_cost_ns;
+        if R::ON {
+            ctx.rec.scan_end(if end == ScanEnd::Exhausted && idle_cpu.is_some() { ScanEnd::Found } else { end }, nr_opt(nr));
+        }
+        if let Some(r) = result {
+            return (r, ns);
+        }
+        if has_idle_core && f.single_pass {
+            self.llcs[llc as usize].has_idle_cores = false; // set_idle_cores(target, false)
+            ctx.c.sis_core_search += 1;
+            ctx.c.sis_core_miss += 1;
+        }
+        if timed {
+            // Scan-cost sample only for scans that found a CPU or visited every CPU.
+            if f.sis_prop_aged {
+                let rq = &mut self.rqs[w.cpu as usize];
+                rq.wake_avg_idle -= rq.wake_avg_idle.min(ns);
+            }
+            let s = &mut self.llcs[this_llc];
+            s.avg_scan_cost = throttle::update_avg(s.avg_scan_cost, ns);
+        }
+        (idle_cpu, ns)
+    }
+
+    /// Seed 002 `select_task_rq_fair_thin()` (LB_PROMOTE).
+    pub fn select_task_rq_fair_thin<R: Recorder>(&mut self, p: &Wakee, c: &mut Counters, rec: &mut R) -> Outcome {
+        let mut ctx = Ctx { c, rec, probes: 0 };
+        ctx.c.sis_search += 1;
+        ctx.c.sis_scanned += 1;
+        ctx.probes += 1;
+        let prev = p.prev;
+        let mut out = Outcome { cpu: prev, rule: Rule::Prev, target: prev, found_by_scan: false, probes: 0, select_idle_cpu_ns: None, recent_used_cpu: Some(prev) };
+        if R::ON {
+            ctx.rec.step(Rule::Prev, prev, self.rqs[prev as usize].saw(), None);
+        }
+        if self.rqs[prev as usize].available_idle() {
+            out.recent_used_cpu = p.recent_used_cpu;
+            out.probes = ctx.probes;
+            return out;
+        }
+        // p->recent_used_cpu = prev_cpu (already in `out`)
+        if let Some(r) = p.recent_used_cpu {
+            if r != prev {
+                if R::ON {
+                    let saw = if p.allowed.test(r) { self.rqs[r as usize].saw() } else { Saw::NotAllowed };
+                    ctx.rec.step(Rule::RecentUsedCpu, r, saw, None);
+                }
+                // select_task_rq() would reject a CPU outside p->cpus_ptr, so test it here.
+                if self.rqs[r as usize].available_idle() && p.allowed.test(r) {
+                    ctx.c.sis_recent_hit += 1;
+                    out.cpu = r;
+                    out.rule = Rule::RecentUsedCpu;
+                    out.probes = ctx.probes;
+                    return out;
+                }
+                ctx.c.sis_recent_miss += 1;
+            }
+        }
+        ctx.c.sis_domain_search += 1;
+        let llc = self.topo.llc_of(prev);
+        let mut first_llc = None;
+        for cpu in self.topo.llc_span(llc).iter() {
+            if p.allowed.test(cpu) {
+                first_llc = Some(cpu);
+                break;
+            }
+        }
+        let start = first_llc.or_else(|| p.allowed.first());
+        if let Some(start) = start {
+            let mut cur = p.allowed.wrap_cursor(start);
+            while let Some(cpu) = cur.next(p.allowed) {
+                let rule = if self.topo.llc_of(cpu) == llc { Rule::ThinLlc } else { Rule::ThinRest };
+                ctx.c.sis_scanned += 1;
+                ctx.probes += 1;
+                if R::ON {
+                    ctx.rec.step(rule, cpu, self.rqs[cpu as usize].saw(), None);
+                }
+                if self.rqs[cpu as usize].available_idle() {
+                    out.cpu = cpu;
+                    out.rule = rule;
+                    out.found_by_scan = true;
+                    out.probes = ctx.probes;
+                    return out;
+                }
+            }
+        }
+        ctx.c.sis_failed += 1;
+        out.rule = Rule::Fallback;
+        out.probes = ctx.probes;
+        out
+    }
+
+    /// Idle CPUs of `target`'s LLC that p may use and that no step of `d` looked at.
+    pub fn missed_idle(&self, p: &Wakee, target: u32, d: &crate::trace::Decision, out: &mut Vec<u32>) {
+        out.clear();
+        let llc = self.topo.llc_of(target);
+        for cpu in self.topo.llc_span(llc).iter() {
+            if p.allowed.test(cpu) && self.idleish(cpu) && !d.steps.iter().any(|s| s.cpu == cpu && s.rule != Rule::WakeAffine) {
+                out.push(cpu);
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Decision traces: every check of one wake-up, in order. Recording is a type parameter,
+//! so untraced runs compile the recording away.
+
+use serde::{Deserialize, Serialize};
+
+/// The kernel check that produced a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    WakeAffine,
+    Target,
+    Prev,
+    RecentUsedCpu,
+    SelectIdleSmt,
+    SelectIdleCore,
+    SelectIdleCpu,
+    SelectIdleCluster,
+    ThinLlc,
+    ThinRest,
+    /// The fall-through `return target` (or prev for the thin path, or a 6.7 fallback).
+    Fallback,
+}
+
+impl Rule {
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::WakeAffine => "wake_affine",
+            Rule::Target => "target",
+            Rule::Prev => "prev",
+            Rule::RecentUsedCpu => "recent_used_cpu",
+            Rule::SelectIdleSmt => "select_idle_smt",
+            Rule::SelectIdleCore => "select_idle_core",
+            Rule::SelectIdleCpu => "select_idle_cpu",
+            Rule::SelectIdleCluster => "select_idle_cluster",
+            Rule::ThinLlc => "thin_llc",
+            Rule::ThinRest => "thin_rest",
+            Rule::Fallback => "fallback",
+        }
+    }
+
+    /// The kernel function the check lives in.
+    pub fn kernel_function(self) -> &'static str {
+        match self {
+            Rule::WakeAffine => "wake_affine()",
+            Rule::Target | Rule::Prev | Rule::RecentUsedCpu | Rule::Fallback => "select_idle_sibling()",
+            Rule::SelectIdleSmt => "select_idle_smt()",
+            Rule::SelectIdleCore => "select_idle_core()",
+            Rule::SelectIdleCpu | Rule::SelectIdleCluster => "select_idle_cpu()",
+            Rule::ThinLlc | Rule::ThinRest => "select_task_rq_fair_thin()",
+        }
+    }
+
+    /// Whether a CPU chosen by this rule was found by the LLC (domain) search.
+    pub fn is_domain_search(self) -> bool {
+        matches!(self, Rule::SelectIdleSmt | Rule::SelectIdleCore | Rule::SelectIdleCpu | Rule::SelectIdleCluster | Rule::ThinLlc | Rule::ThinRest)
+    }
+}
+
+/// What a check saw on the CPU it looked at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Saw {
+    Idle,
+    SchedIdle,
+    Busy,
+    NotAllowed,
+}
+
+impl Saw {
+    pub fn name(self) -> &'static str {
+        match self {
+            Saw::Idle => "idle",
+            Saw::SchedIdle => "sched_idle",
+            Saw::Busy => "busy",
+            Saw::NotAllowed => "not_allowed",
+        }
+    }
+}
+
+/// Why the LLC scan stopped (or did not start).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScanEnd {
+    /// An idle CPU or core was found.
+    Found,
+    /// The budget `nr` ran out (`if (!--nr) return -1`).
+    Budget,
+    /// Every allowed CPU of the LLC was visited.
+    Exhausted,
+    /// SIS_UTIL: nr_idle_scan was 0 (`nr == 1`), or the RFC's overloaded flag was set.
+    NoScan,
+    /// SIS_AVG_CPU: avg_idle below the average scan cost.
+    AvgCpu,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    pub rule: Rule,
+    pub cpu: u32,
+    pub saw: Saw,
+    /// The scan budget after this probe, when one applies.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub nr: Option<i64>,
+}
+
+/// One wake-up decision, in full.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub seq: u64,
+    pub time_ns: u64,
+    pub waker_cpu: u32,
+    pub wakee: u32,
+    pub sync: bool,
+    pub prev: u32,
+    pub target: u32,
+    pub recent_used_cpu: Option<u32>,
+    pub has_idle_core: bool,
+    pub nr_idle_scan: u32,
+    pub steps: Vec<Step>,
+    /// The budget at the start of the LLC scan (None: no throttle or no scan reached).
+    pub nr_before: Option<i64>,
+    pub nr_after: Option<i64>,
+    pub scan_end: Option<ScanEnd>,
+    pub result: u32,
+    pub decided_by: Option<Rule>,
+    /// Idle CPUs of the target's LLC that the task could use but no check looked at.
+    pub missed_idle: Vec<u32>,
+}
+
+/// Receives the steps of a decision. `()` records nothing.
+pub trait Recorder {
+    const ON: bool;
+    fn step(&mut self, rule: Rule, cpu: u32, saw: Saw, nr: Option<i64>);
+    fn nr_before(&mut self, nr: Option<i64>);
+    fn scan_end(&mut self, end: ScanEnd, nr: Option<i64>);
+}
+
+impl Recorder for () {
+    const ON: bool = false;
+    #[inline(always)]
+    fn step(&mut self, _: Rule, _: u32, _: Saw, _: Option<i64>) {}
+    #[inline(always)]
+    fn nr_before(&mut self, _: Option<i64>) {}
+    #[inline(always)]
+    fn scan_end(&mut self, _: ScanEnd, _: Option<i64>) {}
+}
+
+impl Recorder for Decision {
+    const ON: bool = true;
+    fn step(&mut self, rule: Rule, cpu: u32, saw: Saw, nr: Option<i64>) {
+        self.steps.push(Step { rule, cpu, saw, nr });
+    }
+    fn nr_before(&mut self, nr: Option<i64>) {
+        self.nr_before = nr;
+    }
+    fn scan_end(&mut self, end: ScanEnd, nr: Option<i64>) {
+        self.scan_end = Some(end);
+        self.nr_after = nr;
+    }
+}
+
+impl Decision {
+    /// Clears for reuse, keeping the steps' capacity (no allocation per probe).
+    pub fn reset(&mut self) {
+        let mut steps = std::mem::take(&mut self.steps);
+        let mut missed = std::mem::take(&mut self.missed_idle);
+        steps.clear();
+        missed.clear();
+        *self = Decision { steps, missed_idle: missed, ..Decision::default() };
+    }
+
+    /// Number of runqueues probed (steps that looked at a CPU's state).
+    pub fn probes(&self) -> usize {
+        self.steps.iter().filter(|s| s.rule != Rule::WakeAffine).count()
+    }
+
+    /// A multi-line, human-readable account of the decision.
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "#{} t={}ns wakee={} waker_cpu={}{} prev={} target={} recent_used_cpu={} has_idle_core={} nr_idle_scan={}",
+            self.seq,
+            self.time_ns,
+            self.wakee,
+            self.waker_cpu,
+            if self.sync { " (sync)" } else { "" },
+            self.prev,
+            self.target,
+            self.recent_used_cpu.map_or("-".to_string(), |c| c.to_string()),
+            self.has_idle_core,
+            self.nr_idle_scan
+        );
+        for st in &self.steps {
+            let _ = write!(s, "  {:<20} cpu {:>4}  {:<11}", st.rule.name(), st.cpu, st.saw.name());
+            if let Some(nr) = st.nr {
+                let _ = write!(s, " nr={nr}");
+            }
+            s.push('\n');
+        }
+        let fmt_nr = |n: Option<i64>| n.map_or("inf".to_string(), |v| v.to_string());
+        let _ = writeln!(
+            s,
+            "  => cpu {} by {} (nr {} -> {}, scan {}) missed idle: {:?}",
+            self.result,
+            self.decided_by.map_or("-", |r| r.name()),
+            fmt_nr(self.nr_before),
+            fmt_nr(self.nr_after),
+            self.scan_end.map_or("not run", |e| match e {
+                ScanEnd::Found => "found",
+                ScanEnd::Budget => "budget exhausted",
+                ScanEnd::Exhausted => "visited every CPU",
+                ScanEnd::NoScan => "skipped (no budget)",
+                ScanEnd::AvgCpu => "skipped (SIS_AVG_CPU)",
+            }),
+            self.missed_idle
+        );
+        s
+    }
+}
