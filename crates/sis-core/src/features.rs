@@ -103,6 +103,11 @@ impl Features {
         FEATURES.iter().filter(|f| (f.get)(self)).map(|f| f.name).collect()
     }
 
+    /// A neutral bundle for validating override names.
+    pub fn default_for_check() -> Self {
+        Self::none()
+    }
+
     fn none() -> Self {
         Features {
             sis_prop: false,

@@ -1,0 +1,377 @@
+//! The one scenario type. CLI flags, scenario files, URL queries and the embed API are four
+//! spellings of it, and all of them go through [`Scenario::set_field`]: one validation path.
+
+use crate::error::InputError;
+use crate::features::{preset, Features};
+use crate::topology::{Numbering, TopologySpec};
+use serde::{Deserialize, Serialize};
+
+/// A workload kind (design.md "Workloads").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkloadKind {
+    Netperf,
+    Tbench,
+    Hackbench,
+    Schbench,
+    Uniform,
+    Pinned,
+}
+
+pub const WORKLOADS: &[(&str, WorkloadKind, &str)] = &[
+    ("netperf", WorkloadKind::Netperf, "TCP_RR pairs: client and server wake each other (sync), ~10 us runs; load = pairs per CPU"),
+    ("tbench", WorkloadKind::Tbench, "like netperf with longer server runs (~50 us); load = pairs per CPU"),
+    ("hackbench", WorkloadKind::Hackbench, "groups of senders and receivers; each sender wakes every receiver of its group"),
+    ("schbench", WorkloadKind::Schbench, "message threads wake worker threads that run a fixed time"),
+    ("uniform", WorkloadKind::Uniform, "independent tasks with exponential run and sleep times (timer wake-ups)"),
+    ("pinned", WorkloadKind::Pinned, "the seeds' corner case: hogs bound to CPU0..W-2 of LLC 0 at util 1024, the last CPU idle, plus wakers"),
+];
+
+impl WorkloadKind {
+    pub fn name(self) -> &'static str {
+        WORKLOADS.iter().find(|w| w.1 == self).map(|w| w.0).unwrap_or("?")
+    }
+}
+
+/// A complete, validated description of a run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scenario {
+    pub llcs: u32,
+    pub llc_weight: u32,
+    pub smt: u32,
+    pub cluster_size: u32,
+    pub numbering: Numbering,
+    pub preset: String,
+    /// Feature overrides on top of the preset, e.g. "SIS_PROP=on,SIS_UTIL=off" ("" = none).
+    pub features: String,
+    pub imbalance_pct: u32,
+    pub workload: WorkloadKind,
+    /// Tasks (or pairs/groups, per workload) per CPU of the LLCs, percent.
+    pub load: u32,
+    /// Explicit task count; overrides `load` when non-zero.
+    pub tasks: u32,
+    pub seed: u64,
+    /// Simulated duration, e.g. "1s", "500ms".
+    pub duration: String,
+    /// Time before counters start, e.g. "100ms".
+    pub warmup: String,
+    /// Simulated cost of probing one runqueue, ns.
+    pub probe_cost_ns: u64,
+    pub hz: u32,
+    /// Workload service time override (0 = the workload's default), us.
+    pub service_us: u32,
+}
+
+/// Field names, in URL/CLI order, with their allowed values (for errors and `--help`).
+pub const FIELDS: &[(&str, &str)] = &[
+    ("llc_weight", "an integer in 1..=1024"),
+    ("llcs", "an integer in 1..=16"),
+    ("smt", "1, 2 or 4"),
+    ("cluster_size", "0 or a multiple of smt dividing llc_weight"),
+    ("numbering", "contiguous or interleaved"),
+    ("preset", "a preset name (sis presets)"),
+    ("features", "comma-separated NAME=on|off"),
+    ("imbalance_pct", "an integer in 100..=1000"),
+    ("workload", "netperf, tbench, hackbench, schbench, uniform or pinned"),
+    ("load", "an integer percent in 0..=1000"),
+    ("tasks", "an integer in 0..=65536"),
+    ("seed", "an integer in 0..=18446744073709551615"),
+    ("duration", "a duration in 1ms..=3600s, like 500ms or 2s"),
+    ("warmup", "a duration in 0..=duration, like 100ms"),
+    ("probe_cost_ns", "an integer in 0..=1000000"),
+    ("hz", "100, 250, 300 or 1000"),
+    ("service_us", "an integer in 0..=1000000 (0 = workload default)"),
+];
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            llcs: 1,
+            llc_weight: 16,
+            smt: 2,
+            cluster_size: 0,
+            numbering: Numbering::Contiguous,
+            preset: "linux-6.0".into(),
+            features: String::new(),
+            imbalance_pct: 117,
+            workload: WorkloadKind::Netperf,
+            load: 100,
+            tasks: 0,
+            seed: 1,
+            duration: "1s".into(),
+            warmup: "100ms".into(),
+            probe_cost_ns: 400,
+            hz: 1000,
+            service_us: 0,
+        }
+    }
+}
+
+fn parse_int<T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display>(field: &str, v: &str, lo: T, hi: T, expected: &str) -> Result<T, InputError> {
+    match v.trim().parse::<T>() {
+        Ok(x) if x >= lo && x <= hi => Ok(x),
+        _ => Err(InputError::range(field, v, expected)),
+    }
+}
+
+/// Parses "500ms", "2s", "100us", "1500ns" or a bare number of ms.
+pub fn parse_duration_ns(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let mul = match unit.trim() {
+        "" | "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        "us" => 1_000,
+        "ns" => 1,
+        _ => return None,
+    };
+    n.checked_mul(mul)
+}
+
+/// Formats ns as the shortest exact unit string.
+pub fn format_duration(ns: u64) -> String {
+    if ns % 1_000_000_000 == 0 && ns > 0 {
+        format!("{}s", ns / 1_000_000_000)
+    } else if ns % 1_000_000 == 0 {
+        format!("{}ms", ns / 1_000_000)
+    } else if ns % 1_000 == 0 {
+        format!("{}us", ns / 1_000)
+    } else {
+        format!("{ns}ns")
+    }
+}
+
+impl Scenario {
+    /// Sets one field from its text form, validating it. Unknown names suggest the closest.
+    pub fn set_field(&mut self, name: &str, value: &str) -> Result<(), InputError> {
+        let expected = FIELDS.iter().find(|f| f.0 == name).map(|f| f.1).unwrap_or("");
+        match name {
+            "llc_weight" => self.llc_weight = parse_int(name, value, 1, 1024, expected)?,
+            "llcs" => self.llcs = parse_int(name, value, 1, 16, expected)?,
+            "smt" => {
+                self.smt = parse_int(name, value, 1, 4, expected)?;
+                if self.smt == 3 {
+                    return Err(InputError::range(name, value, expected));
+                }
+            }
+            "cluster_size" => self.cluster_size = parse_int(name, value, 0, 1024, expected)?,
+            "numbering" => {
+                self.numbering = match value {
+                    "contiguous" => Numbering::Contiguous,
+                    "interleaved" => Numbering::Interleaved,
+                    _ => return Err(InputError::unknown(name, value, ["contiguous", "interleaved"])),
+                }
+            }
+            "preset" => {
+                let p = preset(value)?;
+                // A new preset brings its own imbalance_pct unless one is set after it.
+                self.imbalance_pct = p.imbalance_pct;
+                self.preset = p.name.to_string();
+            }
+            "features" => {
+                let mut f = Features::default_for_check();
+                let mut norm = Vec::new();
+                for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    let (k, v) = item.split_once('=').ok_or_else(|| InputError::range("features", item, "NAME=on|off, e.g. SIS_PROP=on"))?;
+                    let on = match v.trim() {
+                        "on" | "true" | "1" => true,
+                        "off" | "false" | "0" => false,
+                        _ => return Err(InputError::range("features", item, "NAME=on|off")),
+                    };
+                    f.set(k.trim(), on)?;
+                    let canonical = crate::features::FEATURES.iter().find(|x| x.name.eq_ignore_ascii_case(k.trim())).map(|x| x.name).unwrap_or("");
+                    norm.push(format!("{canonical}={}", if on { "on" } else { "off" }));
+                }
+                self.features = norm.join(",");
+            }
+            "imbalance_pct" => self.imbalance_pct = parse_int(name, value, 100, 1000, expected)?,
+            "workload" => {
+                self.workload = WORKLOADS
+                    .iter()
+                    .find(|w| w.0 == value)
+                    .map(|w| w.1)
+                    .ok_or_else(|| InputError::unknown(name, value, WORKLOADS.iter().map(|w| w.0)))?
+            }
+            "load" => self.load = parse_int(name, value, 0, 1000, expected)?,
+            "tasks" => self.tasks = parse_int(name, value, 0, 65536, expected)?,
+            "seed" => self.seed = parse_int(name, value, 0, u64::MAX, expected)?,
+            "duration" => {
+                let ns = parse_duration_ns(value).filter(|ns| (1_000_000..=3_600_000_000_000).contains(ns)).ok_or_else(|| InputError::range(name, value, expected))?;
+                self.duration = format_duration(ns);
+            }
+            "warmup" => {
+                let ns = parse_duration_ns(value).filter(|ns| *ns <= 3_600_000_000_000).ok_or_else(|| InputError::range(name, value, expected))?;
+                self.warmup = format_duration(ns);
+            }
+            "probe_cost_ns" => self.probe_cost_ns = parse_int(name, value, 0, 1_000_000, expected)?,
+            "hz" => {
+                self.hz = parse_int(name, value, 100, 1000, expected)?;
+                if ![100, 250, 300, 1000].contains(&self.hz) {
+                    return Err(InputError::range(name, value, expected));
+                }
+            }
+            "service_us" => self.service_us = parse_int(name, value, 0, 1_000_000, expected)?,
+            _ => return Err(InputError::unknown("field", name, FIELDS.iter().map(|f| f.0))),
+        }
+        Ok(())
+    }
+
+    /// Builds a scenario from name/value pairs over the defaults, then checks the whole.
+    /// `preset` is applied first so a later `imbalance_pct` overrides the preset's.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, InputError> {
+        let mut pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
+        pairs.sort_by_key(|(k, _)| *k != "preset");
+        let mut s = Scenario::default();
+        for (k, v) in pairs {
+            s.set_field(k, v)?;
+        }
+        s.check()?;
+        Ok(s)
+    }
+
+    /// Parses a scenario file (JSON object with the field names; numbers or strings).
+    pub fn from_json(text: &str) -> Result<Self, InputError> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| InputError::range("scenario", e.to_string(), "a JSON object of scenario fields"))?;
+        let obj = v.as_object().ok_or_else(|| InputError::range("scenario", "not an object", "a JSON object of scenario fields"))?;
+        let mut owned = Vec::new();
+        for (k, v) in obj {
+            let text = match v {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Number(n) => n.to_string(),
+                serde_json::Value::Bool(b) => b.to_string(),
+                other => return Err(InputError::range(k, other.to_string(), FIELDS.iter().find(|f| f.0 == k).map(|f| f.1).unwrap_or("a scenario field"))),
+            };
+            owned.push((k.clone(), text));
+        }
+        Self::from_pairs(owned.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Every field as text, in FIELDS order (URL query, CLI echo).
+    pub fn to_pairs(&self) -> Vec<(&'static str, String)> {
+        FIELDS
+            .iter()
+            .map(|(k, _)| {
+                let v = match *k {
+                    "llc_weight" => self.llc_weight.to_string(),
+                    "llcs" => self.llcs.to_string(),
+                    "smt" => self.smt.to_string(),
+                    "cluster_size" => self.cluster_size.to_string(),
+                    "numbering" => self.numbering.name().to_string(),
+                    "preset" => self.preset.clone(),
+                    "features" => self.features.clone(),
+                    "imbalance_pct" => self.imbalance_pct.to_string(),
+                    "workload" => self.workload.name().to_string(),
+                    "load" => self.load.to_string(),
+                    "tasks" => self.tasks.to_string(),
+                    "seed" => self.seed.to_string(),
+                    "duration" => self.duration.clone(),
+                    "warmup" => self.warmup.clone(),
+                    "probe_cost_ns" => self.probe_cost_ns.to_string(),
+                    "hz" => self.hz.to_string(),
+                    "service_us" => self.service_us.to_string(),
+                    _ => String::new(),
+                };
+                (*k, v)
+            })
+            .collect()
+    }
+
+    /// Cross-field checks (topology shape, warmup within duration).
+    pub fn check(&self) -> Result<(), InputError> {
+        self.topology_spec().check()?;
+        if self.warmup_ns() >= self.duration_ns() {
+            return Err(InputError::range("warmup", &self.warmup, &format!("less than duration {}", self.duration)));
+        }
+        Ok(())
+    }
+
+    pub fn topology_spec(&self) -> TopologySpec {
+        TopologySpec { llcs: self.llcs, llc_weight: self.llc_weight, smt: self.smt, cluster_size: self.cluster_size, numbering: self.numbering }
+    }
+
+    pub fn duration_ns(&self) -> u64 {
+        parse_duration_ns(&self.duration).unwrap_or(1_000_000_000)
+    }
+
+    pub fn warmup_ns(&self) -> u64 {
+        parse_duration_ns(&self.warmup).unwrap_or(0)
+    }
+
+    /// The preset's features with this scenario's overrides.
+    pub fn features(&self) -> Result<Features, InputError> {
+        let mut f = preset(&self.preset)?.features;
+        for item in self.features.split(',').filter(|s| !s.is_empty()) {
+            if let Some((k, v)) = item.split_once('=') {
+                f.set(k, v == "on")?;
+            }
+        }
+        Ok(f)
+    }
+
+    pub fn busy_factor(&self) -> u32 {
+        preset(&self.preset).map(|p| p.busy_factor).unwrap_or(16)
+    }
+
+    pub fn nr_cpus(&self) -> u32 {
+        self.llcs * self.llc_weight
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_round_trip_through_pairs_and_json() {
+        let s = Scenario::default();
+        s.check().unwrap();
+        let pairs = s.to_pairs();
+        let back = Scenario::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str()))).unwrap();
+        assert_eq!(back, s);
+        assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+    }
+
+    #[test]
+    fn errors_name_field_value_and_range() {
+        let e = Scenario::from_pairs([("llc_weight", "0")]).unwrap_err().to_string();
+        assert_eq!(e, "invalid llc_weight '0': expected an integer in 1..=1024");
+        let e = Scenario::from_pairs([("llc_wieght", "8")]).unwrap_err().to_string();
+        assert!(e.contains("did you mean 'llc_weight'"), "{e}");
+        let e = Scenario::from_pairs([("preset", "linux-6.00")]).unwrap_err().to_string();
+        assert!(e.contains("preset") && e.contains("did you mean"), "{e}");
+        let e = Scenario::from_pairs([("smt", "3")]).unwrap_err().to_string();
+        assert!(e.contains("smt '3'"), "{e}");
+        let e = Scenario::from_pairs([("llc_weight", "6"), ("smt", "4")]).unwrap_err().to_string();
+        assert!(e.contains("smt"), "{e}");
+        let e = Scenario::from_pairs([("features", "SIS_UTLI=on")]).unwrap_err().to_string();
+        assert!(e.contains("SIS_UTIL"), "{e}");
+        let e = Scenario::from_pairs([("duration", "10ms"), ("warmup", "20ms")]).unwrap_err().to_string();
+        assert!(e.contains("warmup"), "{e}");
+        assert!(Scenario::from_json("[1]").is_err());
+        assert!(Scenario::from_json("{\"load\": -3}").unwrap_err().to_string().contains("load"));
+    }
+
+    #[test]
+    fn preset_brings_its_imbalance_pct_unless_overridden() {
+        let s = Scenario::from_pairs([("imbalance_pct", "130"), ("preset", "linux-4.13")]).unwrap();
+        assert_eq!(s.imbalance_pct, 130);
+        let s = Scenario::from_pairs([("preset", "linux-4.13")]).unwrap();
+        assert_eq!(s.imbalance_pct, 125);
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration_ns("500ms"), Some(500_000_000));
+        assert_eq!(parse_duration_ns("2s"), Some(2_000_000_000));
+        assert_eq!(parse_duration_ns("2 s"), Some(2_000_000_000));
+        assert_eq!(parse_duration_ns("2h"), None);
+        assert_eq!(parse_duration_ns("99999999999999999999s"), None);
+        assert_eq!(format_duration(1_500_000), "1500us");
+    }
+}
