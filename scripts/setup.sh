@@ -107,10 +107,10 @@ if [[ -f "$_stamp" && "$_stamp" -nt "$SISVIZ_ROOT/package-lock.json" && "$_stamp
 else
   if [[ -f "$SISVIZ_ROOT/package-lock.json" ]]; then
     _step "npm ci"
-    (cd "$SISVIZ_ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+    (cd "$SISVIZ_ROOT" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
   else
     _step "npm install (no package-lock.json)"
-    (cd "$SISVIZ_ROOT" && npm install --no-audit --no-fund --loglevel=error)
+    (cd "$SISVIZ_ROOT" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
   fi
   touch "$_stamp"
 fi

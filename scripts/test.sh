@@ -49,6 +49,5 @@ js_gz=$(gz_size "${js_files[@]}")
 echo "size: app.wasm.gz=${wasm_gz} bytes js.gz=${js_gz} bytes total=$((wasm_gz + js_gz))"
 
 stage "8/8 end-to-end (node tests/e2e/run.mjs, headless Chromium)"
+echo "(stages 1-7 took $((SECONDS - _test_start))s)"
 node tests/e2e/run.mjs
-
-printf '\nall stages passed in %ss\n' "$((SECONDS - _test_start))"

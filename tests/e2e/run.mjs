@@ -138,9 +138,12 @@ async function openApp(browser, query = '', { colorScheme = 'light', waitApp = t
     } catch {
       const detail = [...problems.consoleErrors, ...problems.failedRequests].slice(0, 5).join(' | ');
       await context.close();
-      throw new Error(`app did not render ${byId('cpu-bars')} within ${APP_TIMEOUT} ms` +
+      const err = new Error(`app did not render ${byId('cpu-bars')} within ${APP_TIMEOUT} ms` +
         (detail ? `: ${detail}` : ''));
+      err.appMissing = true;
+      throw err;
     }
+    everRendered = true;
   }
   return { context, page, problems };
 }
@@ -320,6 +323,7 @@ check('screenshots at llc_weight 4/16/112/256, light and dark', async (browser) 
 // ---------------------------------------------------------------- main
 
 let baseUrl = '';
+let everRendered = false; // the app rendered at least once in this run
 
 async function main() {
   if (!fs.existsSync(path.join(DIST, 'index.html'))) {
@@ -344,9 +348,15 @@ async function main() {
   const only = process.env.E2E_ONLY;
   let passed = 0;
   let failed = 0;
+  let appMissing = false;
   try {
     for (const { name, fn } of checks) {
       if (only && !name.includes(only)) continue;
+      if (appMissing) {
+        failed++;
+        console.log(`  FAIL  ${name}\n      not run: the app never rendered`);
+        continue;
+      }
       const t = Date.now();
       try {
         await fn(browser);
@@ -355,6 +365,8 @@ async function main() {
       } catch (e) {
         failed++;
         console.log(`  FAIL  ${name} (${Date.now() - t} ms)\n      ${e.message}`);
+        // Fail fast instead of waiting APP_TIMEOUT for every remaining page.
+        if (e.appMissing && !everRendered) appMissing = true;
       }
     }
   } finally {
