@@ -411,6 +411,9 @@ impl SchedState {
         if R::ON {
             ctx.rec.nr_before(nr_opt(nr));
         }
+        // No throttle (the kernel's nr = INT_MAX): never decrement, so that the trace keeps
+        // reporting "unlimited" (None) instead of i64::MAX - k for every probe and nr_after.
+        let throttled = nr != NR_INF;
         let mut cpus = std::mem::replace(&mut self.scratch, CpuMask::new(0));
         cpus.assign_and(self.topo.llc_span(llc), p.allowed);
         let start = if f.scan_from_next { target + 1 } else { target };
@@ -433,7 +436,9 @@ impl SchedState {
                         break;
                     }
                 } else {
-                    nr -= 1;
+                    if throttled {
+                        nr -= 1;
+                    }
                     if nr <= 0 {
                         result = Some(None);
                         end = ScanEnd::Budget;
@@ -458,7 +463,9 @@ impl SchedState {
                         break;
                     }
                 } else {
-                    nr -= 1;
+                    if throttled {
+                        nr -= 1;
+                    }
                     if nr <= 0 {
                         // `if (!--nr) return -1;` — no avg_scan_cost update on this path
                         result = Some(None);

@@ -1,0 +1,357 @@
+//! Property tests of the wake-up path on random hand-built states (`sis_core::decide`) and of
+//! SIS_UTIL's `update_idle_cpu_scan`.
+
+use proptest::prelude::*;
+use sis_core::decide::{
+    decide, DecideResult, StateCpu, StateFile, StateLlc, StateTopology, StateWakee, StateWaker,
+};
+use sis_core::throttle::update_idle_cpu_scan;
+use sis_core::trace::{Rule, Saw};
+use sis_core::{presets, Numbering, Topology, TopologySpec};
+use std::collections::BTreeMap;
+
+const MAX_CPUS: usize = 3 * 64;
+/// Features a case may flip on top of its preset, to reach combinations no preset has.
+const FLIPPABLE: [&str; 6] = [
+    "SIS_PROP",
+    "SIS_UTIL",
+    "SIS_CLUSTER",
+    "SIS_SMT_PREV",
+    "SIS_SCAN_NEXT",
+    "SCHED_IDLE_AS_IDLE",
+];
+
+#[derive(Clone, Debug)]
+struct Input {
+    file: StateFile,
+    preset: &'static str,
+}
+
+fn topology() -> impl Strategy<Value = StateTopology> {
+    (
+        1u32..=3,
+        prop::sample::select(vec![1u32, 2, 4]),
+        any::<bool>(),
+        any::<prop::sample::Index>(),
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(llcs, smt, interleaved, k, cl)| {
+            let llc_weight = smt * (k.index((64 / smt) as usize) as u32 + 1);
+            // cluster_size: 0, or a multiple of smt that divides llc_weight and is smaller.
+            let sizes: Vec<u32> = (1..)
+                .map(|m| m * smt)
+                .take_while(|c| *c < llc_weight)
+                .filter(|c| (llc_weight / c) * c == llc_weight)
+                .collect();
+            let pick = cl.index(sizes.len() + 1);
+            let cluster_size = if pick == 0 { 0 } else { sizes[pick - 1] };
+            StateTopology {
+                llcs,
+                llc_weight,
+                smt,
+                numbering: if interleaved {
+                    Numbering::Interleaved
+                } else {
+                    Numbering::Contiguous
+                },
+                cluster_size,
+            }
+        })
+}
+
+fn input() -> impl Strategy<Value = Input> {
+    let per_cpu = prop::collection::vec(
+        (
+            0u8..100,
+            0u32..=1024,
+            prop::sample::select(vec![0u64, 1000, 100_000, 512_000, 1_000_000]),
+            any::<bool>(),
+        ),
+        MAX_CPUS,
+    );
+    let llc = (
+        prop::option::of(any::<bool>()),
+        prop::option::of(prop_oneof![Just(0u32), 1u32..=4, 0u32..=64]),
+        prop::option::of(prop::sample::select(vec![0u64, 100, 500, 1599, 5000])),
+    );
+    let picks = (
+        any::<prop::sample::Index>(),
+        prop::option::of(any::<prop::sample::Index>()),
+        any::<prop::sample::Index>(),
+        prop::option::of(any::<prop::sample::Index>()),
+        any::<bool>(),
+    );
+    let features = prop::collection::btree_map(
+        prop::sample::select(FLIPPABLE.to_vec()),
+        any::<bool>(),
+        0..2,
+    );
+    // Load level: the share of busy CPUs, so that fast paths, scans, exhausted budgets and
+    // overloaded LLCs all come up.
+    let load = prop::sample::select(vec![10u8, 50, 80, 95, 100]);
+    (
+        topology(),
+        per_cpu,
+        llc,
+        picks,
+        features,
+        any::<prop::sample::Index>(),
+        prop::option::of(100u32..=200),
+        load,
+    )
+        .prop_map(
+            |(
+                topo,
+                per_cpu,
+                (hic, nis, cost),
+                (prev, recent, waker, target, sync),
+                features,
+                preset,
+                pct,
+                load,
+            )| {
+                let n = (topo.llcs * topo.llc_weight) as usize;
+                let mut cpus = Vec::new();
+                let mut allowed = Vec::new();
+                for (cpu, (kind, util, avg_idle, allow)) in per_cpu.iter().take(n).enumerate() {
+                    // `load`% of the CPUs run tasks; one in ten of those runs only SCHED_IDLE tasks.
+                    let state = if *kind >= load {
+                        "idle"
+                    } else if kind % 10 == 0 {
+                        "sched_idle"
+                    } else {
+                        "busy"
+                    };
+                    cpus.push(StateCpu {
+                        cpu: cpu as u32,
+                        state: Some(state.into()),
+                        util_avg: Some(*util),
+                        nr_running: None,
+                        avg_idle: Some(*avg_idle),
+                    });
+                    if *allow {
+                        allowed.push(cpu as u32);
+                    }
+                }
+                let prev = prev.index(n) as u32;
+                if !allowed.contains(&prev) {
+                    allowed.push(prev);
+                    allowed.sort_unstable();
+                }
+                // The kernel only ever hands select_idle_sibling() prev or an allowed waker CPU.
+                let target = target.map(|t| allowed[t.index(allowed.len())]);
+                let nr_idle_scan = nis.map(|v| v.min(topo.llc_weight));
+                let presets = presets();
+                let preset = presets[preset.index(presets.len())].name;
+                let features: BTreeMap<String, bool> = features
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect();
+                let file = StateFile {
+                    topology: topo,
+                    cpus,
+                    llc: Some(StateLlc {
+                        has_idle_cores: hic,
+                        nr_idle_scan,
+                        avg_scan_cost: cost,
+                    }),
+                    wakee: Some(StateWakee {
+                        prev: Some(prev),
+                        recent_used_cpu: recent.map(|r| r.index(n) as u32),
+                        allowed: Some(allowed),
+                        util_avg: None,
+                    }),
+                    waker: Some(StateWaker {
+                        cpu: Some(waker.index(n) as u32),
+                        sync: Some(sync),
+                    }),
+                    target,
+                    imbalance_pct: pct,
+                    features,
+                };
+                Input { file, preset }
+            },
+        )
+}
+
+fn is_llc_scan(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::SelectIdleCpu | Rule::SelectIdleCluster | Rule::SelectIdleCore | Rule::SelectIdleSmt
+    )
+}
+
+fn no_duplicates(r: &DecideResult, group: &[Rule]) -> Result<(), TestCaseError> {
+    let mut seen = Vec::new();
+    for s in r.steps.iter().filter(|s| group.contains(&s.rule)) {
+        prop_assert!(
+            !seen.contains(&s.cpu),
+            "CPU {} probed twice by {:?}\n{}",
+            s.cpu,
+            group,
+            r.to_text()
+        );
+        seen.push(s.cpu);
+    }
+    Ok(())
+}
+
+fn check(inp: &Input) -> Result<(), TestCaseError> {
+    let f = &inp.file;
+    let r =
+        decide(f, inp.preset).map_err(|e| TestCaseError::fail(format!("decide failed: {e}")))?;
+    prop_assert_eq!(&r, &decide(f, inp.preset).unwrap(), "not deterministic");
+    let text = r.to_text();
+    let t = &f.topology;
+    let topo = Topology::new(TopologySpec {
+        llcs: t.llcs,
+        llc_weight: t.llc_weight,
+        smt: t.smt,
+        cluster_size: t.cluster_size,
+        numbering: t.numbering,
+    })
+    .unwrap();
+    let mut feats = sis_core::preset(inp.preset).unwrap().features;
+    for (k, v) in &f.features {
+        feats.set(k, *v).unwrap();
+    }
+    let thin = feats.lb_promote;
+    let allowed = f.wakee.as_ref().unwrap().allowed.clone().unwrap();
+    let prev = f.wakee.as_ref().unwrap().prev.unwrap();
+    let state = |c: u32| f.cpus[c as usize].state.as_deref().unwrap();
+    // The thin path tests available_idle_cpu() only; SIS also takes sched-idle CPUs where the
+    // preset counts them.
+    let idleish = |c: u32| {
+        state(c) == "idle" || (!thin && feats.sched_idle_as_idle && state(c) == "sched_idle")
+    };
+
+    // No CPU probed twice by one kind of scan.
+    no_duplicates(&r, &[Rule::SelectIdleCpu, Rule::SelectIdleCluster])?;
+    no_duplicates(&r, &[Rule::SelectIdleCore])?;
+    no_duplicates(&r, &[Rule::SelectIdleSmt])?;
+    no_duplicates(&r, &[Rule::ThinLlc, Rule::ThinRest])?;
+
+    for s in &r.steps {
+        // The LLC scan never leaves the target's LLC (the thin path may, by design).
+        if !thin && is_llc_scan(s.rule) {
+            prop_assert_eq!(
+                topo.llc_of(s.cpu),
+                topo.llc_of(r.target),
+                "step {:?} outside target {}'s LLC\n{}",
+                s,
+                r.target,
+                text
+            );
+        }
+        // Every look at a CPU outside p->cpus_ptr is marked not_allowed. select_idle_core is
+        // the exception: it must see every SMT sibling to know whether the core is idle.
+        if s.saw != Saw::NotAllowed && s.rule != Rule::SelectIdleCore {
+            prop_assert!(
+                allowed.contains(&s.cpu),
+                "step {:?} looked at a CPU outside allowed {:?}\n{}",
+                s,
+                allowed,
+                text
+            );
+        }
+        if s.rule == Rule::SelectIdleCore {
+            // ... but the core it examines holds an allowed CPU of the scan.
+            prop_assert!(
+                topo.smt_siblings(s.cpu).iter().any(|c| allowed.contains(c)),
+                "core of {} has no allowed CPU\n{}",
+                s.cpu,
+                text
+            );
+        }
+    }
+
+    // The per-CPU probes never exceed the budget: `if (!--nr) return -1` allows nr - 1.
+    let cpu_probes = r
+        .steps
+        .iter()
+        .filter(|s| matches!(s.rule, Rule::SelectIdleCpu | Rule::SelectIdleCluster))
+        .count() as i64;
+    if let Some(b) = r.nr_before {
+        prop_assert!(b >= 1, "nr_before {b}\n{text}");
+        prop_assert!(
+            cpu_probes < b,
+            "{cpu_probes} probes with budget nr = {b}\n{text}"
+        );
+        if let Some(a) = r.nr_after {
+            let spent =
+                cpu_probes + i64::from(r.scan_end == Some(sis_core::trace::ScanEnd::Budget));
+            prop_assert_eq!(a, b - spent, "nr_after\n{}", text);
+        }
+    } else {
+        prop_assert!(r.nr_after.is_none(), "nr_after without nr_before\n{}", text);
+    }
+
+    // The result is allowed, and idle unless it is the documented fallback.
+    prop_assert!(
+        allowed.contains(&r.result),
+        "result {} not in allowed {:?}\n{}",
+        r.result,
+        allowed,
+        text
+    );
+    if r.decided_by == "fallback" {
+        let want = if thin { prev } else { r.target };
+        prop_assert_eq!(r.result, want, "fallback\n{}", text);
+    } else {
+        prop_assert!(
+            idleish(r.result),
+            "result {} by {} is {}\n{}",
+            r.result,
+            r.decided_by,
+            state(r.result),
+            text
+        );
+        if r.decided_by == "prev" {
+            prop_assert_eq!(r.result, prev);
+        }
+    }
+    if thin {
+        prop_assert_eq!(r.target, prev, "the thin path's target is prev");
+    }
+
+    // missed_idle: idle, allowed, in the target's LLC, and never looked at.
+    for &m in &r.missed_idle {
+        // (counted with the preset's idleness, so a sched-idle CPU is "missed" by the thin path too)
+        prop_assert!(
+            state(m) == "idle" || (feats.sched_idle_as_idle && state(m) == "sched_idle"),
+            "missed {m} is {}\n{text}",
+            state(m)
+        );
+        prop_assert!(
+            allowed.contains(&m) && topo.llc_of(m) == topo.llc_of(r.target),
+            "missed {m}\n{text}"
+        );
+        prop_assert!(
+            !r.steps
+                .iter()
+                .any(|s| s.cpu == m && s.rule != Rule::WakeAffine),
+            "missed {m} was probed\n{text}"
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn wakeup_path_invariants(inp in input()) {
+        check(&inp)?;
+    }
+
+    #[test]
+    fn update_idle_cpu_scan_is_bounded_and_non_increasing(w in 1u32..=1024, pct in 100u32..=200, a in 0u64..=1024 * 1024, b in 0u64..=1024 * 1024) {
+        let (lo, hi) = (a.min(b), a.max(b));
+        let (n_lo, n_hi) = (update_idle_cpu_scan(lo, w, pct), update_idle_cpu_scan(hi, w, pct));
+        prop_assert!(n_lo <= w && n_hi <= w, "w={w} pct={pct}: {n_lo} {n_hi}");
+        prop_assert!(n_lo >= n_hi, "w={w} pct={pct}: nr({lo})={n_lo} < nr({hi})={n_hi}");
+        prop_assert_eq!(update_idle_cpu_scan(0, w, pct), w);
+        // The whole range 0..=w*1024 of an LLC's sum_util stays within 0..=w.
+        prop_assert!(update_idle_cpu_scan(lo % (w as u64 * 1024 + 1), w, pct) <= w);
+    }
+}
