@@ -12,7 +12,10 @@ pub struct CpuMask {
 impl CpuMask {
     /// An empty mask able to hold `nr_cpus` CPUs.
     pub fn new(nr_cpus: u32) -> Self {
-        CpuMask { words: vec![0; (nr_cpus as usize).div_ceil(64)], nr_cpus }
+        CpuMask {
+            words: vec![0; (nr_cpus as usize).div_ceil(64)],
+            nr_cpus,
+        }
     }
 
     /// A mask with every CPU `0..nr_cpus` set.
@@ -112,7 +115,11 @@ impl CpuMask {
     /// as in the kernel (the caller re-tests membership; see [`WrapCursor`]).
     pub fn wrap_cursor(&self, start: u32) -> WrapCursor {
         let start = if start >= self.nr_cpus { 0 } else { start };
-        WrapCursor { start, next: start, wrapped: false }
+        WrapCursor {
+            start,
+            next: start,
+            wrapped: false,
+        }
     }
 
     pub fn from_cpus(nr_cpus: u32, cpus: impl IntoIterator<Item = u32>) -> Self {

@@ -109,7 +109,13 @@ pub struct DecideResult {
 
 impl StateFile {
     pub fn from_json(text: &str) -> Result<Self, InputError> {
-        serde_json::from_str(text).map_err(|e| InputError::range("state", e.to_string(), "a state file as in design.md (JSON)"))
+        serde_json::from_str(text).map_err(|e| {
+            InputError::range(
+                "state",
+                e.to_string(),
+                "a state file as in design.md (JSON)",
+            )
+        })
     }
 }
 
@@ -117,7 +123,11 @@ fn cpu_field(field: &str, cpu: u32, nr: u32) -> Result<u32, InputError> {
     if cpu < nr {
         Ok(cpu)
     } else {
-        Err(InputError::range(field, cpu, &format!("a CPU id in 0..={}", nr - 1)))
+        Err(InputError::range(
+            field,
+            cpu,
+            &format!("a CPU id in 0..={}", nr - 1),
+        ))
     }
 }
 
@@ -129,11 +139,21 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
         features.set(name, *on)?;
     }
     let t = &file.topology;
-    let topo = Topology::new(TopologySpec { llcs: t.llcs, llc_weight: t.llc_weight, smt: t.smt, cluster_size: t.cluster_size, numbering: t.numbering })?;
+    let topo = Topology::new(TopologySpec {
+        llcs: t.llcs,
+        llc_weight: t.llc_weight,
+        smt: t.smt,
+        cluster_size: t.cluster_size,
+        numbering: t.numbering,
+    })?;
     let n = topo.nr_cpus();
     let pct = file.imbalance_pct.unwrap_or(pr.imbalance_pct);
     if !(100..=1000).contains(&pct) {
-        return Err(InputError::range("imbalance_pct", pct, "an integer in 100..=1000"));
+        return Err(InputError::range(
+            "imbalance_pct",
+            pct,
+            "an integer in 100..=1000",
+        ));
     }
     let mut st = SchedState::new(topo, features, pct, 0);
     for (i, c) in file.cpus.iter().enumerate() {
@@ -143,15 +163,33 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
             "idle" => (0, false),
             "busy" => (1, false),
             "sched_idle" => (1, true),
-            other => return Err(InputError::unknown(&format!("cpus[{i}].state"), other, ["idle", "sched_idle", "busy"])),
+            other => {
+                return Err(InputError::unknown(
+                    &format!("cpus[{i}].state"),
+                    other,
+                    ["idle", "sched_idle", "busy"],
+                ))
+            }
         };
         let nr_running = c.nr_running.unwrap_or(default_nr);
         if (state == "idle") != (nr_running == 0) {
-            return Err(InputError::range(&format!("cpus[{i}].nr_running"), nr_running, if state == "idle" { "0 for an idle CPU" } else { "at least 1 for a busy or sched_idle CPU" }));
+            return Err(InputError::range(
+                &format!("cpus[{i}].nr_running"),
+                nr_running,
+                if state == "idle" {
+                    "0 for an idle CPU"
+                } else {
+                    "at least 1 for a busy or sched_idle CPU"
+                },
+            ));
         }
         let util = c.util_avg.unwrap_or(if state == "busy" { 1024 } else { 0 });
         if util > 1024 {
-            return Err(InputError::range(&format!("cpus[{i}].util_avg"), util, "an integer in 0..=1024"));
+            return Err(InputError::range(
+                &format!("cpus[{i}].util_avg"),
+                util,
+                "an integer in 0..=1024",
+            ));
         }
         let rq = &mut st.rqs[cpu as usize];
         rq.nr_running = nr_running;
@@ -167,7 +205,12 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
     for llc in 0..st.topo.spec.llcs {
         st.update_llc_scan_hint(llc);
         let has_idle_core = st.topo.smt() > 1
-            && st.topo.llc_span(llc).iter().any(|c| st.topo.smt_siblings(c).iter().all(|s| st.rqs[*s as usize].available_idle()));
+            && st.topo.llc_span(llc).iter().any(|c| {
+                st.topo
+                    .smt_siblings(c)
+                    .iter()
+                    .all(|s| st.rqs[*s as usize].available_idle())
+            });
         st.llcs[llc as usize].has_idle_cores = has_idle_core;
     }
     let wakee = file.wakee.clone().unwrap_or_default();
@@ -181,7 +224,11 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
         }
         if let Some(v) = l.nr_idle_scan {
             if v > st.topo.llc_weight() {
-                return Err(InputError::range("llc.nr_idle_scan", v, &format!("an integer in 0..={}", st.topo.llc_weight())));
+                return Err(InputError::range(
+                    "llc.nr_idle_scan",
+                    v,
+                    &format!("an integer in 0..={}", st.topo.llc_weight()),
+                ));
             }
             st.llcs[llc].nr_idle_scan = v;
         }
@@ -201,22 +248,48 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
                 m.set(cpu_field(&format!("wakee.allowed[{i}]"), *c, n)?);
             }
             if m.is_empty() {
-                return Err(InputError::range("wakee.allowed", "[]", "a non-empty list of CPU ids"));
+                return Err(InputError::range(
+                    "wakee.allowed",
+                    "[]",
+                    "a non-empty list of CPU ids",
+                ));
             }
             m
         }
         None => CpuMask::full(n),
     };
     if !allowed.test(prev) {
-        return Err(InputError::range("wakee.prev", prev, "a CPU in wakee.allowed"));
+        return Err(InputError::range(
+            "wakee.prev",
+            prev,
+            "a CPU in wakee.allowed",
+        ));
     }
     let target = match file.target {
         Some(t) => Some(cpu_field("target", t, n)?),
         None => None,
     };
-    let p = Wakee { prev, recent_used_cpu: recent, allowed: &allowed, load: wakee.util_avg.unwrap_or(0) as u64, wake_wide: false };
-    let w = Waker { cpu: waker_cpu, sync: waker.sync.unwrap_or(false), load: st.rqs[waker_cpu as usize].util_avg() as u64, now_ns: 0, jiffies: 0 };
-    let mut d = Decision { prev, waker_cpu, recent_used_cpu: recent, sync: w.sync, ..Default::default() };
+    let p = Wakee {
+        prev,
+        recent_used_cpu: recent,
+        allowed: &allowed,
+        load: wakee.util_avg.unwrap_or(0) as u64,
+        wake_wide: false,
+    };
+    let w = Waker {
+        cpu: waker_cpu,
+        sync: waker.sync.unwrap_or(false),
+        load: st.rqs[waker_cpu as usize].util_avg() as u64,
+        now_ns: 0,
+        jiffies: 0,
+    };
+    let mut d = Decision {
+        prev,
+        waker_cpu,
+        recent_used_cpu: recent,
+        sync: w.sync,
+        ..Default::default()
+    };
     let mut c = Counters::default();
     let llc_of_t = st.topo.llc_of(target.unwrap_or(prev)) as usize;
     d.has_idle_core = st.llcs[llc_of_t].has_idle_cores;
@@ -243,16 +316,29 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
 
 impl DecideResult {
     pub fn to_text(&self) -> String {
-        let mut s = format!("{}: cpu {} by {} (target {})\n", self.preset, self.result, self.decided_by, self.target);
+        let mut s = format!(
+            "{}: cpu {} by {} (target {})\n",
+            self.preset, self.result, self.decided_by, self.target
+        );
         for st in &self.steps {
-            s.push_str(&format!("  {:<20} cpu {:>4}  {}", st.rule.name(), st.cpu, st.saw.name()));
+            s.push_str(&format!(
+                "  {:<20} cpu {:>4}  {}",
+                st.rule.name(),
+                st.cpu,
+                st.saw.name()
+            ));
             if let Some(nr) = st.nr {
                 s.push_str(&format!("  nr={nr}"));
             }
             s.push('\n');
         }
         let f = |n: Option<i64>| n.map_or("inf".into(), |v: i64| v.to_string());
-        s.push_str(&format!("  nr {} -> {}; missed idle {:?}\n", f(self.nr_before), f(self.nr_after), self.missed_idle));
+        s.push_str(&format!(
+            "  nr {} -> {}; missed idle {:?}\n",
+            f(self.nr_before),
+            f(self.nr_after),
+            self.missed_idle
+        ));
         s
     }
 

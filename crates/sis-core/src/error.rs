@@ -11,7 +11,11 @@ pub struct InputError {
 
 impl InputError {
     pub fn range(field: &str, value: impl fmt::Display, expected: &str) -> Self {
-        InputError { field: field.to_string(), value: value.to_string(), expected: expected.to_string() }
+        InputError {
+            field: field.to_string(),
+            value: value.to_string(),
+            expected: expected.to_string(),
+        }
     }
 
     /// An unknown name, with the closest valid name as a suggestion.
@@ -22,13 +26,21 @@ impl InputError {
             Some(b) => format!("one of {} (did you mean '{b}'?)", valid.join(", ")),
             None => format!("one of {}", valid.join(", ")),
         };
-        InputError { field: field.to_string(), value: value.to_string(), expected }
+        InputError {
+            field: field.to_string(),
+            value: value.to_string(),
+            expected,
+        }
     }
 }
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid {} '{}': expected {}", self.field, self.value, self.expected)
+        write!(
+            f,
+            "invalid {} '{}': expected {}",
+            self.field, self.value, self.expected
+        )
     }
 }
 
@@ -51,7 +63,9 @@ fn levenshtein(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -65,12 +79,18 @@ mod tests {
     #[test]
     fn message_names_field_value_and_range() {
         let e = InputError::range("llc_weight", 0, "an integer in 1..=1024");
-        assert_eq!(e.to_string(), "invalid llc_weight '0': expected an integer in 1..=1024");
+        assert_eq!(
+            e.to_string(),
+            "invalid llc_weight '0': expected an integer in 1..=1024"
+        );
     }
 
     #[test]
     fn suggests_closest() {
-        assert_eq!(closest("llc_wieght", &["llc_weight", "llcs", "load"]), Some("llc_weight"));
+        assert_eq!(
+            closest("llc_wieght", &["llc_weight", "llcs", "load"]),
+            Some("llc_weight")
+        );
         assert_eq!(closest("zzzzzzzzzzzz", &["llc_weight", "llcs"]), None);
     }
 }

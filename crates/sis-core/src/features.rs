@@ -84,7 +84,10 @@ feature_table! {
 
 impl Features {
     pub fn get(&self, name: &str) -> Option<bool> {
-        FEATURES.iter().find(|f| f.name == name).map(|f| (f.get)(self))
+        FEATURES
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| (f.get)(self))
     }
 
     /// Sets a feature by name; `Err` carries the valid names for a suggestion.
@@ -94,13 +97,21 @@ impl Features {
                 (f.set)(self, on);
                 Ok(())
             }
-            None => Err(crate::InputError::unknown("feature", name, FEATURES.iter().map(|f| f.name))),
+            None => Err(crate::InputError::unknown(
+                "feature",
+                name,
+                FEATURES.iter().map(|f| f.name),
+            )),
         }
     }
 
     /// The named features that are on, in table order.
     pub fn enabled_names(&self) -> Vec<&'static str> {
-        FEATURES.iter().filter(|f| (f.get)(self)).map(|f| f.name).collect()
+        FEATURES
+            .iter()
+            .filter(|f| (f.get)(self))
+            .map(|f| f.name)
+            .collect()
     }
 
     /// A neutral bundle for validating override names.
@@ -144,27 +155,53 @@ pub struct Preset {
 }
 
 fn legacy_413() -> Features {
-    Features { sis_prop: true, smt_target: true, ..Features::none() }
+    Features {
+        sis_prop: true,
+        smt_target: true,
+        ..Features::none()
+    }
 }
 fn legacy_510() -> Features {
-    Features { sched_idle_as_idle: true, ..legacy_413() }
+    Features {
+        sched_idle_as_idle: true,
+        ..legacy_413()
+    }
 }
 fn mel_512() -> Features {
-    Features { sis_prop: true, single_pass: true, sched_idle_as_idle: true, ..Features::none() }
+    Features {
+        sis_prop: true,
+        single_pass: true,
+        sched_idle_as_idle: true,
+        ..Features::none()
+    }
 }
 fn rik_513() -> Features {
-    Features { smt_prev: true, ..mel_512() }
+    Features {
+        smt_prev: true,
+        ..mel_512()
+    }
 }
 fn aged_515() -> Features {
-    Features { sis_prop_aged: true, scan_from_next: true, recent_prev_update: true, ..rik_513() }
+    Features {
+        sis_prop_aged: true,
+        scan_from_next: true,
+        recent_prev_update: true,
+        ..rik_513()
+    }
 }
 fn sisutil_60() -> Features {
-    Features { sis_prop: false, sis_util: true, ..aged_515() }
+    Features {
+        sis_prop: false,
+        sis_util: true,
+        ..aged_515()
+    }
 }
 fn modern_67() -> Features {
-    Features { cluster: true, ..sisutil_60() }
+    Features {
+        cluster: true,
+        ..sisutil_60()
+    }
 }
-
 
 /// Every preset, in era order, with a one-line description.
 pub fn presets() -> Vec<Preset> {
@@ -201,7 +238,21 @@ mod tests {
     #[test]
     fn presets_have_unique_names_and_the_design_table() {
         let names: Vec<_> = presets().iter().map(|p| p.name).collect();
-        for want in ["linux-4.13", "linux-5.10", "linux-5.12", "linux-5.13", "linux-5.15", "linux-6.0", "linux-6.7", "sis-util-v4", "sis-util-rfc", "sis-util-small-llc", "sis-util-idle-aware", "lb-promote-thin", "full-scan"] {
+        for want in [
+            "linux-4.13",
+            "linux-5.10",
+            "linux-5.12",
+            "linux-5.13",
+            "linux-5.15",
+            "linux-6.0",
+            "linux-6.7",
+            "sis-util-v4",
+            "sis-util-rfc",
+            "sis-util-small-llc",
+            "sis-util-idle-aware",
+            "lb-promote-thin",
+            "full-scan",
+        ] {
             assert_eq!(names.iter().filter(|n| **n == want).count(), 1, "{want}");
         }
     }

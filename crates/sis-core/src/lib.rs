@@ -5,6 +5,7 @@
 
 pub mod cpumask;
 pub mod decide;
+pub mod engine;
 pub mod error;
 pub mod features;
 pub mod pelt;
@@ -16,8 +17,10 @@ pub mod stats;
 pub mod throttle;
 pub mod topology;
 pub mod trace;
+pub mod workload;
 
+pub use engine::{run, RunReport, Simulation};
 pub use error::InputError;
 pub use features::{preset, presets, Features, Preset, FEATURES};
-pub use topology::{Numbering, Topology, TopologySpec};
 pub use scenario::{Scenario, WorkloadKind};
+pub use topology::{Numbering, Topology, TopologySpec};

@@ -51,7 +51,12 @@ impl SchedAvg {
     /// A signal that has been at `util_avg` forever (the seed's "util_avg 1024" start state).
     pub fn settled(now: u64, util_avg: u32) -> Self {
         let util_avg = util_avg.min(1024);
-        SchedAvg { last_update_time: now & !1023, util_sum: util_avg as u64 * PELT_MIN_DIVIDER, period_contrib: 0, util_avg }
+        SchedAvg {
+            last_update_time: now & !1023,
+            util_sum: util_avg as u64 * PELT_MIN_DIVIDER,
+            period_contrib: 0,
+            util_avg,
+        }
     }
 
     /// linux-6.0 pelt.c `___update_load_sum()` + `___update_load_avg()` for util only:

@@ -29,7 +29,11 @@ pub const WORKLOADS: &[(&str, WorkloadKind, &str)] = &[
 
 impl WorkloadKind {
     pub fn name(self) -> &'static str {
-        WORKLOADS.iter().find(|w| w.1 == self).map(|w| w.0).unwrap_or("?")
+        WORKLOADS
+            .iter()
+            .find(|w| w.1 == self)
+            .map(|w| w.0)
+            .unwrap_or("?")
     }
 }
 
@@ -72,7 +76,10 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("preset", "a preset name (sis presets)"),
     ("features", "comma-separated NAME=on|off"),
     ("imbalance_pct", "an integer in 100..=1000"),
-    ("workload", "netperf, tbench, hackbench, schbench, uniform or pinned"),
+    (
+        "workload",
+        "netperf, tbench, hackbench, schbench, uniform or pinned",
+    ),
     ("load", "an integer percent in 0..=1000"),
     ("tasks", "an integer in 0..=65536"),
     ("seed", "an integer in 0..=18446744073709551615"),
@@ -80,7 +87,10 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("warmup", "a duration in 0..=duration, like 100ms"),
     ("probe_cost_ns", "an integer in 0..=1000000"),
     ("hz", "100, 250, 300 or 1000"),
-    ("service_us", "an integer in 0..=1000000 (0 = workload default)"),
+    (
+        "service_us",
+        "an integer in 0..=1000000 (0 = workload default)",
+    ),
 ];
 
 impl Default for Scenario {
@@ -107,7 +117,13 @@ impl Default for Scenario {
     }
 }
 
-fn parse_int<T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display>(field: &str, v: &str, lo: T, hi: T, expected: &str) -> Result<T, InputError> {
+fn parse_int<T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display>(
+    field: &str,
+    v: &str,
+    lo: T,
+    hi: T,
+    expected: &str,
+) -> Result<T, InputError> {
     match v.trim().parse::<T>() {
         Ok(x) if x >= lo && x <= hi => Ok(x),
         _ => Err(InputError::range(field, v, expected)),
@@ -146,7 +162,11 @@ pub fn format_duration(ns: u64) -> String {
 impl Scenario {
     /// Sets one field from its text form, validating it. Unknown names suggest the closest.
     pub fn set_field(&mut self, name: &str, value: &str) -> Result<(), InputError> {
-        let expected = FIELDS.iter().find(|f| f.0 == name).map(|f| f.1).unwrap_or("");
+        let expected = FIELDS
+            .iter()
+            .find(|f| f.0 == name)
+            .map(|f| f.1)
+            .unwrap_or("");
         match name {
             "llc_weight" => self.llc_weight = parse_int(name, value, 1, 1024, expected)?,
             "llcs" => self.llcs = parse_int(name, value, 1, 16, expected)?,
@@ -161,7 +181,13 @@ impl Scenario {
                 self.numbering = match value {
                     "contiguous" => Numbering::Contiguous,
                     "interleaved" => Numbering::Interleaved,
-                    _ => return Err(InputError::unknown(name, value, ["contiguous", "interleaved"])),
+                    _ => {
+                        return Err(InputError::unknown(
+                            name,
+                            value,
+                            ["contiguous", "interleaved"],
+                        ))
+                    }
                 }
             }
             "preset" => {
@@ -174,14 +200,20 @@ impl Scenario {
                 let mut f = Features::default_for_check();
                 let mut norm = Vec::new();
                 for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                    let (k, v) = item.split_once('=').ok_or_else(|| InputError::range("features", item, "NAME=on|off, e.g. SIS_PROP=on"))?;
+                    let (k, v) = item.split_once('=').ok_or_else(|| {
+                        InputError::range("features", item, "NAME=on|off, e.g. SIS_PROP=on")
+                    })?;
                     let on = match v.trim() {
                         "on" | "true" | "1" => true,
                         "off" | "false" | "0" => false,
                         _ => return Err(InputError::range("features", item, "NAME=on|off")),
                     };
                     f.set(k.trim(), on)?;
-                    let canonical = crate::features::FEATURES.iter().find(|x| x.name.eq_ignore_ascii_case(k.trim())).map(|x| x.name).unwrap_or("");
+                    let canonical = crate::features::FEATURES
+                        .iter()
+                        .find(|x| x.name.eq_ignore_ascii_case(k.trim()))
+                        .map(|x| x.name)
+                        .unwrap_or("");
                     norm.push(format!("{canonical}={}", if on { "on" } else { "off" }));
                 }
                 self.features = norm.join(",");
@@ -192,17 +224,23 @@ impl Scenario {
                     .iter()
                     .find(|w| w.0 == value)
                     .map(|w| w.1)
-                    .ok_or_else(|| InputError::unknown(name, value, WORKLOADS.iter().map(|w| w.0)))?
+                    .ok_or_else(|| {
+                        InputError::unknown(name, value, WORKLOADS.iter().map(|w| w.0))
+                    })?
             }
             "load" => self.load = parse_int(name, value, 0, 1000, expected)?,
             "tasks" => self.tasks = parse_int(name, value, 0, 65536, expected)?,
             "seed" => self.seed = parse_int(name, value, 0, u64::MAX, expected)?,
             "duration" => {
-                let ns = parse_duration_ns(value).filter(|ns| (1_000_000..=3_600_000_000_000).contains(ns)).ok_or_else(|| InputError::range(name, value, expected))?;
+                let ns = parse_duration_ns(value)
+                    .filter(|ns| (1_000_000..=3_600_000_000_000).contains(ns))
+                    .ok_or_else(|| InputError::range(name, value, expected))?;
                 self.duration = format_duration(ns);
             }
             "warmup" => {
-                let ns = parse_duration_ns(value).filter(|ns| *ns <= 3_600_000_000_000).ok_or_else(|| InputError::range(name, value, expected))?;
+                let ns = parse_duration_ns(value)
+                    .filter(|ns| *ns <= 3_600_000_000_000)
+                    .ok_or_else(|| InputError::range(name, value, expected))?;
                 self.warmup = format_duration(ns);
             }
             "probe_cost_ns" => self.probe_cost_ns = parse_int(name, value, 0, 1_000_000, expected)?,
@@ -213,14 +251,22 @@ impl Scenario {
                 }
             }
             "service_us" => self.service_us = parse_int(name, value, 0, 1_000_000, expected)?,
-            _ => return Err(InputError::unknown("field", name, FIELDS.iter().map(|f| f.0))),
+            _ => {
+                return Err(InputError::unknown(
+                    "field",
+                    name,
+                    FIELDS.iter().map(|f| f.0),
+                ))
+            }
         }
         Ok(())
     }
 
     /// Builds a scenario from name/value pairs over the defaults, then checks the whole.
     /// `preset` is applied first so a later `imbalance_pct` overrides the preset's.
-    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Self, InputError> {
+    pub fn from_pairs<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, InputError> {
         let mut pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
         pairs.sort_by_key(|(k, _)| *k != "preset");
         let mut s = Scenario::default();
@@ -233,15 +279,37 @@ impl Scenario {
 
     /// Parses a scenario file (JSON object with the field names; numbers or strings).
     pub fn from_json(text: &str) -> Result<Self, InputError> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| InputError::range("scenario", e.to_string(), "a JSON object of scenario fields"))?;
-        let obj = v.as_object().ok_or_else(|| InputError::range("scenario", "not an object", "a JSON object of scenario fields"))?;
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            InputError::range(
+                "scenario",
+                e.to_string(),
+                "a JSON object of scenario fields",
+            )
+        })?;
+        let obj = v.as_object().ok_or_else(|| {
+            InputError::range(
+                "scenario",
+                "not an object",
+                "a JSON object of scenario fields",
+            )
+        })?;
         let mut owned = Vec::new();
         for (k, v) in obj {
             let text = match v {
                 serde_json::Value::String(s) => s.clone(),
                 serde_json::Value::Number(n) => n.to_string(),
                 serde_json::Value::Bool(b) => b.to_string(),
-                other => return Err(InputError::range(k, other.to_string(), FIELDS.iter().find(|f| f.0 == k).map(|f| f.1).unwrap_or("a scenario field"))),
+                other => {
+                    return Err(InputError::range(
+                        k,
+                        other.to_string(),
+                        FIELDS
+                            .iter()
+                            .find(|f| f.0 == k)
+                            .map(|f| f.1)
+                            .unwrap_or("a scenario field"),
+                    ))
+                }
             };
             owned.push((k.clone(), text));
         }
@@ -286,13 +354,23 @@ impl Scenario {
     pub fn check(&self) -> Result<(), InputError> {
         self.topology_spec().check()?;
         if self.warmup_ns() >= self.duration_ns() {
-            return Err(InputError::range("warmup", &self.warmup, &format!("less than duration {}", self.duration)));
+            return Err(InputError::range(
+                "warmup",
+                &self.warmup,
+                &format!("less than duration {}", self.duration),
+            ));
         }
         Ok(())
     }
 
     pub fn topology_spec(&self) -> TopologySpec {
-        TopologySpec { llcs: self.llcs, llc_weight: self.llc_weight, smt: self.smt, cluster_size: self.cluster_size, numbering: self.numbering }
+        TopologySpec {
+            llcs: self.llcs,
+            llc_weight: self.llc_weight,
+            smt: self.smt,
+            cluster_size: self.cluster_size,
+            numbering: self.numbering,
+        }
     }
 
     pub fn duration_ns(&self) -> u64 {
@@ -339,22 +417,39 @@ mod tests {
 
     #[test]
     fn errors_name_field_value_and_range() {
-        let e = Scenario::from_pairs([("llc_weight", "0")]).unwrap_err().to_string();
+        let e = Scenario::from_pairs([("llc_weight", "0")])
+            .unwrap_err()
+            .to_string();
         assert_eq!(e, "invalid llc_weight '0': expected an integer in 1..=1024");
-        let e = Scenario::from_pairs([("llc_wieght", "8")]).unwrap_err().to_string();
+        let e = Scenario::from_pairs([("llc_wieght", "8")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("did you mean 'llc_weight'"), "{e}");
-        let e = Scenario::from_pairs([("preset", "linux-6.00")]).unwrap_err().to_string();
+        let e = Scenario::from_pairs([("preset", "linux-6.00")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("preset") && e.contains("did you mean"), "{e}");
-        let e = Scenario::from_pairs([("smt", "3")]).unwrap_err().to_string();
+        let e = Scenario::from_pairs([("smt", "3")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("smt '3'"), "{e}");
-        let e = Scenario::from_pairs([("llc_weight", "6"), ("smt", "4")]).unwrap_err().to_string();
+        let e = Scenario::from_pairs([("llc_weight", "6"), ("smt", "4")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("smt"), "{e}");
-        let e = Scenario::from_pairs([("features", "SIS_UTLI=on")]).unwrap_err().to_string();
+        let e = Scenario::from_pairs([("features", "SIS_UTLI=on")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("SIS_UTIL"), "{e}");
-        let e = Scenario::from_pairs([("duration", "10ms"), ("warmup", "20ms")]).unwrap_err().to_string();
+        let e = Scenario::from_pairs([("duration", "10ms"), ("warmup", "20ms")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("warmup"), "{e}");
         assert!(Scenario::from_json("[1]").is_err());
-        assert!(Scenario::from_json("{\"load\": -3}").unwrap_err().to_string().contains("load"));
+        assert!(Scenario::from_json("{\"load\": -3}")
+            .unwrap_err()
+            .to_string()
+            .contains("load"));
     }
 
     #[test]

@@ -67,7 +67,8 @@ impl<R: Recorder> Ctx<'_, R> {
         self.probes += 1;
         let idle = st.idleish(cpu);
         if R::ON {
-            self.rec.step(rule, cpu, st.rqs[cpu as usize].saw(), nr_opt(nr));
+            self.rec
+                .step(rule, cpu, st.rqs[cpu as usize].saw(), nr_opt(nr));
         }
         idle
     }
@@ -76,7 +77,13 @@ impl<R: Recorder> Ctx<'_, R> {
 impl SchedState {
     /// `select_task_rq_fair()` for a WF_TTWU wake-up (or `select_task_rq_fair_thin()` under
     /// LB_PROMOTE). Counters are the waker's; `rec` receives every check.
-    pub fn select_task_rq_fair<R: Recorder>(&mut self, p: &Wakee, w: &Waker, c: &mut Counters, rec: &mut R) -> Outcome {
+    pub fn select_task_rq_fair<R: Recorder>(
+        &mut self,
+        p: &Wakee,
+        w: &Waker,
+        c: &mut Counters,
+        rec: &mut R,
+    ) -> Outcome {
         if self.features.lb_promote {
             return self.select_task_rq_fair_thin(p, c, rec);
         }
@@ -87,7 +94,12 @@ impl SchedState {
             // Every domain level has SD_WAKE_AFFINE, and the top one spans both CPUs.
             new_cpu = self.wake_affine(p, w);
             if R::ON {
-                rec.step(Rule::WakeAffine, new_cpu, self.rqs[new_cpu as usize].saw(), None);
+                rec.step(
+                    Rule::WakeAffine,
+                    new_cpu,
+                    self.rqs[new_cpu as usize].saw(),
+                    None,
+                );
             }
         }
         self.select_idle_sibling(p, w, new_cpu, c, rec)
@@ -114,7 +126,11 @@ impl SchedState {
     fn wake_affine_idle(&self, this: u32, prev: u32, sync: bool) -> Option<u32> {
         let rq = |c: u32| &self.rqs[c as usize];
         if rq(this).available_idle() && self.topo.share_llc(this, prev) {
-            return Some(if rq(prev).available_idle() { prev } else { this });
+            return Some(if rq(prev).available_idle() {
+                prev
+            } else {
+                this
+            });
         }
         if sync && rq(this).nr_running == 1 {
             return Some(this);
@@ -155,7 +171,14 @@ impl SchedState {
     }
 
     /// `select_idle_sibling()` as each preset orders it.
-    pub fn select_idle_sibling<R: Recorder>(&mut self, p: &Wakee, w: &Waker, target: u32, c: &mut Counters, rec: &mut R) -> Outcome {
+    pub fn select_idle_sibling<R: Recorder>(
+        &mut self,
+        p: &Wakee,
+        w: &Waker,
+        target: u32,
+        c: &mut Counters,
+        rec: &mut R,
+    ) -> Outcome {
         let f = self.features;
         let mut ctx = Ctx { c, rec, probes: 0 };
         ctx.c.sis_search += 1;
@@ -163,7 +186,15 @@ impl SchedState {
         ctx.c.sis_scanned += 1;
         ctx.probes += 1;
         let mut recent = p.recent_used_cpu;
-        let mut out = Outcome { cpu: target, rule: Rule::Target, target, found_by_scan: false, probes: 0, select_idle_cpu_ns: None, recent_used_cpu: recent };
+        let mut out = Outcome {
+            cpu: target,
+            rule: Rule::Target,
+            target,
+            found_by_scan: false,
+            probes: 0,
+            select_idle_cpu_ns: None,
+            recent_used_cpu: recent,
+        };
         macro_rules! done {
             ($cpu:expr, $rule:expr) => {{
                 out.cpu = $cpu;
@@ -178,7 +209,8 @@ impl SchedState {
 
         // 1. target
         if R::ON {
-            ctx.rec.step(Rule::Target, target, self.rqs[target as usize].saw(), None);
+            ctx.rec
+                .step(Rule::Target, target, self.rqs[target as usize].saw(), None);
         }
         if self.idleish(target) {
             done!(target, Rule::Target);
@@ -188,7 +220,11 @@ impl SchedState {
         let mut prev_aff = None;
         if prev != target {
             if R::ON {
-                let saw = if p.allowed.test(prev) { self.rqs[prev as usize].saw() } else { Saw::NotAllowed };
+                let saw = if p.allowed.test(prev) {
+                    self.rqs[prev as usize].saw()
+                } else {
+                    Saw::NotAllowed
+                };
                 ctx.rec.step(Rule::Prev, prev, saw, None);
             }
             if self.topo.share_llc(prev, target) && self.idleish(prev) {
@@ -207,7 +243,11 @@ impl SchedState {
         if let Some(r) = r {
             if r != prev && r != target {
                 if R::ON {
-                    let saw = if p.allowed.test(r) { self.rqs[r as usize].saw() } else { Saw::NotAllowed };
+                    let saw = if p.allowed.test(r) {
+                        self.rqs[r as usize].saw()
+                    } else {
+                        Saw::NotAllowed
+                    };
                     ctx.rec.step(Rule::RecentUsedCpu, r, saw, None);
                 }
                 if self.topo.share_llc(r, target) && self.idleish(r) && p.allowed.test(r) {
@@ -280,7 +320,14 @@ impl SchedState {
 
     /// `select_idle_smt(p, sd, cpu)`: the first idle SMT sibling of `core_cpu` that p may use.
     /// 5.13+ skips `core_cpu` itself; the legacy third pass (4.13-5.11) tests it too.
-    fn select_idle_smt<R: Recorder>(&self, p: &Wakee, core_cpu: u32, target: u32, include_self: bool, ctx: &mut Ctx<'_, R>) -> Option<u32> {
+    fn select_idle_smt<R: Recorder>(
+        &self,
+        p: &Wakee,
+        core_cpu: u32,
+        target: u32,
+        include_self: bool,
+        ctx: &mut Ctx<'_, R>,
+    ) -> Option<u32> {
         let llc = self.topo.llc_of(target);
         for &cpu in self.topo.smt_siblings(core_cpu) {
             if !include_self && cpu == core_cpu {
@@ -288,7 +335,8 @@ impl SchedState {
             }
             if !p.allowed.test(cpu) || self.topo.llc_of(cpu) != llc {
                 if R::ON {
-                    ctx.rec.step(Rule::SelectIdleSmt, cpu, Saw::NotAllowed, None);
+                    ctx.rec
+                        .step(Rule::SelectIdleSmt, cpu, Saw::NotAllowed, None);
                 }
                 continue;
             }
@@ -301,7 +349,12 @@ impl SchedState {
 
     /// Legacy `select_idle_core()` (4.13-5.11): scan the whole LLC core by core from target;
     /// clear has_idle_cores when no core is fully idle.
-    fn select_idle_core_legacy<R: Recorder>(&mut self, p: &Wakee, target: u32, ctx: &mut Ctx<'_, R>) -> Option<u32> {
+    fn select_idle_core_legacy<R: Recorder>(
+        &mut self,
+        p: &Wakee,
+        target: u32,
+        ctx: &mut Ctx<'_, R>,
+    ) -> Option<u32> {
         let llc = self.topo.llc_of(target);
         ctx.c.sis_core_search += 1;
         let mut cpus = std::mem::replace(&mut self.scratch, CpuMask::new(0));
@@ -312,7 +365,9 @@ impl SchedState {
             let mut idle = true;
             for &s in self.topo.smt_siblings(core) {
                 cpus.clear(s);
-                if !ctx.probe(self, Rule::SelectIdleCore, s, NR_INF) || !self.rqs[s as usize].available_idle() {
+                if !ctx.probe(self, Rule::SelectIdleCore, s, NR_INF)
+                    || !self.rqs[s as usize].available_idle()
+                {
                     idle = false;
                 }
             }
@@ -330,7 +385,14 @@ impl SchedState {
     }
 
     /// Single-pass `select_idle_core(p, core, cpus, &idle_cpu)` (5.12+, seed 003).
-    fn select_idle_core<R: Recorder>(&self, p: &Wakee, core: u32, cpus: &mut CpuMask, idle_cpu: &mut Option<u32>, ctx: &mut Ctx<'_, R>) -> Option<u32> {
+    fn select_idle_core<R: Recorder>(
+        &self,
+        p: &Wakee,
+        core: u32,
+        cpus: &mut CpuMask,
+        idle_cpu: &mut Option<u32>,
+        ctx: &mut Ctx<'_, R>,
+    ) -> Option<u32> {
         let mut idle = true;
         for &cpu in self.topo.smt_siblings(core) {
             ctx.probe(self, Rule::SelectIdleCore, cpu, NR_INF);
@@ -359,7 +421,14 @@ impl SchedState {
 
     /// `select_idle_cpu()`: the throttled LLC scan. Returns the CPU found and the simulated
     /// time spent (probes * probe_cost_ns).
-    fn select_idle_cpu<R: Recorder>(&mut self, p: &Wakee, w: &Waker, has_idle_core: bool, target: u32, ctx: &mut Ctx<'_, R>) -> (Option<u32>, u64) {
+    fn select_idle_cpu<R: Recorder>(
+        &mut self,
+        p: &Wakee,
+        w: &Waker,
+        has_idle_core: bool,
+        target: u32,
+        ctx: &mut Ctx<'_, R>,
+    ) -> (Option<u32>, u64) {
         let f = self.features;
         let llc = self.topo.llc_of(target);
         let this_llc = self.topo.llc_of(w.cpu) as usize;
@@ -381,7 +450,10 @@ impl SchedState {
                 this_rq.avg_idle / 512
             };
             let avg_scan_cost = self.llcs[this_llc].avg_scan_cost;
-            if f.sis_avg_cpu && !f.single_pass && throttle::sis_avg_cpu_skips(avg_idle, avg_scan_cost) {
+            if f.sis_avg_cpu
+                && !f.single_pass
+                && throttle::sis_avg_cpu_skips(avg_idle, avg_scan_cost)
+            {
                 if R::ON {
                     ctx.rec.scan_end(ScanEnd::AvgCpu, None);
                 }
@@ -483,7 +555,14 @@ impl SchedState {
         self.scratch = cpus;
         let ns = (ctx.probes - probes_at_start) as u64 * self.probe_cost_ns;
         if R::ON {
-            ctx.rec.scan_end(if end == ScanEnd::Exhausted && idle_cpu.is_some() { ScanEnd::Found } else { end }, nr_opt(nr));
+            ctx.rec.scan_end(
+                if end == ScanEnd::Exhausted && idle_cpu.is_some() {
+                    ScanEnd::Found
+                } else {
+                    end
+                },
+                nr_opt(nr),
+            );
         }
         if let Some(r) = result {
             return (r, ns);
@@ -506,15 +585,29 @@ impl SchedState {
     }
 
     /// Seed 002 `select_task_rq_fair_thin()` (LB_PROMOTE).
-    pub fn select_task_rq_fair_thin<R: Recorder>(&mut self, p: &Wakee, c: &mut Counters, rec: &mut R) -> Outcome {
+    pub fn select_task_rq_fair_thin<R: Recorder>(
+        &mut self,
+        p: &Wakee,
+        c: &mut Counters,
+        rec: &mut R,
+    ) -> Outcome {
         let mut ctx = Ctx { c, rec, probes: 0 };
         ctx.c.sis_search += 1;
         ctx.c.sis_scanned += 1;
         ctx.probes += 1;
         let prev = p.prev;
-        let mut out = Outcome { cpu: prev, rule: Rule::Prev, target: prev, found_by_scan: false, probes: 0, select_idle_cpu_ns: None, recent_used_cpu: Some(prev) };
+        let mut out = Outcome {
+            cpu: prev,
+            rule: Rule::Prev,
+            target: prev,
+            found_by_scan: false,
+            probes: 0,
+            select_idle_cpu_ns: None,
+            recent_used_cpu: Some(prev),
+        };
         if R::ON {
-            ctx.rec.step(Rule::Prev, prev, self.rqs[prev as usize].saw(), None);
+            ctx.rec
+                .step(Rule::Prev, prev, self.rqs[prev as usize].saw(), None);
         }
         if self.rqs[prev as usize].available_idle() {
             out.recent_used_cpu = p.recent_used_cpu;
@@ -525,7 +618,11 @@ impl SchedState {
         if let Some(r) = p.recent_used_cpu {
             if r != prev {
                 if R::ON {
-                    let saw = if p.allowed.test(r) { self.rqs[r as usize].saw() } else { Saw::NotAllowed };
+                    let saw = if p.allowed.test(r) {
+                        self.rqs[r as usize].saw()
+                    } else {
+                        Saw::NotAllowed
+                    };
                     ctx.rec.step(Rule::RecentUsedCpu, r, saw, None);
                 }
                 // select_task_rq() would reject a CPU outside p->cpus_ptr, so test it here.
@@ -552,7 +649,11 @@ impl SchedState {
         if let Some(start) = start {
             let mut cur = p.allowed.wrap_cursor(start);
             while let Some(cpu) = cur.next(p.allowed) {
-                let rule = if self.topo.llc_of(cpu) == llc { Rule::ThinLlc } else { Rule::ThinRest };
+                let rule = if self.topo.llc_of(cpu) == llc {
+                    Rule::ThinLlc
+                } else {
+                    Rule::ThinRest
+                };
                 ctx.c.sis_scanned += 1;
                 ctx.probes += 1;
                 if R::ON {
@@ -574,11 +675,23 @@ impl SchedState {
     }
 
     /// Idle CPUs of `target`'s LLC that p may use and that no step of `d` looked at.
-    pub fn missed_idle(&self, p: &Wakee, target: u32, d: &crate::trace::Decision, out: &mut Vec<u32>) {
+    pub fn missed_idle(
+        &self,
+        p: &Wakee,
+        target: u32,
+        d: &crate::trace::Decision,
+        out: &mut Vec<u32>,
+    ) {
         out.clear();
         let llc = self.topo.llc_of(target);
         for cpu in self.topo.llc_span(llc).iter() {
-            if p.allowed.test(cpu) && self.idleish(cpu) && !d.steps.iter().any(|s| s.cpu == cpu && s.rule != Rule::WakeAffine) {
+            if p.allowed.test(cpu)
+                && self.idleish(cpu)
+                && !d
+                    .steps
+                    .iter()
+                    .any(|s| s.cpu == cpu && s.rule != Rule::WakeAffine)
+            {
                 out.push(cpu);
             }
         }

@@ -119,7 +119,13 @@ impl SchedState {
         let llcs = topo.spec.llcs as usize;
         SchedState {
             rqs: vec![Rq::default(); n as usize],
-            llcs: vec![LlcShared { nr_idle_scan: topo.llc_weight(), ..Default::default() }; llcs],
+            llcs: vec![
+                LlcShared {
+                    nr_idle_scan: topo.llc_weight(),
+                    ..Default::default()
+                };
+                llcs
+            ],
             scratch: CpuMask::new(n),
             topo,
             features,
@@ -137,7 +143,11 @@ impl SchedState {
 
     /// Sum of util_avg over the LLC (`group_util` summed over the LLC's groups).
     pub fn llc_sum_util(&self, llc: u32) -> u64 {
-        self.topo.llc_span(llc).iter().map(|c| self.rqs[c as usize].util_avg() as u64).sum()
+        self.topo
+            .llc_span(llc)
+            .iter()
+            .map(|c| self.rqs[c as usize].util_avg() as u64)
+            .sum()
     }
 
     /// The LLC-level part of `update_sd_lb_stats`: recompute nr_idle_scan (SIS_UTIL) and the
@@ -149,13 +159,19 @@ impl SchedState {
         let w = self.topo.llc_weight();
         let mut sum_util = self.llc_sum_util(llc);
         if self.features.sis_util_idle_aware {
-            let nr_idle = self.topo.llc_span(llc).iter().filter(|c| self.rqs[*c as usize].available_idle()).count() as u32;
+            let nr_idle = self
+                .topo
+                .llc_span(llc)
+                .iter()
+                .filter(|c| self.rqs[*c as usize].available_idle())
+                .count() as u32;
             sum_util = crate::throttle::idle_aware_sum(sum_util, nr_idle);
         }
         let shared = &mut self.llcs[llc as usize];
         shared.last_sum_util = sum_util;
         let total_capacity = w as u64 * crate::throttle::SCHED_CAPACITY_SCALE;
-        shared.overloaded = crate::throttle::rfc_overloaded(total_capacity, sum_util, self.imbalance_pct);
+        shared.overloaded =
+            crate::throttle::rfc_overloaded(total_capacity, sum_util, self.imbalance_pct);
         let mut nr = crate::throttle::update_idle_cpu_scan(sum_util, w, self.imbalance_pct);
         if self.features.sis_util_small_llc {
             nr = crate::throttle::small_llc_scale(nr, w);
@@ -168,7 +184,12 @@ impl SchedState {
         if self.topo.smt() < 2 {
             return;
         }
-        if self.topo.smt_siblings(cpu).iter().all(|s| self.rqs[*s as usize].available_idle()) {
+        if self
+            .topo
+            .smt_siblings(cpu)
+            .iter()
+            .all(|s| self.rqs[*s as usize].available_idle())
+        {
             let llc = self.topo.llc_of(cpu);
             self.llcs[llc as usize].has_idle_cores = true;
         }

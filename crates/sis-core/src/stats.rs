@@ -82,12 +82,28 @@ impl Counters {
             fast_rate: pct(fast_found, self.sis_search, 0.0),
             success_rate: pct(found, self.sis_search, 0.0),
             mmtests_search_eff: pct(self.sis_search, self.sis_scanned, 100.0),
-            mmtests_domain_eff: if self.sis_domain_search == 0 { 100.0 } else { pct(self.sis_domain_search, dom_scanned, 100.0) },
+            mmtests_domain_eff: if self.sis_domain_search == 0 {
+                100.0
+            } else {
+                pct(self.sis_domain_search, dom_scanned, 100.0)
+            },
             mmtests_fast_rate: pct(fast_found, self.sis_search, 0.0),
             mmtests_success_rate: pct(found, self.sis_search, 0.0),
-            recent_success_rate: pct(self.sis_recent_hit, self.sis_recent_hit + self.sis_recent_miss, 0.0),
-            core_search_eff: pct(self.sis_core_search.saturating_sub(self.sis_core_miss), self.sis_core_search, 0.0),
-            scanned_per_wakeup: if self.wakeups == 0 { 0.0 } else { self.sis_scanned as f64 / self.wakeups as f64 },
+            recent_success_rate: pct(
+                self.sis_recent_hit,
+                self.sis_recent_hit + self.sis_recent_miss,
+                0.0,
+            ),
+            core_search_eff: pct(
+                self.sis_core_search.saturating_sub(self.sis_core_miss),
+                self.sis_core_search,
+                0.0,
+            ),
+            scanned_per_wakeup: if self.wakeups == 0 {
+                0.0
+            } else {
+                self.sis_scanned as f64 / self.wakeups as f64
+            },
             avg_wakeup_latency_us: if self.wakeup_latency_count == 0 {
                 0.0
             } else {
@@ -108,7 +124,9 @@ pub const HIST_BUCKETS: usize = 19;
 
 impl Default for ScanHistogram {
     fn default() -> Self {
-        ScanHistogram { buckets: vec![0; HIST_BUCKETS] }
+        ScanHistogram {
+            buckets: vec![0; HIST_BUCKETS],
+        }
     }
 }
 
@@ -168,7 +186,13 @@ mod tests {
 
     #[test]
     fn chen_yu_definitions() {
-        let c = Counters { sis_search: 100, sis_domain_search: 40, sis_scanned: 400, sis_failed: 10, ..Default::default() };
+        let c = Counters {
+            sis_search: 100,
+            sis_domain_search: 40,
+            sis_scanned: 400,
+            sis_failed: 10,
+            ..Default::default()
+        };
         let m = c.metrics();
         // found = 90, fast_found = 60, dom_scanned = 340, dom_found = 30
         assert!((m.se_eff - 22.5).abs() < 1e-9);
@@ -181,7 +205,14 @@ mod tests {
     #[test]
     fn zero_denominators_are_defined() {
         let m = Counters::default().metrics();
-        for v in [m.se_eff, m.dom_eff, m.fast_rate, m.success_rate, m.recent_success_rate, m.core_search_eff] {
+        for v in [
+            m.se_eff,
+            m.dom_eff,
+            m.fast_rate,
+            m.success_rate,
+            m.recent_success_rate,
+            m.core_search_eff,
+        ] {
             assert!(v.is_finite());
         }
         assert_eq!(m.se_eff, 100.0);

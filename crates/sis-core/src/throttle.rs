@@ -72,7 +72,11 @@ pub fn curve_percent(llc_weight: u32, imbalance_pct: u32) -> Vec<(u64, u32, u32)
     (0..=100)
         .map(|pct| {
             let sum = pct as u64 * llc_weight as u64 * SCHED_CAPACITY_SCALE / 100;
-            (sum, pct, update_idle_cpu_scan(sum, llc_weight, imbalance_pct))
+            (
+                sum,
+                pct,
+                update_idle_cpu_scan(sum, llc_weight, imbalance_pct),
+            )
         })
         .collect()
 }
@@ -84,12 +88,18 @@ mod tests {
     const SEED_PCTS: [u64; 11] = [0, 5, 15, 25, 35, 45, 55, 65, 75, 85, 86];
 
     fn table(w: u32) -> Vec<u32> {
-        SEED_PCTS.iter().map(|p| update_idle_cpu_scan(p * w as u64 * 1024 / 100, w, 117)).collect()
+        SEED_PCTS
+            .iter()
+            .map(|p| update_idle_cpu_scan(p * w as u64 * 1024 / 100, w, 117))
+            .collect()
     }
 
     #[test]
     fn seed_000_table_112_cpus() {
-        assert_eq!(table(112), vec![112, 111, 108, 102, 93, 81, 65, 47, 25, 1, 0]);
+        assert_eq!(
+            table(112),
+            vec![112, 111, 108, 102, 93, 81, 65, 47, 25, 1, 0]
+        );
     }
 
     #[test]
@@ -101,7 +111,10 @@ mod tests {
     fn kernel_semantics_worked_values() {
         // kernel-semantics.md section 3: llc 8 at 0,25,50,60,70,75,80,85 % -> 8 7 5 4 2 1 1 0
         let w = 8;
-        let got: Vec<u32> = [0u64, 25, 50, 60, 70, 75, 80, 85].iter().map(|p| update_idle_cpu_scan(p * w * 1024 / 100, w as u32, 117)).collect();
+        let got: Vec<u32> = [0u64, 25, 50, 60, 70, 75, 80, 85]
+            .iter()
+            .map(|p| update_idle_cpu_scan(p * w * 1024 / 100, w as u32, 117))
+            .collect();
         assert_eq!(got, vec![8, 7, 5, 4, 2, 1, 1, 0]);
     }
 

@@ -43,7 +43,11 @@ impl TopologySpec {
     pub fn check(&self) -> Result<(), crate::InputError> {
         use crate::InputError as E;
         if !(1..=MAX_LLC_WEIGHT).contains(&self.llc_weight) {
-            return Err(E::range("llc_weight", self.llc_weight, "an integer in 1..=1024"));
+            return Err(E::range(
+                "llc_weight",
+                self.llc_weight,
+                "an integer in 1..=1024",
+            ));
         }
         if !(1..=MAX_LLCS).contains(&self.llcs) {
             return Err(E::range("llcs", self.llcs, "an integer in 1..=16"));
@@ -62,7 +66,11 @@ impl TopologySpec {
             return Err(E::range(
                 "llcs",
                 self.llcs,
-                &format!("at most {} LLCs of {} CPUs (4096 CPUs in all)", MAX_CPUS / self.llc_weight, self.llc_weight),
+                &format!(
+                    "at most {} LLCs of {} CPUs (4096 CPUs in all)",
+                    MAX_CPUS / self.llc_weight,
+                    self.llc_weight
+                ),
             ));
         }
         if self.cluster_size != 0
@@ -120,8 +128,13 @@ impl Topology {
                     };
                     llc_of[cpu as usize] = llc;
                     core_of[cpu as usize] = gcore;
-                    let cores_per_cluster = if spec.cluster_size == 0 { cores_per_llc } else { spec.cluster_size / spec.smt };
-                    cluster_of[cpu as usize] = llc * (cores_per_llc / cores_per_cluster) + core / cores_per_cluster;
+                    let cores_per_cluster = if spec.cluster_size == 0 {
+                        cores_per_llc
+                    } else {
+                        spec.cluster_size / spec.smt
+                    };
+                    cluster_of[cpu as usize] =
+                        llc * (cores_per_llc / cores_per_cluster) + core / cores_per_cluster;
                     core_cpus[gcore as usize].push(cpu);
                 }
             }
@@ -143,7 +156,11 @@ impl Topology {
             let mut groups: Vec<Vec<u32>> = Vec::new();
             let mut seen = Vec::new();
             for cpu in llc_span[llc as usize].iter() {
-                let key = if spec.cluster_size != 0 { cluster_of[cpu as usize] } else { core_of[cpu as usize] };
+                let key = if spec.cluster_size != 0 {
+                    cluster_of[cpu as usize]
+                } else {
+                    core_of[cpu as usize]
+                };
                 match seen.iter().position(|k| *k == key) {
                     Some(i) => groups[i].push(cpu),
                     None => {
@@ -154,7 +171,18 @@ impl Topology {
             }
             llc_groups.push(groups);
         }
-        Ok(Topology { spec, nr_cpus, llc_of, core_of, cluster_of, core_cpus, llc_span, cluster_span, core_mask, llc_groups: llc_groups.into_iter().flatten_groups() })
+        Ok(Topology {
+            spec,
+            nr_cpus,
+            llc_of,
+            core_of,
+            cluster_of,
+            core_cpus,
+            llc_span,
+            cluster_span,
+            core_mask,
+            llc_groups: llc_groups.into_iter().flatten_groups(),
+        })
     }
 
     pub fn nr_cpus(&self) -> u32 {
@@ -202,7 +230,8 @@ impl Topology {
     }
     /// Groups of the LLC domain of `llc` (cores, or clusters).
     pub fn llc_groups(&self, llc: u32) -> &[Vec<u32>] {
-        &self.llc_groups.groups[self.llc_groups.start[llc as usize]..self.llc_groups.start[llc as usize + 1]]
+        &self.llc_groups.groups
+            [self.llc_groups.start[llc as usize]..self.llc_groups.start[llc as usize + 1]]
     }
     pub fn cores_per_llc(&self) -> u32 {
         self.spec.llc_weight / self.spec.smt
@@ -222,7 +251,10 @@ trait FlattenGroups {
 
 impl<I: Iterator<Item = Vec<Vec<u32>>>> FlattenGroups for I {
     fn flatten_groups(self) -> FlatGroups {
-        let mut f = FlatGroups { groups: Vec::new(), start: vec![0] };
+        let mut f = FlatGroups {
+            groups: Vec::new(),
+            start: vec![0],
+        };
         for g in self {
             f.groups.extend(g);
             f.start.push(f.groups.len());
@@ -236,14 +268,24 @@ mod tests {
     use super::*;
 
     fn topo(llcs: u32, w: u32, smt: u32, numbering: Numbering) -> Topology {
-        Topology::new(TopologySpec { llcs, llc_weight: w, smt, cluster_size: 0, numbering }).unwrap()
+        Topology::new(TopologySpec {
+            llcs,
+            llc_weight: w,
+            smt,
+            cluster_size: 0,
+            numbering,
+        })
+        .unwrap()
     }
 
     #[test]
     fn contiguous_siblings_are_adjacent() {
         let t = topo(2, 8, 2, Numbering::Contiguous);
         assert_eq!(t.smt_siblings(5), &[4, 5]);
-        assert_eq!(t.llc_span(1).iter().collect::<Vec<_>>(), (8..16).collect::<Vec<_>>());
+        assert_eq!(
+            t.llc_span(1).iter().collect::<Vec<_>>(),
+            (8..16).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -253,7 +295,10 @@ mod tests {
         assert_eq!(t.smt_siblings(6), &[2, 6]);
         // Two LLCs interleaved: LLC 0 holds 0..4 and 8..12.
         let t = topo(2, 8, 2, Numbering::Interleaved);
-        assert_eq!(t.llc_span(0).iter().collect::<Vec<_>>(), vec![0, 1, 2, 3, 8, 9, 10, 11]);
+        assert_eq!(
+            t.llc_span(0).iter().collect::<Vec<_>>(),
+            vec![0, 1, 2, 3, 8, 9, 10, 11]
+        );
         assert_eq!(t.smt_siblings(9), &[1, 9]);
     }
 
@@ -261,7 +306,14 @@ mod tests {
     fn llc_groups_are_cores_or_clusters() {
         let t = topo(1, 8, 2, Numbering::Contiguous);
         assert_eq!(t.llc_groups(0).len(), 4);
-        let t = Topology::new(TopologySpec { llcs: 1, llc_weight: 8, smt: 1, cluster_size: 4, numbering: Numbering::Contiguous }).unwrap();
+        let t = Topology::new(TopologySpec {
+            llcs: 1,
+            llc_weight: 8,
+            smt: 1,
+            cluster_size: 4,
+            numbering: Numbering::Contiguous,
+        })
+        .unwrap();
         assert_eq!(t.llc_groups(0), &[vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
         assert!(t.share_resources(1, 3));
         assert!(!t.share_resources(3, 4));
@@ -269,11 +321,32 @@ mod tests {
 
     #[test]
     fn bad_specs_name_the_field() {
-        let bad = TopologySpec { llcs: 1, llc_weight: 0, smt: 1, cluster_size: 0, numbering: Numbering::Contiguous };
-        assert!(Topology::new(bad).unwrap_err().to_string().contains("llc_weight"));
-        let bad = TopologySpec { llcs: 1, llc_weight: 6, smt: 4, cluster_size: 0, numbering: Numbering::Contiguous };
+        let bad = TopologySpec {
+            llcs: 1,
+            llc_weight: 0,
+            smt: 1,
+            cluster_size: 0,
+            numbering: Numbering::Contiguous,
+        };
+        assert!(Topology::new(bad)
+            .unwrap_err()
+            .to_string()
+            .contains("llc_weight"));
+        let bad = TopologySpec {
+            llcs: 1,
+            llc_weight: 6,
+            smt: 4,
+            cluster_size: 0,
+            numbering: Numbering::Contiguous,
+        };
         assert!(Topology::new(bad).unwrap_err().to_string().contains("smt"));
-        let bad = TopologySpec { llcs: 1, llc_weight: 2, smt: 4, cluster_size: 0, numbering: Numbering::Contiguous };
+        let bad = TopologySpec {
+            llcs: 1,
+            llc_weight: 2,
+            smt: 4,
+            cluster_size: 0,
+            numbering: Numbering::Contiguous,
+        };
         assert!(Topology::new(bad).unwrap_err().to_string().contains("smt"));
     }
 }

@@ -42,7 +42,9 @@ impl Rule {
     pub fn kernel_function(self) -> &'static str {
         match self {
             Rule::WakeAffine => "wake_affine()",
-            Rule::Target | Rule::Prev | Rule::RecentUsedCpu | Rule::Fallback => "select_idle_sibling()",
+            Rule::Target | Rule::Prev | Rule::RecentUsedCpu | Rule::Fallback => {
+                "select_idle_sibling()"
+            }
             Rule::SelectIdleSmt => "select_idle_smt()",
             Rule::SelectIdleCore => "select_idle_core()",
             Rule::SelectIdleCpu | Rule::SelectIdleCluster => "select_idle_cpu()",
@@ -52,7 +54,15 @@ impl Rule {
 
     /// Whether a CPU chosen by this rule was found by the LLC (domain) search.
     pub fn is_domain_search(self) -> bool {
-        matches!(self, Rule::SelectIdleSmt | Rule::SelectIdleCore | Rule::SelectIdleCpu | Rule::SelectIdleCluster | Rule::ThinLlc | Rule::ThinRest)
+        matches!(
+            self,
+            Rule::SelectIdleSmt
+                | Rule::SelectIdleCore
+                | Rule::SelectIdleCpu
+                | Rule::SelectIdleCluster
+                | Rule::ThinLlc
+                | Rule::ThinRest
+        )
     }
 }
 
@@ -166,12 +176,19 @@ impl Decision {
         let mut missed = std::mem::take(&mut self.missed_idle);
         steps.clear();
         missed.clear();
-        *self = Decision { steps, missed_idle: missed, ..Decision::default() };
+        *self = Decision {
+            steps,
+            missed_idle: missed,
+            ..Decision::default()
+        };
     }
 
     /// Number of runqueues probed (steps that looked at a CPU's state).
     pub fn probes(&self) -> usize {
-        self.steps.iter().filter(|s| s.rule != Rule::WakeAffine).count()
+        self.steps
+            .iter()
+            .filter(|s| s.rule != Rule::WakeAffine)
+            .count()
     }
 
     /// A multi-line, human-readable account of the decision.
@@ -193,7 +210,13 @@ impl Decision {
             self.nr_idle_scan
         );
         for st in &self.steps {
-            let _ = write!(s, "  {:<20} cpu {:>4}  {:<11}", st.rule.name(), st.cpu, st.saw.name());
+            let _ = write!(
+                s,
+                "  {:<20} cpu {:>4}  {:<11}",
+                st.rule.name(),
+                st.cpu,
+                st.saw.name()
+            );
             if let Some(nr) = st.nr {
                 let _ = write!(s, " nr={nr}");
             }

@@ -1,0 +1,1037 @@
+//! The discrete-event engine: tasks run, block and wake each other in integer nanoseconds;
+//! every wake-up goes through the preset's wake-up path; periodic LLC balance is the only
+//! writer of nr_idle_scan.
+
+use crate::cpumask::CpuMask;
+use crate::error::InputError;
+use crate::features::Features;
+use crate::pelt::SchedAvg;
+use crate::rng::Rng;
+use crate::scenario::Scenario;
+use crate::select::{Outcome, Wakee, Waker};
+use crate::state::{CpuState, LlcShared, SchedState};
+use crate::stats::{Counters, Metrics, ScanHistogram};
+use crate::topology::Topology;
+use crate::trace::Decision;
+use crate::workload::{self, Role, TaskSpec, Timing};
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// CFS-like round-robin slice when others wait, ns.
+const SLICE_NS: u64 = 3_000_000;
+/// Decisions kept for the UI and `sis trace` (a ring buffer: memory stays bounded).
+pub const DECISION_RING: usize = 256;
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// The running task's current stint on `cpu` ends (stale if `gen` moved on).
+    StintEnd { cpu: u32, gen: u32 },
+    /// Pick the next task on an idle CPU (after a wake-up's scan delay).
+    Dispatch { cpu: u32 },
+    /// A task's timer fires (or its first wake).
+    Timer { task: u32 },
+    /// Periodic balance of one group of an LLC domain.
+    Balance { llc: u32, group: u32 },
+    /// A message reaches `wakee` after the network stack's delay; the wake-up runs on
+    /// `cpu`, where the sender ran (loopback softirq).
+    Net { wakee: u32, waker: u32, cpu: u32 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TaskState {
+    Sleeping,
+    Queued(u32),
+    Running(u32),
+}
+
+#[derive(Clone, Debug)]
+struct Task {
+    role: Role,
+    affinity: u32,
+    state: TaskState,
+    prev: u32,
+    recent_used_cpu: Option<u32>,
+    pelt: SchedAvg,
+    /// Remaining run time of the current burst, ns.
+    remaining: u64,
+    /// When it was last woken (for latency), ns; u64::MAX = not pending.
+    woken_at: u64,
+    /// hackbench receiver: messages waiting.
+    pending_msgs: u32,
+    /// Running the tail of a syscall after waking a peer; blocks when it ends.
+    in_tail: bool,
+    wakee_flips: u32,
+    last_wakee: u32,
+    wakee_flip_decay_ts: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Cpu {
+    curr: Option<u32>,
+    queue: VecDeque<u32>,
+    /// When the current stint started.
+    stint_start: u64,
+    gen: u32,
+    dispatch_pending: bool,
+}
+
+/// Per-CPU results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerCpu {
+    pub cpu: u32,
+    pub placed: u64,
+    pub found_by_scan: u64,
+    pub util_avg: u32,
+}
+
+/// What a CPU looks like now, for drawing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuView {
+    pub cpu: u32,
+    pub state: CpuState,
+    pub util_avg: u32,
+    pub nr_running: u32,
+    pub running_task: Option<u32>,
+}
+
+/// The histogram as reported (labels included so the JSON reads like the seed's `@usecs`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistogramReport {
+    pub unit: String,
+    pub labels: Vec<String>,
+    pub buckets: Vec<u64>,
+}
+
+/// The result of a run (`sis run --format json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    pub scenario: Scenario,
+    pub sim_time_ns: u64,
+    pub wakeups: u64,
+    pub migrations: u64,
+    pub counters: Counters,
+    pub metrics: Metrics,
+    pub nr_idle_scan: Vec<u32>,
+    pub per_cpu: Vec<PerCpu>,
+    pub scan_histogram: HistogramReport,
+}
+
+/// A running simulation.
+pub struct Simulation {
+    scenario: Scenario,
+    st: SchedState,
+    tasks: Vec<Task>,
+    cpus: Vec<Cpu>,
+    masks: Vec<CpuMask>,
+    events: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    seq: u64,
+    now: u64,
+    rng: Rng,
+    timing: Timing,
+    counters: Counters,
+    hist: ScanHistogram,
+    per_cpu: Vec<PerCpu>,
+    warmup_ns: u64,
+    measuring: bool,
+    /// Record every wake-up's decision into the ring.
+    recording: bool,
+    decisions: VecDeque<Decision>,
+    decision_seq: u64,
+    scratch_decision: Decision,
+    stop_at_wakeup: bool,
+    woke: bool,
+    /// Per group of each LLC: balance_interval (ms) as sd->balance_interval adapts.
+    balance_interval_ms: Vec<Vec<u64>>,
+    /// Per LLC: idle CPUs and queued (waiting) tasks, and when wasted time was last integrated.
+    llc_idle: Vec<u32>,
+    llc_waiting: Vec<u32>,
+    llc_wasted_at: Vec<u64>,
+}
+
+impl Simulation {
+    pub fn new(scenario: &Scenario) -> Result<Self, InputError> {
+        scenario.check()?;
+        let features: Features = scenario.features()?;
+        let topo = Topology::new(scenario.topology_spec())?;
+        let n = topo.nr_cpus();
+        let mut rng = Rng::new(scenario.seed);
+        let llc0: Vec<u32> = topo.llc_span(0).iter().collect();
+        let (specs, mask_lists) = workload::build(scenario, &llc0, &mut rng);
+        let mut masks = vec![CpuMask::full(n)];
+        for m in mask_lists.iter().skip(1) {
+            masks.push(CpuMask::from_cpus(n, m.iter().copied()));
+        }
+        let mut st = SchedState::new(
+            topo,
+            features,
+            scenario.imbalance_pct,
+            scenario.probe_cost_ns,
+        );
+        let groups: Vec<Vec<u64>> = (0..scenario.llcs)
+            .map(|l| vec![scenario.llc_weight as u64; st.topo.llc_groups(l).len()])
+            .collect();
+        let tasks = specs.iter().map(|s: &TaskSpec| Task {
+            role: s.role,
+            affinity: s.affinity,
+            state: TaskState::Sleeping,
+            prev: s.start_cpu,
+            recent_used_cpu: None,
+            pelt: SchedAvg::settled(0, s.initial_util),
+            remaining: 0,
+            woken_at: u64::MAX,
+            pending_msgs: 0,
+            in_tail: false,
+            wakee_flips: 0,
+            last_wakee: NONE,
+            wakee_flip_decay_ts: 0,
+        });
+        let tasks: Vec<Task> = tasks.collect();
+        // Pinned hogs start with util 1024 on their CPU (the seed's table).
+        for (i, s) in specs.iter().enumerate() {
+            if s.initial_util > 0 {
+                st.rqs[s.start_cpu as usize].pelt = SchedAvg::settled(0, s.initial_util);
+                let _ = i;
+            }
+        }
+        let nr_llcs = scenario.llcs as usize;
+        let mut sim = Simulation {
+            scenario: scenario.clone(),
+            cpus: vec![Cpu::default(); n as usize],
+            masks,
+            events: BinaryHeap::new(),
+            seq: 0,
+            now: 0,
+            rng,
+            timing: Timing::for_scenario(scenario),
+            counters: Counters::default(),
+            hist: ScanHistogram::default(),
+            per_cpu: (0..n)
+                .map(|cpu| PerCpu {
+                    cpu,
+                    ..Default::default()
+                })
+                .collect(),
+            warmup_ns: scenario.warmup_ns(),
+            measuring: scenario.warmup_ns() == 0,
+            recording: false,
+            decisions: VecDeque::with_capacity(DECISION_RING),
+            decision_seq: 0,
+            scratch_decision: Decision::default(),
+            stop_at_wakeup: false,
+            woke: false,
+            balance_interval_ms: groups,
+            llc_idle: vec![0; nr_llcs],
+            llc_waiting: vec![0; nr_llcs],
+            llc_wasted_at: vec![0; nr_llcs],
+            tasks,
+            st: {
+                for rq in st.rqs.iter_mut() {
+                    rq.idle_stamp = 0;
+                }
+                st
+            },
+        };
+        for llc in 0..scenario.llcs {
+            sim.llc_idle[llc as usize] = scenario.llc_weight;
+        }
+        // All CPUs start idle: has_idle_cores as the idle loop would set it.
+        for cpu in 0..n {
+            sim.st.update_idle_core(cpu);
+        }
+        // First periodic balance at t=0 so nr_idle_scan reflects the start state (the seed's
+        // corner case holds from the first wake-up); then each group at its own interval.
+        for llc in 0..scenario.llcs {
+            sim.st.update_llc_scan_hint(llc);
+            let ng = sim.st.topo.llc_groups(llc).len() as u32;
+            for g in 0..ng {
+                let first = sim.rng.below(scenario.llc_weight as u64 * 1_000_000) + 1;
+                sim.push(first, Event::Balance { llc, group: g });
+            }
+        }
+        for (i, s) in specs.iter().enumerate() {
+            if let Some(t) = s.first_wake_ns {
+                sim.push(t, Event::Timer { task: i as u32 });
+            }
+        }
+        Ok(sim)
+    }
+
+    fn push(&mut self, t: u64, e: Event) {
+        self.seq += 1;
+        self.events.push(Reverse((t, self.seq, e)));
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+    pub fn now_ns(&self) -> u64 {
+        self.now
+    }
+    pub fn topology(&self) -> &Topology {
+        &self.st.topo
+    }
+    pub fn features(&self) -> &Features {
+        &self.st.features
+    }
+    pub fn llc(&self, llc: u32) -> &LlcShared {
+        &self.st.llcs[llc as usize]
+    }
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+    pub fn metrics(&self) -> Metrics {
+        self.counters.metrics()
+    }
+    pub fn histogram(&self) -> &ScanHistogram {
+        &self.hist
+    }
+    pub fn nr_tasks(&self) -> usize {
+        self.tasks.len()
+    }
+    pub fn finished(&self) -> bool {
+        self.now >= self.scenario.duration_ns()
+    }
+
+    /// Records every wake-up's decision into a ring of the last [`DECISION_RING`].
+    pub fn set_recording(&mut self, on: bool) {
+        self.recording = on;
+    }
+    pub fn decisions(&self) -> &VecDeque<Decision> {
+        &self.decisions
+    }
+    pub fn last_decision(&self) -> Option<&Decision> {
+        self.decisions.back()
+    }
+
+    /// The CPU now (util_avg decayed/accumulated to the current time, without mutating).
+    pub fn cpu_view(&self, cpu: u32) -> CpuView {
+        let rq = &self.st.rqs[cpu as usize];
+        let mut pelt = rq.pelt;
+        pelt.update(self.now, self.cpus[cpu as usize].curr.is_some());
+        CpuView {
+            cpu,
+            state: rq.state(),
+            util_avg: pelt.util_avg,
+            nr_running: rq.nr_running,
+            running_task: self.cpus[cpu as usize].curr,
+        }
+    }
+
+    /// Sum of util_avg over an LLC now (what the next periodic balance would see).
+    pub fn llc_sum_util_now(&self, llc: u32) -> u64 {
+        self.st
+            .topo
+            .llc_span(llc)
+            .iter()
+            .map(|c| self.cpu_view(c).util_avg as u64)
+            .sum()
+    }
+
+    pub fn per_cpu(&self) -> Vec<PerCpu> {
+        self.per_cpu
+            .iter()
+            .map(|p| PerCpu {
+                util_avg: self.cpu_view(p.cpu).util_avg,
+                ..*p
+            })
+            .collect()
+    }
+
+    /// Processes one event; false when there is none left.
+    pub fn step(&mut self) -> bool {
+        let Some(Reverse((t, _, ev))) = self.events.pop() else {
+            return false;
+        };
+        debug_assert!(t >= self.now, "time went backwards");
+        self.now = t.max(self.now);
+        if !self.measuring && self.now >= self.warmup_ns {
+            self.start_measuring();
+        }
+        match ev {
+            Event::StintEnd { cpu, gen } => {
+                if self.cpus[cpu as usize].gen == gen {
+                    self.stint_end(cpu);
+                }
+            }
+            Event::Dispatch { cpu } => {
+                self.cpus[cpu as usize].dispatch_pending = false;
+                if self.cpus[cpu as usize].curr.is_none() {
+                    self.pick_next(cpu);
+                }
+            }
+            Event::Timer { task } => self.timer(task),
+            Event::Balance { llc, group } => self.periodic_balance(llc, group),
+            Event::Net { wakee, waker, cpu } => {
+                if self.tasks[wakee as usize].state == TaskState::Sleeping {
+                    self.wake_from(Some(waker), cpu, wakee, false);
+                }
+            }
+        }
+        true
+    }
+
+    /// Runs events up to and including time `t`, then sets the clock to `t`.
+    pub fn step_until(&mut self, t: u64) {
+        while let Some(Reverse((et, _, _))) = self.events.peek() {
+            if *et > t {
+                break;
+            }
+            self.step();
+        }
+        if t > self.now {
+            self.now = t;
+            if !self.measuring && self.now >= self.warmup_ns {
+                self.start_measuring();
+            }
+        }
+    }
+
+    pub fn run_for(&mut self, d: u64) {
+        let t = self.now.saturating_add(d);
+        self.step_until(t);
+    }
+
+    /// Advances to the next wake-up decision and returns it (always traced).
+    pub fn next_wakeup(&mut self) -> Option<&Decision> {
+        let was = self.recording;
+        self.recording = true;
+        self.stop_at_wakeup = true;
+        self.woke = false;
+        let mut guard = 0u64;
+        while !self.woke && guard < 10_000_000 {
+            if !self.step() {
+                break;
+            }
+            guard += 1;
+        }
+        self.stop_at_wakeup = false;
+        self.recording = was;
+        if self.woke {
+            self.decisions.back()
+        } else {
+            None
+        }
+    }
+
+    /// Runs to the scenario's duration and reports.
+    pub fn run_to_end(&mut self) -> RunReport {
+        let end = self.scenario.duration_ns();
+        self.step_until(end);
+        self.report()
+    }
+
+    pub fn report(&self) -> RunReport {
+        let mut counters = self.counters;
+        counters.wasted_ns += self.pending_wasted();
+        RunReport {
+            scenario: self.scenario.clone(),
+            sim_time_ns: self.now.saturating_sub(self.warmup_ns.min(self.now)),
+            wakeups: counters.wakeups,
+            migrations: counters.migrations,
+            metrics: counters.metrics(),
+            counters,
+            nr_idle_scan: self.st.llcs.iter().map(|l| l.nr_idle_scan).collect(),
+            per_cpu: self.per_cpu(),
+            scan_histogram: HistogramReport {
+                unit: "usecs".into(),
+                labels: (0..self.hist.buckets.len())
+                    .map(ScanHistogram::label)
+                    .collect(),
+                buckets: self.hist.buckets.clone(),
+            },
+        }
+    }
+
+    fn start_measuring(&mut self) {
+        self.measuring = true;
+        self.counters = Counters::default();
+        self.hist = ScanHistogram::default();
+        for p in &mut self.per_cpu {
+            p.placed = 0;
+            p.found_by_scan = 0;
+        }
+        for l in 0..self.llc_wasted_at.len() {
+            self.llc_wasted_at[l] = self.now;
+        }
+    }
+
+    // ---- wasted-time accounting: idle CPUs while tasks wait in the same LLC ----
+
+    fn pending_wasted(&self) -> u64 {
+        (0..self.llc_idle.len()).map(|l| self.wasted_since(l)).sum()
+    }
+
+    fn wasted_since(&self, l: usize) -> u64 {
+        let w = self.llc_idle[l].min(self.llc_waiting[l]) as u64;
+        w * self.now.saturating_sub(self.llc_wasted_at[l])
+    }
+
+    fn integrate_wasted(&mut self, cpu: u32) {
+        let l = self.st.topo.llc_of(cpu) as usize;
+        if self.measuring {
+            self.counters.wasted_ns += self.wasted_since(l);
+        }
+        self.llc_wasted_at[l] = self.now;
+    }
+
+    // ---- CPU state transitions ----
+
+    fn update_cpu_pelt(&mut self, cpu: u32) {
+        let running = self.cpus[cpu as usize].curr.is_some();
+        self.st.rqs[cpu as usize].pelt.update(self.now, running);
+    }
+
+    /// Puts `task` on `cpu`'s runqueue; starts it after `delay` if the CPU is idle.
+    fn enqueue(&mut self, task: u32, cpu: u32, delay: u64) {
+        self.integrate_wasted(cpu);
+        let l = self.st.topo.llc_of(cpu) as usize;
+        let rq = &mut self.st.rqs[cpu as usize];
+        if rq.nr_running == 0 {
+            self.llc_idle[l] -= 1;
+            // ttwu_do_wakeup: fold the idle period into avg_idle (linux-5.14 core.c).
+            if rq.idle_stamp != 0 {
+                let delta = self.now - rq.idle_stamp;
+                let max = 2 * rq.max_idle_balance_cost;
+                rq.avg_idle = crate::throttle::update_avg(rq.avg_idle, delta).min(max);
+                rq.wake_stamp = self.now * self.scenario.hz as u64 / 1_000_000_000;
+                rq.wake_avg_idle = rq.avg_idle / 2;
+                rq.idle_stamp = 0;
+            }
+        }
+        rq.nr_running += 1;
+        self.tasks[task as usize].state = TaskState::Queued(cpu);
+        let c = &mut self.cpus[cpu as usize];
+        c.queue.push_back(task);
+        self.llc_waiting[l] += 1;
+        if c.curr.is_none() && !c.dispatch_pending {
+            c.dispatch_pending = true;
+            self.push(self.now + delay, Event::Dispatch { cpu });
+        }
+    }
+
+    /// Starts the next queued task on an idle `cpu`, or lets it go idle.
+    fn pick_next(&mut self, cpu: u32) {
+        self.integrate_wasted(cpu);
+        self.update_cpu_pelt(cpu);
+        let l = self.st.topo.llc_of(cpu) as usize;
+        let Some(task) = self.cpus[cpu as usize].queue.pop_front() else {
+            self.go_idle(cpu);
+            return;
+        };
+        self.llc_waiting[l] -= 1;
+        let now = self.now;
+        let t = &mut self.tasks[task as usize];
+        t.pelt.update(now, false);
+        t.state = TaskState::Running(cpu);
+        if t.woken_at != u64::MAX {
+            let lat = now - t.woken_at;
+            t.woken_at = u64::MAX;
+            if self.measuring {
+                self.counters.wakeup_latency_sum_ns += lat;
+                self.counters.wakeup_latency_count += 1;
+                self.counters.wakeup_latency_max_ns = self.counters.wakeup_latency_max_ns.max(lat);
+            }
+        }
+        let c = &mut self.cpus[cpu as usize];
+        c.curr = Some(task);
+        c.stint_start = now;
+        c.gen = c.gen.wrapping_add(1);
+        let stint = if c.queue.is_empty() {
+            self.tasks[task as usize].remaining
+        } else {
+            self.tasks[task as usize].remaining.min(SLICE_NS)
+        };
+        let gen = c.gen;
+        self.push(now + stint.max(1), Event::StintEnd { cpu, gen });
+    }
+
+    /// The CPU has nothing to run: newidle balance, else idle.
+    fn go_idle(&mut self, cpu: u32) {
+        if self.newidle_pull(cpu) {
+            return;
+        }
+        let l = self.st.topo.llc_of(cpu) as usize;
+        let rq = &mut self.st.rqs[cpu as usize];
+        if rq.nr_running == 0 && rq.idle_stamp == 0 {
+            rq.idle_stamp = self.now.max(1);
+            let _ = l;
+            self.st.update_idle_core(cpu);
+        }
+    }
+
+    /// sched_balance_newidle: pull one waiting task from the busiest CPU of the LLC.
+    /// (Newidle balance never writes nr_idle_scan.)
+    fn newidle_pull(&mut self, cpu: u32) -> bool {
+        let llc = self.st.topo.llc_of(cpu);
+        if self.llc_waiting[llc as usize] == 0 {
+            return false;
+        }
+        let mut best: Option<(u32, usize)> = None;
+        for src in self.st.topo.llc_span(llc).iter() {
+            let q = &self.cpus[src as usize].queue;
+            // Only tasks waiting behind a running one (a pending dispatch is about to run).
+            if src == cpu || q.is_empty() || self.cpus[src as usize].curr.is_none() {
+                continue;
+            }
+            // The first queued task allowed on `cpu`.
+            if let Some(pos) = q
+                .iter()
+                .position(|t| self.masks[self.tasks[*t as usize].affinity as usize].test(cpu))
+            {
+                if best.is_none_or(|(b, _)| self.cpus[b as usize].queue.len() < q.len()) {
+                    best = Some((src, pos));
+                }
+            }
+        }
+        let Some((src, pos)) = best else {
+            return false;
+        };
+        let task = self.cpus[src as usize].queue.remove(pos).unwrap_or(0);
+        self.integrate_wasted(src);
+        let l = llc as usize;
+        self.llc_waiting[l] -= 1;
+        let src_rq = &mut self.st.rqs[src as usize];
+        src_rq.nr_running -= 1;
+        if src_rq.nr_running == 0 {
+            // It had a wake-up pending dispatch and nothing else: it is idle again.
+            self.llc_idle[l] += 1;
+            src_rq.idle_stamp = self.now.max(1);
+        }
+        if self.measuring {
+            self.counters.balance_pulls += 1;
+        }
+        self.tasks[task as usize].prev = cpu;
+        self.enqueue(task, cpu, 0);
+        true
+    }
+
+    fn stint_end(&mut self, cpu: u32) {
+        let Some(task) = self.cpus[cpu as usize].curr else {
+            return;
+        };
+        let ran = self.now - self.cpus[cpu as usize].stint_start;
+        let t = &mut self.tasks[task as usize];
+        t.remaining = t.remaining.saturating_sub(ran);
+        if t.remaining > 0 {
+            // Slice expired with others waiting: round-robin.
+            self.preempt(cpu, task);
+            return;
+        }
+        self.burst_done(cpu, task);
+    }
+
+    /// Slice expired with others waiting: the task goes to the back of its queue.
+    fn preempt(&mut self, cpu: u32, task: u32) {
+        self.update_cpu_pelt(cpu);
+        self.tasks[task as usize].pelt.update(self.now, true);
+        self.integrate_wasted(cpu);
+        let l = self.st.topo.llc_of(cpu) as usize;
+        self.tasks[task as usize].state = TaskState::Queued(cpu);
+        let c = &mut self.cpus[cpu as usize];
+        c.curr = None;
+        c.queue.push_back(task);
+        self.llc_waiting[l] += 1;
+        self.pick_next(cpu);
+    }
+
+    /// The running task's burst is over: act per role, then block or continue.
+    fn burst_done(&mut self, cpu: u32, task: u32) {
+        let tm = self.timing;
+        let role = self.tasks[task as usize].role;
+        // What happens next: Some(burst) = keep running; None = block (maybe with a timer).
+        let mut next_burst = None;
+        let mut timer = None;
+        let in_tail = std::mem::take(&mut self.tasks[task as usize].in_tail);
+        match role {
+            _ if in_tail => {}
+            Role::Client { server } => {
+                // The request: a sync wake-up from the still-running client, which then
+                // finishes its send and blocks in recv.
+                self.wake(task, server, true);
+                self.tasks[task as usize].in_tail = true;
+                next_burst = Some(self.rng.around(tm.tail_ns));
+            }
+            Role::Server { client } => {
+                // The reply crosses the loopback stack: both ends are blocked meanwhile.
+                let d = self.rng.around(tm.wire_ns);
+                self.push(
+                    self.now + d.max(1),
+                    Event::Net {
+                        wakee: client,
+                        waker: task,
+                        cpu,
+                    },
+                );
+            }
+            Role::Sender {
+                first_receiver,
+                receivers,
+            } => {
+                for r in first_receiver..first_receiver + receivers {
+                    self.tasks[r as usize].pending_msgs += 1;
+                    self.wake(task, r, true);
+                }
+                timer = Some(self.rng.exp_ns(tm.think_ns));
+            }
+            Role::Receiver => {
+                let t = &mut self.tasks[task as usize];
+                if t.pending_msgs > 0 {
+                    next_burst = Some(t.pending_msgs as u64 * tm.msg_ns);
+                    t.pending_msgs = 0;
+                }
+            }
+            Role::Messenger {
+                first_worker,
+                workers,
+            } => {
+                for w in first_worker..first_worker + workers {
+                    self.wake(task, w, false);
+                }
+                timer = Some(tm.period_ns);
+            }
+            Role::Worker => {}
+            Role::Uniform => timer = Some(self.rng.exp_ns(tm.uniform_sleep_ns)),
+            Role::Hog => next_burst = Some(u64::MAX / 4),
+            Role::Waker => timer = Some(self.rng.exp_ns(tm.waker_sleep_ns)),
+        }
+        if let Some(b) = next_burst {
+            self.tasks[task as usize].remaining = b.max(1);
+            self.update_cpu_pelt(cpu);
+            let c = &mut self.cpus[cpu as usize];
+            c.stint_start = self.now;
+            c.gen = c.gen.wrapping_add(1);
+            let stint = if c.queue.is_empty() {
+                b
+            } else {
+                b.min(SLICE_NS)
+            };
+            let gen = c.gen;
+            self.push(self.now + stint.max(1), Event::StintEnd { cpu, gen });
+            return;
+        }
+        // Block: dequeue and switch.
+        self.update_cpu_pelt(cpu);
+        self.tasks[task as usize].pelt.update(self.now, true);
+        self.tasks[task as usize].state = TaskState::Sleeping;
+        self.tasks[task as usize].prev = cpu;
+        self.cpus[cpu as usize].curr = None;
+        self.integrate_wasted(cpu);
+        let rq = &mut self.st.rqs[cpu as usize];
+        rq.nr_running -= 1;
+        if rq.nr_running == 0 {
+            let l = self.st.topo.llc_of(cpu) as usize;
+            self.llc_idle[l] += 1;
+        }
+        if let Some(d) = timer {
+            self.push(self.now + d.max(1), Event::Timer { task });
+        }
+        self.pick_next(cpu);
+    }
+
+    /// The burst a task runs when woken.
+    fn burst_for(&mut self, task: u32) -> u64 {
+        let tm = self.timing;
+        let jitter = |rng: &mut Rng, ns: u64| rng.around(ns);
+        match self.tasks[task as usize].role {
+            Role::Client { .. } => jitter(&mut self.rng, tm.client_ns),
+            Role::Server { .. } => jitter(&mut self.rng, tm.server_ns),
+            Role::Sender { receivers, .. } => receivers as u64 * tm.msg_ns / 2,
+            Role::Receiver => {
+                let t = &mut self.tasks[task as usize];
+                let n = t.pending_msgs.max(1) as u64;
+                t.pending_msgs = 0;
+                n * tm.msg_ns
+            }
+            Role::Messenger { .. } => 5_000,
+            Role::Worker => jitter(&mut self.rng, tm.worker_ns),
+            Role::Uniform => self.rng.exp_ns(tm.uniform_run_ns).max(1_000),
+            Role::Hog => u64::MAX / 4,
+            Role::Waker => jitter(&mut self.rng, tm.waker_run_ns),
+        }
+    }
+
+    /// A timer wake-up: the waker is whatever runs on the task's prev CPU (not sync).
+    fn timer(&mut self, task: u32) {
+        if self.tasks[task as usize].state != TaskState::Sleeping {
+            return;
+        }
+        let prev = self.tasks[task as usize].prev;
+        if self.tasks[task as usize].role == Role::Hog {
+            // Hogs start on their CPU: no wake-up decision.
+            let b = self.burst_for(task);
+            self.tasks[task as usize].remaining = b;
+            self.enqueue(task, prev, 0);
+            return;
+        }
+        self.wake_from(None, prev, task, false);
+    }
+
+    /// `waker` (running) wakes `wakee`.
+    fn wake(&mut self, waker: u32, wakee: u32, sync: bool) {
+        match self.tasks[wakee as usize].state {
+            TaskState::Sleeping => {}
+            _ => return, // already runnable: the message is picked up when it runs
+        }
+        let TaskState::Running(cpu) = self.tasks[waker as usize].state else {
+            return;
+        };
+        self.wake_from(Some(waker), cpu, wakee, sync);
+    }
+
+    fn wake_from(&mut self, waker: Option<u32>, waker_cpu: u32, wakee: u32, sync: bool) {
+        let jiffies = self.now * self.scenario.hz as u64 / 1_000_000_000;
+        let hz_ns = 1_000_000_000;
+        // record_wakee() on the waker and wake_wide().
+        let mut wide = false;
+        let mut waker_load = 0;
+        if let Some(w) = waker {
+            let now = self.now;
+            let wt = &mut self.tasks[w as usize];
+            if now > wt.wakee_flip_decay_ts + hz_ns {
+                wt.wakee_flips >>= 1;
+                wt.wakee_flip_decay_ts = now;
+            }
+            if wt.last_wakee != wakee {
+                wt.last_wakee = wakee;
+                wt.wakee_flips += 1;
+            }
+            let (m, s) = {
+                let a = wt.wakee_flips;
+                let b = self.tasks[wakee as usize].wakee_flips;
+                (a.max(b), a.min(b))
+            };
+            let f = self.scenario.llc_weight;
+            wide = s >= f && m as u64 >= s as u64 * f as u64;
+            waker_load = self.tasks[w as usize].pelt.util_avg as u64;
+        }
+        // Refresh the util the wake-up path reads for the waker's and candidates' CPUs lazily:
+        // util only matters to wake_affine_weight here.
+        self.update_cpu_pelt(waker_cpu);
+        let prev = self.tasks[wakee as usize].prev;
+        self.update_cpu_pelt(prev);
+        let t = &self.tasks[wakee as usize];
+        let aff = t.affinity as usize;
+        let mut task_pelt = t.pelt;
+        task_pelt.update(self.now, false);
+        let allowed = std::mem::take(&mut self.masks[aff]);
+        let p = Wakee {
+            prev,
+            recent_used_cpu: t.recent_used_cpu,
+            allowed: &allowed,
+            load: task_pelt.util_avg as u64,
+            wake_wide: wide,
+        };
+        let w = Waker {
+            cpu: waker_cpu,
+            sync,
+            load: waker_load,
+            now_ns: self.now,
+            jiffies,
+        };
+        let mut c = Counters::default();
+        let out: Outcome = if self.recording {
+            let mut d = std::mem::take(&mut self.scratch_decision);
+            d.reset();
+            let llc = self.st.topo.llc_of(prev) as usize;
+            d.has_idle_core = self.st.llcs[llc].has_idle_cores;
+            d.nr_idle_scan = self.st.llcs[llc].nr_idle_scan;
+            let out = self.st.select_task_rq_fair(&p, &w, &mut c, &mut d);
+            self.decision_seq += 1;
+            d.seq = self.decision_seq;
+            d.time_ns = self.now;
+            d.waker_cpu = waker_cpu;
+            d.wakee = wakee;
+            d.sync = sync;
+            d.prev = prev;
+            d.target = out.target;
+            d.recent_used_cpu = p.recent_used_cpu;
+            d.result = out.cpu;
+            d.decided_by = Some(out.rule);
+            let mut missed = std::mem::take(&mut d.missed_idle);
+            // select_task_rq_fair does not change any CPU's state, so this is what it saw.
+            self.st.missed_idle(&p, out.target, &d, &mut missed);
+            d.missed_idle = missed;
+            if self.decisions.len() >= DECISION_RING {
+                self.scratch_decision = self.decisions.pop_front().unwrap_or_default();
+            }
+            self.decisions.push_back(d);
+            out
+        } else {
+            self.st.select_task_rq_fair(&p, &w, &mut c, &mut ())
+        };
+        self.masks[aff] = allowed;
+        self.woke = true;
+        // Account.
+        let scan_ns = out.probes.saturating_sub(1) as u64 * self.scenario.probe_cost_ns;
+        if self.measuring {
+            let k = &mut self.counters;
+            k.sis_search += c.sis_search;
+            k.sis_domain_search += c.sis_domain_search;
+            k.sis_scanned += c.sis_scanned;
+            k.sis_failed += c.sis_failed;
+            k.sis_recent_hit += c.sis_recent_hit;
+            k.sis_recent_miss += c.sis_recent_miss;
+            k.sis_core_search += c.sis_core_search;
+            k.sis_core_miss += c.sis_core_miss;
+            k.wakeups += 1;
+            if out.cpu != prev {
+                k.migrations += 1;
+            }
+            if let Some(ns) = out.select_idle_cpu_ns {
+                k.scan_time_ns += ns;
+                self.hist.record_ns(ns);
+            }
+            let pc = &mut self.per_cpu[out.cpu as usize];
+            pc.placed += 1;
+            if out.found_by_scan {
+                pc.found_by_scan += 1;
+            }
+        }
+        let t = &mut self.tasks[wakee as usize];
+        t.recent_used_cpu = out.recent_used_cpu;
+        t.woken_at = self.now;
+        t.pelt = task_pelt;
+        if t.prev != out.cpu {
+            t.prev = out.cpu;
+        }
+        let b = self.burst_for(wakee);
+        self.tasks[wakee as usize].remaining = b.max(1);
+        // The scan's cost delays the wakee (the waker spent it scanning).
+        self.enqueue(wakee, out.cpu, scan_ns);
+    }
+
+    /// Periodic balance of one group of an LLC domain: update nr_idle_scan (the only writer),
+    /// let an idle balance CPU pull a waiting task, and re-arm at get_sd_balance_interval().
+    fn periodic_balance(&mut self, llc: u32, group: u32) {
+        let span: Vec<u32> = self.st.topo.llc_span(llc).iter().collect();
+        for &c in &span {
+            self.update_cpu_pelt(c);
+        }
+        self.st.update_llc_scan_hint(llc);
+        let grp = &self.st.topo.llc_groups(llc)[group as usize];
+        // should_we_balance(): the group's first idle CPU, else its first CPU.
+        let balance_cpu = grp
+            .iter()
+            .copied()
+            .find(|c| self.st.rqs[*c as usize].available_idle())
+            .unwrap_or(grp[0]);
+        let idle = self.st.rqs[balance_cpu as usize].available_idle();
+        let mut pulled = false;
+        if idle {
+            pulled = self.newidle_pull(balance_cpu);
+        }
+        // sd->balance_interval: reset on an acted-on imbalance, else doubles up to 2w.
+        let w = self.scenario.llc_weight as u64;
+        let bi = &mut self.balance_interval_ms[llc as usize][group as usize];
+        *bi = if pulled { w } else { (*bi * 2).min(2 * w) };
+        // get_sd_balance_interval(sd, busy)
+        let hz = self.scenario.hz as u64;
+        let mut interval_ms = *bi;
+        if !idle {
+            interval_ms *= self.scenario.busy_factor() as u64;
+        }
+        let mut jif = (interval_ms * hz).div_ceil(1000);
+        if !idle {
+            jif = jif.saturating_sub(1);
+        }
+        let max_lb = (hz * self.st.topo.nr_cpus() as u64 / 10).max(1);
+        let jif = jif.clamp(1, max_lb);
+        let next = self.now + jif * 1_000_000_000 / hz;
+        self.push(next, Event::Balance { llc, group });
+    }
+
+    /// Checks the engine's invariants; Err describes the first violation (for tests).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut seen = vec![0u32; self.tasks.len()];
+        for (cpu, c) in self.cpus.iter().enumerate() {
+            let mut n = 0;
+            if let Some(t) = c.curr {
+                seen[t as usize] += 1;
+                n += 1;
+                if self.tasks[t as usize].state != TaskState::Running(cpu as u32) {
+                    return Err(format!(
+                        "task {t} is curr on cpu {cpu} but {:?}",
+                        self.tasks[t as usize].state
+                    ));
+                }
+            }
+            for &t in &c.queue {
+                seen[t as usize] += 1;
+                n += 1;
+                if self.tasks[t as usize].state != TaskState::Queued(cpu as u32) {
+                    return Err(format!(
+                        "task {t} queued on cpu {cpu} but {:?}",
+                        self.tasks[t as usize].state
+                    ));
+                }
+                if !self.masks[self.tasks[t as usize].affinity as usize].test(cpu as u32) {
+                    return Err(format!("task {t} on cpu {cpu} outside its affinity"));
+                }
+            }
+            if n != self.st.rqs[cpu].nr_running {
+                return Err(format!(
+                    "cpu {cpu}: nr_running {} but {n} tasks",
+                    self.st.rqs[cpu].nr_running
+                ));
+            }
+            if self.st.rqs[cpu].util_avg() > 1024 {
+                return Err(format!(
+                    "cpu {cpu}: util_avg {}",
+                    self.st.rqs[cpu].util_avg()
+                ));
+            }
+        }
+        for (t, task) in self.tasks.iter().enumerate() {
+            let want = u32::from(task.state != TaskState::Sleeping);
+            if seen[t] != want {
+                return Err(format!(
+                    "task {t} ({:?}) found {} times on runqueues",
+                    task.state, seen[t]
+                ));
+            }
+        }
+        for l in 0..self.llc_idle.len() {
+            let idle = self
+                .st
+                .topo
+                .llc_span(l as u32)
+                .iter()
+                .filter(|c| self.st.rqs[*c as usize].nr_running == 0)
+                .count() as u32;
+            if idle != self.llc_idle[l] {
+                return Err(format!(
+                    "llc {l}: idle count {} but {idle} idle",
+                    self.llc_idle[l]
+                ));
+            }
+            let waiting: u32 = self
+                .st
+                .topo
+                .llc_span(l as u32)
+                .iter()
+                .map(|c| self.cpus[c as usize].queue.len() as u32)
+                .sum();
+            if waiting != self.llc_waiting[l] {
+                return Err(format!(
+                    "llc {l}: waiting {} but {waiting} queued",
+                    self.llc_waiting[l]
+                ));
+            }
+        }
+        let c = &self.counters;
+        if c.sis_failed > c.sis_domain_search
+            || c.sis_domain_search > c.sis_search
+            || c.sis_search > c.sis_scanned
+        {
+            return Err(format!("counters inconsistent: {c:?}"));
+        }
+        Ok(())
+    }
+}
+
+/// Runs a scenario to its end.
+pub fn run(scenario: &Scenario) -> Result<RunReport, InputError> {
+    Ok(Simulation::new(scenario)?.run_to_end())
+}
