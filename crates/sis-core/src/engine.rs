@@ -305,6 +305,26 @@ impl Simulation {
         self.decisions.back()
     }
 
+    /// Wake-up decisions made since the start (warm-up included); a decision's `seq`.
+    pub fn wakeups_total(&self) -> u64 {
+        self.decision_seq
+    }
+
+    /// Replays to just after decision number `n` (recording the last ring's worth), so a
+    /// permalink's `step=n` reproduces the same state. False if the run ends first.
+    pub fn advance_to_wakeup(&mut self, n: u64) -> bool {
+        let was = self.recording;
+        while self.decision_seq < n {
+            self.recording = n - self.decision_seq <= DECISION_RING as u64;
+            if self.next_wakeup_inner().is_none() {
+                self.recording = was;
+                return false;
+            }
+        }
+        self.recording = was;
+        true
+    }
+
     /// The CPU now (util_avg decayed/accumulated to the current time, without mutating).
     pub fn cpu_view(&self, cpu: u32) -> CpuView {
         let rq = &self.st.rqs[cpu as usize];
@@ -397,22 +417,27 @@ impl Simulation {
     pub fn next_wakeup(&mut self) -> Option<&Decision> {
         let was = self.recording;
         self.recording = true;
+        let got = self.next_wakeup_inner().is_some();
+        self.recording = was;
+        if got {
+            self.decisions.back()
+        } else {
+            None
+        }
+    }
+
+    fn next_wakeup_inner(&mut self) -> Option<()> {
         self.stop_at_wakeup = true;
         self.woke = false;
         let mut guard = 0u64;
-        while !self.woke && guard < 10_000_000 {
+        while !self.woke && guard < 1_000_000 {
             if !self.step() {
                 break;
             }
             guard += 1;
         }
         self.stop_at_wakeup = false;
-        self.recording = was;
-        if self.woke {
-            self.decisions.back()
-        } else {
-            None
-        }
+        self.woke.then_some(())
     }
 
     /// Runs to the scenario's duration and reports.
@@ -838,8 +863,7 @@ impl Simulation {
             d.has_idle_core = self.st.llcs[llc].has_idle_cores;
             d.nr_idle_scan = self.st.llcs[llc].nr_idle_scan;
             let out = self.st.select_task_rq_fair(&p, &w, &mut c, &mut d);
-            self.decision_seq += 1;
-            d.seq = self.decision_seq;
+            d.seq = self.decision_seq + 1;
             d.time_ns = self.now;
             d.waker_cpu = waker_cpu;
             d.wakee = wakee;
@@ -863,6 +887,7 @@ impl Simulation {
         };
         self.masks[aff] = allowed;
         self.woke = true;
+        self.decision_seq += 1;
         // Account.
         let scan_ns = out.probes.saturating_sub(1) as u64 * self.scenario.probe_cost_ns;
         if self.measuring {
