@@ -148,11 +148,11 @@ pub fn parse_duration_ns(v: &str) -> Option<u64> {
 
 /// Formats ns as the shortest exact unit string.
 pub fn format_duration(ns: u64) -> String {
-    if ns % 1_000_000_000 == 0 && ns > 0 {
+    if ns.is_multiple_of(1_000_000_000) && ns > 0 {
         format!("{}s", ns / 1_000_000_000)
-    } else if ns % 1_000_000 == 0 {
+    } else if ns.is_multiple_of(1_000_000) {
         format!("{}ms", ns / 1_000_000)
-    } else if ns % 1_000 == 0 {
+    } else if ns.is_multiple_of(1_000) {
         format!("{}us", ns / 1_000)
     } else {
         format!("{ns}ns")

@@ -147,7 +147,7 @@ impl ScanHistogram {
     /// The bucket's label as bpftrace prints it.
     pub fn label(i: usize) -> String {
         fn k(v: u64) -> String {
-            if v >= 1024 && v % 1024 == 0 {
+            if v >= 1024 && v.is_multiple_of(1024) {
                 format!("{}K", v / 1024)
             } else {
                 v.to_string()

@@ -55,7 +55,7 @@ impl TopologySpec {
         if ![1, 2, 4].contains(&self.smt) {
             return Err(E::range("smt", self.smt, "1, 2 or 4"));
         }
-        if self.llc_weight % self.smt != 0 {
+        if !self.llc_weight.is_multiple_of(self.smt) {
             return Err(E::range(
                 "smt",
                 self.smt,
@@ -74,8 +74,8 @@ impl TopologySpec {
             ));
         }
         if self.cluster_size != 0
-            && (self.cluster_size % self.smt != 0
-                || self.llc_weight % self.cluster_size != 0
+            && (!self.cluster_size.is_multiple_of(self.smt)
+                || !self.llc_weight.is_multiple_of(self.cluster_size)
                 || self.cluster_size >= self.llc_weight)
         {
             return Err(E::range(

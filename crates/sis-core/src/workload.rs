@@ -238,11 +238,12 @@ pub fn build(sc: &Scenario, llc0_cpus: &[u32], rng: &mut Rng) -> (Vec<TaskSpec>,
             }
             masks.push(llc0_cpus.to_vec());
             let llc_mask = masks.len() as u32 - 1;
-            // Wakers that want a CPU: load% of the LLC (at least one), starting on the hogs' CPUs.
+            // Wakers that want a CPU: load% of one per hog (at least one), starting on the
+            // hogs' CPUs in turn, so every hog CPU is somebody's prev.
             let wakers = if sc.tasks > 0 {
                 sc.tasks
             } else {
-                (sc.load as usize * w / 400).max(1) as u32
+                (sc.load as usize * hogs / 100).max(1) as u32
             };
             for i in 0..wakers {
                 let start = llc0_cpus[(i as usize) % hogs.max(1)];

@@ -1,0 +1,213 @@
+//! Engine invariants, determinism, and the seeds' corner case run as whole workloads.
+
+use sis_core::trace::{Rule, Saw};
+use sis_core::{Scenario, Simulation};
+
+fn scenario(pairs: &[(&str, &str)]) -> Scenario {
+    Scenario::from_pairs(pairs.iter().copied()).unwrap()
+}
+
+#[test]
+fn same_seed_same_bytes_different_seed_different_run() {
+    let base = [
+        ("llc_weight", "16"),
+        ("load", "150"),
+        ("duration", "40ms"),
+        ("warmup", "5ms"),
+        ("preset", "linux-5.15"),
+    ];
+    let a = serde_json::to_string(&sis_core::run(&scenario(&base)).unwrap()).unwrap();
+    let b = serde_json::to_string(&sis_core::run(&scenario(&base)).unwrap()).unwrap();
+    assert_eq!(a, b);
+    let mut other = base.to_vec();
+    other.push(("seed", "2"));
+    let c = serde_json::to_string(&sis_core::run(&scenario(&other)).unwrap()).unwrap();
+    assert_ne!(a, c);
+}
+
+#[test]
+fn invariants_hold_for_every_workload_and_preset_family() {
+    for workload in [
+        "netperf",
+        "tbench",
+        "hackbench",
+        "schbench",
+        "uniform",
+        "pinned",
+    ] {
+        for (preset, smt, numbering, llcs) in [
+            ("linux-4.13", "2", "contiguous", "1"),
+            ("linux-5.13", "2", "interleaved", "2"),
+            ("linux-6.0", "1", "contiguous", "1"),
+            ("linux-6.7", "4", "contiguous", "1"),
+            ("lb-promote-thin", "1", "contiguous", "2"),
+        ] {
+            for load in ["0", "50", "200"] {
+                let sc = scenario(&[
+                    ("llc_weight", "8"),
+                    ("llcs", llcs),
+                    ("smt", smt),
+                    ("numbering", numbering),
+                    ("preset", preset),
+                    ("workload", workload),
+                    ("load", load),
+                    ("duration", "20ms"),
+                    ("warmup", "0ms"),
+                ]);
+                let mut sim = Simulation::new(&sc).unwrap();
+                let mut last = 0;
+                let mut n = 0u64;
+                while !sim.finished() && sim.step() {
+                    assert!(sim.now_ns() >= last, "time went backwards");
+                    last = sim.now_ns();
+                    n += 1;
+                    if n % 97 == 0 {
+                        sim.check_invariants()
+                            .unwrap_or_else(|e| panic!("{workload} {preset} load {load}: {e}"));
+                    }
+                }
+                sim.check_invariants()
+                    .unwrap_or_else(|e| panic!("{workload} {preset} load {load}: {e}"));
+                for cpu in 0..sc.nr_cpus() {
+                    assert!(sim.cpu_view(cpu).util_avg <= 1024);
+                }
+                let c = sim.counters();
+                assert_eq!(c.sis_search, c.wakeups, "{workload} {preset}");
+            }
+        }
+    }
+}
+
+#[test]
+fn counters_agree_with_the_recorded_trace() {
+    for preset in [
+        "linux-4.13",
+        "linux-5.13",
+        "linux-6.0",
+        "linux-6.7",
+        "lb-promote-thin",
+        "full-scan",
+    ] {
+        let sc = scenario(&[
+            ("llc_weight", "16"),
+            ("smt", "2"),
+            ("preset", preset),
+            ("load", "150"),
+            ("duration", "1s"),
+            ("warmup", "0ms"),
+        ]);
+        let mut sim = Simulation::new(&sc).unwrap();
+        let mut scanned = 0u64;
+        let mut failed = 0u64;
+        for _ in 0..200 {
+            let d = sim.next_wakeup().expect("a wake-up").clone();
+            scanned += 1 + d
+                .steps
+                .iter()
+                .filter(|s| s.rule.is_domain_search() && s.saw != Saw::NotAllowed)
+                .count() as u64;
+            failed += u64::from(
+                d.decided_by == Some(Rule::Fallback)
+                    && (preset == "lb-promote-thin" || d.result == d.target),
+            );
+        }
+        let c = sim.counters();
+        assert_eq!(c.wakeups, 200, "{preset}");
+        assert_eq!(c.sis_scanned, scanned, "{preset}");
+        assert_eq!(c.sis_failed, failed, "{preset}");
+        assert_eq!(sim.decisions().len(), 200);
+    }
+}
+
+#[test]
+fn decision_ring_is_bounded() {
+    let sc = scenario(&[("llc_weight", "8"), ("load", "100"), ("duration", "2s")]);
+    let mut sim = Simulation::new(&sc).unwrap();
+    sim.set_recording(true);
+    sim.run_for(200_000_000);
+    assert!(sim.wakeups_total() > 1000);
+    assert_eq!(sim.decisions().len(), sis_core::engine::DECISION_RING);
+    let seqs: Vec<u64> = sim.decisions().iter().map(|d| d.seq).collect();
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1));
+    assert_eq!(*seqs.last().unwrap(), sim.wakeups_total());
+}
+
+#[test]
+fn advance_to_wakeup_reproduces_the_same_decision() {
+    let sc = scenario(&[
+        ("llc_weight", "16"),
+        ("load", "120"),
+        ("preset", "linux-5.13"),
+    ]);
+    let mut a = Simulation::new(&sc).unwrap();
+    for _ in 0..500 {
+        a.next_wakeup();
+    }
+    let mut b = Simulation::new(&sc).unwrap();
+    assert!(b.advance_to_wakeup(500));
+    assert_eq!(a.last_decision(), b.last_decision());
+    assert_eq!(a.now_ns(), b.now_ns());
+}
+
+/// Seed 000/001 corner case: 7 hogs on CPU0..6 at util 1024, CPU7 idle. SIS_UTIL never scans,
+/// so CPU7 is never found by a scan; SIS_PROP (5.13) and the idle-aware sum find it.
+#[test]
+fn pinned_corner_case_cpu7_found_by_scan_only_without_sis_util() {
+    let found = |preset: &str| {
+        let sc = scenario(&[
+            ("llc_weight", "8"),
+            ("smt", "1"),
+            ("workload", "pinned"),
+            ("preset", preset),
+            ("duration", "2s"),
+            ("warmup", "0ms"),
+        ]);
+        let mut sim = Simulation::new(&sc).unwrap();
+        // From the first wake-up the LLC is over the 85% cut-off.
+        assert_eq!(
+            sim.llc(0).nr_idle_scan,
+            if preset == "linux-6.0" {
+                0
+            } else {
+                sim.llc(0).nr_idle_scan
+            }
+        );
+        let r = sim.run_to_end();
+        assert!(r.wakeups > 100, "{preset}: {} wake-ups", r.wakeups);
+        r.per_cpu[7].found_by_scan
+    };
+    assert_eq!(found("linux-6.0"), 0);
+    assert!(found("linux-5.13") > 0);
+    assert!(found("sis-util-idle-aware") > 0);
+}
+
+#[test]
+fn sis_util_scans_far_less_than_sis_prop_at_200_percent() {
+    let run = |preset: &str| {
+        let sc = scenario(&[
+            ("llc_weight", "112"),
+            ("smt", "2"),
+            ("load", "200"),
+            ("preset", preset),
+            ("duration", "400ms"),
+            ("warmup", "300ms"),
+        ]);
+        sis_core::run(&sc).unwrap().metrics.scanned_per_wakeup
+    };
+    let prop = run("linux-5.13");
+    let util = run("linux-6.0");
+    assert!(util * 2.0 < prop, "linux-6.0 {util} vs linux-5.13 {prop}");
+}
+
+#[test]
+fn low_load_is_all_fast_path() {
+    let sc = scenario(&[
+        ("llc_weight", "112"),
+        ("smt", "2"),
+        ("load", "25"),
+        ("duration", "60ms"),
+        ("warmup", "20ms"),
+    ]);
+    let m = sis_core::run(&sc).unwrap().metrics;
+    assert!(m.fast_rate > 99.0 && m.success_rate > 99.0, "{m:?}");
+}
