@@ -14,6 +14,7 @@ pub mod scenario;
 pub mod select;
 pub mod state;
 pub mod stats;
+pub mod sweep;
 pub mod throttle;
 pub mod topology;
 pub mod trace;
