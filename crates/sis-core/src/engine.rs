@@ -148,6 +148,8 @@ pub struct Simulation {
     llc_idle: Vec<u32>,
     llc_waiting: Vec<u32>,
     llc_wasted_at: Vec<u64>,
+    /// CPUs with tasks queued behind a running one (what newidle balance can pull).
+    waiting: CpuMask,
 }
 
 impl Simulation {
@@ -225,6 +227,7 @@ impl Simulation {
             llc_idle: vec![0; nr_llcs],
             llc_waiting: vec![0; nr_llcs],
             llc_wasted_at: vec![0; nr_llcs],
+            waiting: CpuMask::new(n),
             tasks,
             st: {
                 for rq in st.rqs.iter_mut() {
@@ -503,6 +506,15 @@ impl Simulation {
 
     // ---- CPU state transitions ----
 
+    fn sync_waiting(&mut self, cpu: u32) {
+        let c = &self.cpus[cpu as usize];
+        if c.curr.is_some() && !c.queue.is_empty() {
+            self.waiting.set(cpu);
+        } else {
+            self.waiting.clear(cpu);
+        }
+    }
+
     fn update_cpu_pelt(&mut self, cpu: u32) {
         let running = self.cpus[cpu as usize].curr.is_some();
         self.st.rqs[cpu as usize].pelt.update(self.now, running);
@@ -534,6 +546,7 @@ impl Simulation {
             c.dispatch_pending = true;
             self.push(self.now + delay, Event::Dispatch { cpu });
         }
+        self.sync_waiting(cpu);
     }
 
     /// Starts the next queued task on an idle `cpu`, or lets it go idle.
@@ -542,6 +555,7 @@ impl Simulation {
         self.update_cpu_pelt(cpu);
         let l = self.st.topo.llc_of(cpu) as usize;
         let Some(task) = self.cpus[cpu as usize].queue.pop_front() else {
+            self.sync_waiting(cpu);
             self.go_idle(cpu);
             return;
         };
@@ -570,6 +584,7 @@ impl Simulation {
         };
         let gen = c.gen;
         self.push(now + stint.max(1), Event::StintEnd { cpu, gen });
+        self.sync_waiting(cpu);
     }
 
     /// The CPU has nothing to run: newidle balance, else idle.
@@ -593,14 +608,17 @@ impl Simulation {
         if self.llc_waiting[llc as usize] == 0 {
             return false;
         }
+        // Candidates: CPUs with tasks waiting behind a running one (a pending dispatch is
+        // about to run anyway), found by bitmask search from cpu+1; the longest queue among
+        // the first few wins (the kernel looks for the busiest queue; this bounds the cost).
         let mut best: Option<(u32, usize)> = None;
-        for src in self.st.topo.llc_span(llc).iter() {
-            let q = &self.cpus[src as usize].queue;
-            // Only tasks waiting behind a running one (a pending dispatch is about to run).
-            if src == cpu || q.is_empty() || self.cpus[src as usize].curr.is_none() {
+        let mut cur = self.waiting.wrap_cursor(cpu + 1);
+        let mut looked = 0;
+        while let Some(src) = cur.next(&self.waiting) {
+            if src == cpu || self.st.topo.llc_of(src) != llc {
                 continue;
             }
-            // The first queued task allowed on `cpu`.
+            let q = &self.cpus[src as usize].queue;
             if let Some(pos) = q
                 .iter()
                 .position(|t| self.masks[self.tasks[*t as usize].affinity as usize].test(cpu))
@@ -608,12 +626,17 @@ impl Simulation {
                 if best.is_none_or(|(b, _)| self.cpus[b as usize].queue.len() < q.len()) {
                     best = Some((src, pos));
                 }
+                looked += 1;
+                if looked >= 8 {
+                    break;
+                }
             }
         }
         let Some((src, pos)) = best else {
             return false;
         };
         let task = self.cpus[src as usize].queue.remove(pos).unwrap_or(0);
+        self.sync_waiting(src);
         self.integrate_wasted(src);
         let l = llc as usize;
         self.llc_waiting[l] -= 1;
@@ -1006,6 +1029,11 @@ impl Simulation {
                     "cpu {cpu}: util_avg {}",
                     self.st.rqs[cpu].util_avg()
                 ));
+            }
+        }
+        for (cpu, c) in self.cpus.iter().enumerate() {
+            if self.waiting.test(cpu as u32) != (c.curr.is_some() && !c.queue.is_empty()) {
+                return Err(format!("cpu {cpu}: waiting mask out of date"));
             }
         }
         for (t, task) in self.tasks.iter().enumerate() {
