@@ -61,7 +61,7 @@ fn invariants_hold_for_every_workload_and_preset_family() {
                     assert!(sim.now_ns() >= last, "time went backwards");
                     last = sim.now_ns();
                     n += 1;
-                    if n % 97 == 0 {
+                    if n.is_multiple_of(97) {
                         sim.check_invariants()
                             .unwrap_or_else(|e| panic!("{workload} {preset} load {load}: {e}"));
                     }
