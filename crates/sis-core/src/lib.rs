@@ -7,6 +7,7 @@ pub mod cpumask;
 pub mod decide;
 pub mod engine;
 pub mod error;
+pub mod export;
 pub mod features;
 pub mod pelt;
 pub mod rng;
