@@ -217,11 +217,8 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
     let waker = file.waker.clone().unwrap_or_default();
     let prev = cpu_field("wakee.prev", wakee.prev.unwrap_or(0), n)?;
     let waker_cpu = cpu_field("waker.cpu", waker.cpu.unwrap_or(0), n)?;
+    // The file's `llc` block applies to every LLC (whichever one wake_affine lands in).
     if let Some(l) = &file.llc {
-        let llc = st.topo.llc_of(file.target.unwrap_or(prev)) as usize;
-        if let Some(v) = l.has_idle_cores {
-            st.llcs[llc].has_idle_cores = v;
-        }
         if let Some(v) = l.nr_idle_scan {
             if v > st.topo.llc_weight() {
                 return Err(InputError::range(
@@ -230,11 +227,17 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
                     &format!("an integer in 0..={}", st.topo.llc_weight()),
                 ));
             }
-            st.llcs[llc].nr_idle_scan = v;
         }
-        if let Some(v) = l.avg_scan_cost {
-            let wl = st.topo.llc_of(waker_cpu) as usize;
-            st.llcs[wl].avg_scan_cost = v;
+        for shared in st.llcs.iter_mut() {
+            if let Some(v) = l.has_idle_cores {
+                shared.has_idle_cores = v;
+            }
+            if let Some(v) = l.nr_idle_scan {
+                shared.nr_idle_scan = v;
+            }
+            if let Some(v) = l.avg_scan_cost {
+                shared.avg_scan_cost = v;
+            }
         }
     }
     let recent = match wakee.recent_used_cpu {

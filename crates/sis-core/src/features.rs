@@ -23,6 +23,8 @@ pub struct Features {
     /// SIS_SINGLE_PASS: Mel Gorman's merged select_idle_core/select_idle_cpu loop (5.12+);
     /// off = the legacy three passes.
     pub single_pass: bool,
+    /// SIS_CORE_BREAK: legacy select_idle_core stops at a core's first busy sibling (5.6+).
+    pub core_break: bool,
     /// SIS_SMT_TARGET: legacy third pass, select_idle_smt(target) (4.13..5.11).
     pub smt_target: bool,
     /// SIS_SMT_PREV: select_idle_smt(prev) before the LLC scan when no idle core (5.13+).
@@ -70,6 +72,7 @@ feature_table! {
     "SIS_UTIL_SMALL_LLC", sis_util_small_llc, "For llc_weight <= 16, scale nr_scan by 32/llc_weight (the v4 changelog's small-LLC idea, unmerged). Seed 000.";
     "SIS_UTIL_IDLE_AWARE", sis_util_idle_aware, "Subtract each idle CPU's capacity from sum_util so an idle CPU keeps the scan alive (the RFC's workaround). Seed 001.";
     "SIS_SINGLE_PASS", single_pass, "One merged select_idle_core/select_idle_cpu loop that remembers the first idle CPU while looking for an idle core (5.12). Seed 003.";
+    "SIS_CORE_BREAK", core_break, "Legacy select_idle_core stops examining a core at its first busy SMT sibling instead of looking at all of them (5.6, 'Optimize select_idle_core').";
     "SIS_SMT_TARGET", smt_target, "Legacy third pass: select_idle_smt(target) after select_idle_core and select_idle_cpu (4.13-5.11).";
     "SIS_SMT_PREV", smt_prev, "When the LLC has no idle core, try prev's idle SMT siblings before scanning (5.13). Rik van Riel, seed 004.";
     "SIS_SCAN_NEXT", scan_from_next, "The LLC scan starts at target+1 instead of target (5.15, 56498cfb045d).";
@@ -129,6 +132,7 @@ impl Features {
             sis_util_small_llc: false,
             sis_util_idle_aware: false,
             single_pass: false,
+            core_break: false,
             smt_target: false,
             smt_prev: false,
             scan_from_next: false,
@@ -164,6 +168,7 @@ fn legacy_413() -> Features {
 fn legacy_510() -> Features {
     Features {
         sched_idle_as_idle: true,
+        core_break: true,
         ..legacy_413()
     }
 }

@@ -364,13 +364,16 @@ impl SchedState {
         while let Some(core) = cur.next(&cpus) {
             let mut idle = true;
             for &s in self.topo.smt_siblings(core) {
-                cpus.clear(s);
                 if !ctx.probe(self, Rule::SelectIdleCore, s, NR_INF)
                     || !self.rqs[s as usize].available_idle()
                 {
                     idle = false;
+                    if self.features.core_break {
+                        break; // linux-5.6 fair.c select_idle_core: stop at the first busy sibling
+                    }
                 }
             }
+            cpus.and_not(self.topo.smt_mask(core));
             if idle {
                 found = Some(core);
                 break;
@@ -685,8 +688,14 @@ impl SchedState {
         out.clear();
         let llc = self.topo.llc_of(target);
         for cpu in self.topo.llc_span(llc).iter() {
+            // The thin path takes only fully idle CPUs; the others count sched-idle ones too.
+            let candidate = if self.features.lb_promote {
+                self.rqs[cpu as usize].available_idle()
+            } else {
+                self.idleish(cpu)
+            };
             if p.allowed.test(cpu)
-                && self.idleish(cpu)
+                && candidate
                 && !d
                     .steps
                     .iter()
