@@ -1,0 +1,219 @@
+//! The scenario flags shared by `run`, `sweep` and `trace`, and how they become a
+//! [`Scenario`]: the scenario file's fields first, then the flags over them, all as text
+//! through `Scenario::from_pairs` (so `Scenario::set_field` is the only validation).
+
+use clap::Args;
+use sis_core::scenario::FIELDS;
+use sis_core::{InputError, Scenario};
+
+/// Scenario flags: each one is a scenario field (dashes for underscores), taken as text.
+#[derive(Args, Debug, Default, Clone)]
+pub struct ScenarioArgs {
+    /// Scenario file (JSON object of scenario fields); flags override its fields
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    pub scenario: Option<String>,
+    /// CPUs per LLC (1..=1024)
+    #[arg(long, value_name = "W", allow_hyphen_values = true)]
+    pub llc_weight: Option<String>,
+    /// Number of LLCs (1..=16)
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub llcs: Option<String>,
+    /// SMT threads per core: 1, 2 or 4
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub smt: Option<String>,
+    /// CPUs per cluster (0 = no clusters)
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub cluster_size: Option<String>,
+    /// CPU numbering: contiguous or interleaved
+    #[arg(long, value_name = "NUMBERING", allow_hyphen_values = true)]
+    pub numbering: Option<String>,
+    /// Kernel preset (see `sis presets`)
+    #[arg(long, value_name = "P", allow_hyphen_values = true)]
+    pub preset: Option<String>,
+    /// Feature override on top of the preset, e.g. SIS_PROP=on (repeatable)
+    #[arg(
+        long = "feature",
+        value_name = "NAME=on|off",
+        allow_hyphen_values = true
+    )]
+    pub feature: Vec<String>,
+    /// The LLC domain's imbalance_pct (100..=1000; default: the preset's)
+    #[arg(long, value_name = "P", allow_hyphen_values = true)]
+    pub imbalance_pct: Option<String>,
+    /// netperf, tbench, hackbench, schbench, uniform or pinned
+    #[arg(long, value_name = "W", allow_hyphen_values = true)]
+    pub workload: Option<String>,
+    /// Load in percent of the CPUs (0..=1000)
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
+    pub load: Option<String>,
+    /// Explicit task count (overrides --load when non-zero)
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub tasks: Option<String>,
+    /// PRNG seed
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    pub seed: Option<String>,
+    /// Simulated duration, like 500ms or 2s
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    pub duration: Option<String>,
+    /// Simulated time before the counters start, like 100ms
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    pub warmup: Option<String>,
+    /// Simulated cost of probing one runqueue, ns
+    #[arg(long, value_name = "NS", allow_hyphen_values = true)]
+    pub probe_cost_ns: Option<String>,
+    /// Tick rate: 100, 250, 300 or 1000
+    #[arg(long, value_name = "HZ", allow_hyphen_values = true)]
+    pub hz: Option<String>,
+    /// Workload service time override, us (0 = the workload's default)
+    #[arg(long, value_name = "US", allow_hyphen_values = true)]
+    pub service_us: Option<String>,
+}
+
+/// A resolved scenario, and whether imbalance_pct was given explicitly (file or flag).
+#[derive(Debug)]
+pub struct Resolved {
+    pub scenario: Scenario,
+    pub explicit_imbalance_pct: bool,
+}
+
+/// A file's text; the error names `field` (the flag's field) and the path.
+pub fn read_file(field: &str, path: &str) -> Result<String, InputError> {
+    std::fs::read_to_string(path)
+        .map_err(|e| InputError::range(field, path, &format!("a readable file ({e})")))
+}
+
+/// The scenario file's fields as text pairs (numbers and booleans written as JSON writes them).
+fn file_pairs(text: &str) -> Result<Vec<(String, String)>, InputError> {
+    let obj = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(o)) => o,
+        // Not a JSON object: the scenario parser's own error says so.
+        _ => {
+            return Err(Scenario::from_json(text).err().unwrap_or_else(|| {
+                InputError::range("scenario", "?", "a JSON object of scenario fields")
+            }))
+        }
+    };
+    let mut out = Vec::new();
+    for (k, v) in obj {
+        let text = match v {
+            serde_json::Value::String(s) => s,
+            serde_json::Value::Number(n) => n.to_string(),
+            serde_json::Value::Bool(b) => b.to_string(),
+            other => {
+                let expected = FIELDS
+                    .iter()
+                    .find(|f| f.0 == k)
+                    .map(|f| f.1)
+                    .unwrap_or("a scenario field");
+                return Err(InputError::range(&k, other, expected));
+            }
+        };
+        out.push((k, text));
+    }
+    Ok(out)
+}
+
+impl ScenarioArgs {
+    /// The flags as (field, value) pairs, in FIELDS order (`--feature`s joined).
+    fn flag_pairs(&self) -> Vec<(&'static str, String)> {
+        let f = |v: &Option<String>| v.clone();
+        let mut out: Vec<(&'static str, Option<String>)> = vec![
+            ("llc_weight", f(&self.llc_weight)),
+            ("llcs", f(&self.llcs)),
+            ("smt", f(&self.smt)),
+            ("cluster_size", f(&self.cluster_size)),
+            ("numbering", f(&self.numbering)),
+            ("preset", f(&self.preset)),
+            ("imbalance_pct", f(&self.imbalance_pct)),
+            ("workload", f(&self.workload)),
+            ("load", f(&self.load)),
+            ("tasks", f(&self.tasks)),
+            ("seed", f(&self.seed)),
+            ("duration", f(&self.duration)),
+            ("warmup", f(&self.warmup)),
+            ("probe_cost_ns", f(&self.probe_cost_ns)),
+            ("hz", f(&self.hz)),
+            ("service_us", f(&self.service_us)),
+        ];
+        if !self.feature.is_empty() {
+            out.push(("features", Some(self.feature.join(","))));
+        }
+        out.into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k, v)))
+            .collect()
+    }
+
+    /// File first, flags over it; `--feature`s add to the file's features (later wins).
+    pub fn resolve(&self) -> Result<Resolved, InputError> {
+        let mut pairs: Vec<(String, String)> = match &self.scenario {
+            Some(path) => file_pairs(&read_file("scenario", path)?)?,
+            None => Vec::new(),
+        };
+        for (k, v) in self.flag_pairs() {
+            match pairs.iter_mut().find(|(pk, _)| pk == k) {
+                Some(slot) if k == "features" && !slot.1.trim().is_empty() => {
+                    slot.1 = format!("{},{v}", slot.1);
+                }
+                Some(slot) => slot.1 = v,
+                None => pairs.push((k.to_string(), v)),
+            }
+        }
+        let explicit_imbalance_pct = pairs.iter().any(|(k, _)| k == "imbalance_pct");
+        let mut scenario =
+            Scenario::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+        scenario.features = dedupe_features(&scenario.features);
+        Ok(Resolved {
+            scenario,
+            explicit_imbalance_pct,
+        })
+    }
+}
+
+/// "A=on,B=off,A=off" -> "B=off,A=off": one entry per feature, the last one given.
+fn dedupe_features(s: &str) -> String {
+    let items: Vec<&str> = s.split(',').filter(|x| !x.is_empty()).collect();
+    let name = |x: &str| x.split('=').next().unwrap_or("").to_string();
+    items
+        .iter()
+        .enumerate()
+        .filter(|(i, x)| !items[i + 1..].iter().any(|y| name(y) == name(x)))
+        .map(|(_, x)| *x)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn features_keep_the_last_setting() {
+        assert_eq!(
+            dedupe_features("SIS_PROP=on,SIS_UTIL=off,SIS_PROP=off"),
+            "SIS_UTIL=off,SIS_PROP=off"
+        );
+        assert_eq!(dedupe_features(""), "");
+    }
+
+    #[test]
+    fn flags_override_and_preset_keeps_explicit_imbalance() {
+        let a = ScenarioArgs {
+            preset: Some("linux-4.13".into()),
+            imbalance_pct: Some("130".into()),
+            llc_weight: Some("8".into()),
+            feature: vec!["SIS_UTIL=on".into(), "sis_util=off".into()],
+            ..Default::default()
+        };
+        let r = a.resolve().unwrap();
+        assert_eq!(r.scenario.imbalance_pct, 130);
+        assert!(r.explicit_imbalance_pct);
+        assert_eq!(r.scenario.features, "SIS_UTIL=off");
+        let e = ScenarioArgs {
+            llc_weight: Some("abc".into()),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap_err();
+        assert_eq!(e.field, "llc_weight");
+    }
+}

@@ -1,0 +1,187 @@
+//! `sis curve`: SIS_UTIL's nr_scan over the sum of util_avg (seed 000's tables).
+
+use crate::format_of;
+use clap::Args;
+use serde::Serialize;
+use sis_core::throttle::{update_idle_cpu_scan, SCHED_CAPACITY_SCALE};
+use sis_core::{InputError, Scenario};
+use std::fmt::Write;
+
+#[derive(Args, Debug)]
+pub struct CurveArgs {
+    /// CPUs per LLC (1..=1024), required
+    #[arg(long, value_name = "W", allow_hyphen_values = true)]
+    llc_weight: Option<String>,
+    /// The LLC domain's imbalance_pct (100..=1000) [default: 117]
+    #[arg(long, value_name = "P", allow_hyphen_values = true)]
+    imbalance_pct: Option<String>,
+    /// `percent`: util_pct 0..=100 with sum_util = floor(util_pct * W * 1024 / 100);
+    /// `all`: every integer sum_util 0..=W*1024, util_pct = 100 * sum_util / (W * 1024)
+    /// truncated to 2 decimals [default: percent]
+    #[arg(long, value_name = "percent|all", allow_hyphen_values = true)]
+    points: Option<String>,
+    /// table, csv or json [default: table]
+    #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
+    format: Option<String>,
+}
+
+/// The util percents of the seed's tables.
+const SEED_PCTS: [u64; 11] = [0, 5, 15, 25, 35, 45, 55, 65, 75, 85, 86];
+
+#[derive(Serialize)]
+struct Point {
+    sum_util: u64,
+    /// percent mode: the integer percent; all mode: hundredths, truncated.
+    #[serde(skip)]
+    pct_x100: u64,
+    util_pct: f64,
+    nr_scan: u32,
+}
+
+impl Point {
+    fn pct_text(&self, all: bool) -> String {
+        if all {
+            format!("{}.{:02}", self.pct_x100 / 100, self.pct_x100 % 100)
+        } else {
+            (self.pct_x100 / 100).to_string()
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct CurveJson<'a> {
+    llc_weight: u32,
+    imbalance_pct: u32,
+    points: &'a str,
+    curve: &'a [Point],
+}
+
+pub fn main(a: &CurveArgs) -> Result<String, InputError> {
+    let w = a.llc_weight.as_deref().ok_or_else(|| {
+        InputError::range(
+            "llc_weight",
+            "",
+            "an integer in 1..=1024 (--llc-weight is required)",
+        )
+    })?;
+    // The one validation path: the scenario's own fields.
+    let mut sc = Scenario::default();
+    sc.set_field("llc_weight", w)?;
+    if let Some(p) = &a.imbalance_pct {
+        sc.set_field("imbalance_pct", p)?;
+    }
+    let mode = match a.points.as_deref() {
+        None | Some("percent") => "percent",
+        Some("all") => "all",
+        Some(other) => return Err(InputError::unknown("points", other, ["percent", "all"])),
+    };
+    let format = format_of(&a.format, &["table", "csv", "json"])?;
+    let (w, pct) = (sc.llc_weight, sc.imbalance_pct);
+    let cap = w as u64 * SCHED_CAPACITY_SCALE;
+    let all = mode == "all";
+    let points: Vec<Point> = if all {
+        (0..=cap)
+            .map(|sum| {
+                let pct_x100 = sum * 10_000 / cap;
+                Point {
+                    sum_util: sum,
+                    pct_x100,
+                    util_pct: pct_x100 as f64 / 100.0,
+                    nr_scan: update_idle_cpu_scan(sum, w, pct),
+                }
+            })
+            .collect()
+    } else {
+        sis_core::throttle::curve_percent(w, pct)
+            .into_iter()
+            .map(|(sum, p, nr)| Point {
+                sum_util: sum,
+                pct_x100: p as u64 * 100,
+                util_pct: p as f64,
+                nr_scan: nr,
+            })
+            .collect()
+    };
+    let mut s = String::new();
+    match format {
+        "csv" => {
+            s.push_str("sum_util,util_pct,nr_scan\n");
+            for p in &points {
+                let _ = writeln!(s, "{},{},{}", p.sum_util, p.pct_text(all), p.nr_scan);
+            }
+        }
+        "json" => {
+            let j = CurveJson {
+                llc_weight: w,
+                imbalance_pct: pct,
+                points: mode,
+                curve: &points,
+            };
+            s = serde_json::to_string_pretty(&j).unwrap_or_default();
+            s.push('\n');
+        }
+        _ => {
+            let _ = writeln!(
+                s,
+                "SIS_UTIL nr_scan (update_idle_cpu_scan) for llc_weight {w}, imbalance_pct {pct}"
+            );
+            // The seed's two-line table.
+            let seed: Vec<(u64, u32)> = SEED_PCTS
+                .iter()
+                .map(|p| (*p, update_idle_cpu_scan(p * cap / 100, w, pct)))
+                .collect();
+            let width = seed
+                .iter()
+                .map(|(_, n)| n.to_string().len())
+                .max()
+                .unwrap_or(1)
+                .max(2)
+                + 2;
+            let _ = write!(s, "sum_util%");
+            for (p, _) in &seed {
+                let _ = write!(s, "{p:>width$}");
+            }
+            let _ = write!(s, "\nscan_nr  ");
+            for (_, n) in &seed {
+                let _ = write!(s, "{n:>width$}");
+            }
+            s.push_str("\n\n");
+            if all {
+                // Every sum_util, as runs of equal nr_scan.
+                let _ = writeln!(
+                    s,
+                    "{:>21}  {:>17}  {:>7}",
+                    "sum_util", "util_pct", "nr_scan"
+                );
+                let mut i = 0;
+                while i < points.len() {
+                    let mut j = i;
+                    while j + 1 < points.len() && points[j + 1].nr_scan == points[i].nr_scan {
+                        j += 1;
+                    }
+                    let (a, b) = (&points[i], &points[j]);
+                    let _ = writeln!(
+                        s,
+                        "{:>21}  {:>17}  {:>7}",
+                        format!("{}..={}", a.sum_util, b.sum_util),
+                        format!("{}..={}", a.pct_text(true), b.pct_text(true)),
+                        a.nr_scan
+                    );
+                    i = j + 1;
+                }
+            } else {
+                let _ = writeln!(s, "{:>8}  {:>10}  {:>7}", "util_pct", "sum_util", "nr_scan");
+                for p in &points {
+                    let _ = writeln!(
+                        s,
+                        "{:>8}  {:>10}  {:>7}",
+                        p.pct_text(false),
+                        p.sum_util,
+                        p.nr_scan
+                    );
+                }
+            }
+        }
+    }
+    Ok(s)
+}

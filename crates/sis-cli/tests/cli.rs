@@ -1,0 +1,516 @@
+//! End-to-end tests of the `sis` binary (design.md "Contracts → CLI"). Small scenarios only:
+//! the whole file runs in well under a few seconds in a debug build.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const SIS: &str = env!("CARGO_BIN_EXE_sis");
+
+/// A small, fast run: 8 CPUs, 50 ms of simulated time.
+const SMALL: [&str; 6] = [
+    "--llc-weight",
+    "8",
+    "--duration",
+    "50ms",
+    "--warmup",
+    "10ms",
+];
+
+fn sis(args: &[&str]) -> Output {
+    Command::new(SIS)
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("cannot start sis")
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = sis(args);
+    assert!(
+        o.status.success(),
+        "sis {args:?} failed ({:?}): {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        o.stderr.is_empty(),
+        "sis {args:?} wrote to stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).expect("stdout is UTF-8")
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = ok(args);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("sis {args:?}: not JSON ({e}): {out}"))
+}
+
+/// A fresh file under cargo's per-test temporary directory.
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "sis-cli-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const SEED_PCTS: [u32; 11] = [0, 5, 15, 25, 35, 45, 55, 65, 75, 85, 86];
+
+fn curve_csv(w: u32) -> Vec<(u64, u32, u32)> {
+    let out = ok(&["curve", "--llc-weight", &w.to_string(), "--format", "csv"]);
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("sum_util,util_pct,nr_scan"));
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            assert_eq!(f.len(), 3, "{l}");
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn curve_reproduces_the_seed_tables() {
+    for (w, want) in [
+        (112u32, [112u32, 111, 108, 102, 93, 81, 65, 47, 25, 1, 0]),
+        (16, [16, 15, 15, 14, 13, 11, 9, 6, 3, 0, 0]),
+    ] {
+        let rows = curve_csv(w);
+        assert_eq!(rows.len(), 101, "util_pct 0..=100");
+        let got: Vec<u32> = SEED_PCTS
+            .iter()
+            .map(|p| {
+                let (sum, pct, nr) = rows[*p as usize];
+                assert_eq!(pct, *p);
+                assert_eq!(
+                    sum,
+                    *p as u64 * w as u64 * 1024 / 100,
+                    "floor(pct*W*1024/100)"
+                );
+                nr
+            })
+            .collect();
+        assert_eq!(got, want, "llc_weight {w}");
+    }
+}
+
+#[test]
+fn curve_all_points_and_formats() {
+    let out = ok(&[
+        "curve",
+        "--llc-weight",
+        "2",
+        "--points",
+        "all",
+        "--format",
+        "csv",
+    ]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1 + 2 * 1024 + 1,
+        "header + every sum_util 0..=2048"
+    );
+    assert_eq!(lines[1], "0,0.00,2");
+    assert_eq!(lines.last().copied(), Some("2048,100.00,0"));
+    let j = json(&["curve", "--llc-weight", "112", "--format", "json"]);
+    assert_eq!(j["curve"][25]["nr_scan"], 102);
+    assert_eq!(j["curve"][25]["sum_util"], 25 * 112 * 1024 / 100);
+    let t = ok(&["curve", "--llc-weight", "112", "--imbalance-pct", "117"]);
+    assert!(t.contains("112  111  108  102   93"), "{t}");
+}
+
+#[test]
+fn run_json_is_deterministic_and_has_the_contract_keys() {
+    let args = |seed: &'static str| {
+        let mut a = vec!["run", "--format", "json", "--seed", seed];
+        a.extend(SMALL);
+        a
+    };
+    let a = ok(&args("7"));
+    let b = ok(&args("7"));
+    assert!(
+        a == b,
+        "same scenario and seed must give byte-identical JSON"
+    );
+    let c = ok(&args("8"));
+    assert_ne!(a, c, "another seed gives another run");
+
+    let j: Value = serde_json::from_str(&a).unwrap();
+    for k in [
+        "scenario",
+        "counters",
+        "metrics",
+        "wakeups",
+        "migrations",
+        "per_cpu",
+        "scan_histogram",
+    ] {
+        assert!(j.get(k).is_some(), "run JSON lacks {k}");
+    }
+    assert_eq!(j["scenario"]["llc_weight"], 8);
+    assert_eq!(j["scenario"]["seed"], 7);
+    assert_eq!(j["scenario"]["preset"], "linux-6.0");
+    for k in [
+        "sis_search",
+        "sis_domain_search",
+        "sis_scanned",
+        "sis_failed",
+    ] {
+        assert!(j["counters"][k].is_u64(), "counters.{k}");
+    }
+    for k in ["se_eff", "dom_eff", "fast_rate", "success_rate"] {
+        let v = j["metrics"][k].as_f64().unwrap_or(-1.0);
+        assert!((0.0..=100.0).contains(&v), "metrics.{k} = {v}");
+    }
+    assert!(j["wakeups"].as_u64().unwrap() > 0);
+    let per_cpu = j["per_cpu"].as_array().unwrap();
+    assert_eq!(per_cpu.len(), 8);
+    for (i, p) in per_cpu.iter().enumerate() {
+        assert_eq!(p["cpu"], i);
+        for k in ["placed", "found_by_scan", "util_avg"] {
+            assert!(p[k].is_u64(), "per_cpu[{i}].{k}");
+        }
+    }
+    assert!(!j["scan_histogram"]["buckets"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+
+    let t = ok(&[
+        "run",
+        "--llc-weight",
+        "8",
+        "--duration",
+        "50ms",
+        "--warmup",
+        "10ms",
+    ]);
+    assert!(t.contains("se_eff%") && t.contains("@usecs:"), "{t}");
+}
+
+#[test]
+fn scenario_file_then_flags() {
+    let f = temp_file(
+        "sc.json",
+        r#"{"llc_weight": 8, "duration": "50ms", "warmup": "10ms", "imbalance_pct": 130, "seed": 3}"#,
+    );
+    let f = f.to_str().unwrap();
+    let j = json(&[
+        "run",
+        "--scenario",
+        f,
+        "--seed",
+        "4",
+        "--preset",
+        "linux-4.13",
+        "--format",
+        "json",
+    ]);
+    let sc = &j["scenario"];
+    assert_eq!(sc["llc_weight"], 8);
+    assert_eq!(sc["seed"], 4, "the flag overrides the file");
+    assert_eq!(sc["preset"], "linux-4.13");
+    assert_eq!(
+        sc["imbalance_pct"], 130,
+        "an explicit imbalance_pct beats the preset's"
+    );
+    let j = json(&[
+        "run",
+        "--scenario",
+        f,
+        "--feature",
+        "SIS_PROP=on",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(j["scenario"]["features"], "SIS_PROP=on");
+}
+
+#[test]
+fn trace_prints_decisions() {
+    let mut a = vec!["trace", "--wakeups", "3"];
+    a.extend(SMALL);
+    let t = ok(&a);
+    assert_eq!(
+        t.lines()
+            .filter(|l| l.starts_with('#') && l.contains(" t="))
+            .count(),
+        3,
+        "{t}"
+    );
+    assert!(t.contains("=> cpu"), "{t}");
+    a.extend(["--format", "json"]);
+    let j: Value = serde_json::from_str(&ok(&a)).unwrap();
+    let d = j.as_array().unwrap();
+    assert_eq!(d.len(), 3);
+    assert_eq!(d[0]["seq"], 1);
+    assert!(d[0]["steps"].is_array());
+}
+
+#[test]
+fn sweep_table_csv_and_job_independence() {
+    let base = [
+        "sweep",
+        "--workload",
+        "netperf",
+        "--llc-weight",
+        "8",
+        "--duration",
+        "30ms",
+        "--warmup",
+        "5ms",
+        "--presets",
+        "linux-5.13,linux-6.0",
+        "--loads",
+        "50,200",
+    ];
+    let with = |extra: &[&'static str]| {
+        let mut a = base.to_vec();
+        a.extend(extra);
+        a
+    };
+    let t = ok(&with(&[]));
+    assert_eq!(t.matches("preset linux-5.13").count(), 1, "{t}");
+    assert_eq!(t.matches("preset linux-6.0").count(), 1, "{t}");
+    assert!(
+        t.contains("TCP_RR") && t.contains("4 threads") && t.contains("16 threads"),
+        "{t}"
+    );
+    assert!(t.contains("baseline") && t.contains("compare%"), "{t}");
+    let csv1 = ok(&with(&["--format", "csv", "--jobs", "1"]));
+    let csv3 = ok(&with(&["--format", "csv", "--jobs", "3"]));
+    assert_eq!(csv1, csv3, "results do not depend on --jobs");
+    let lines: Vec<&str> = csv1.lines().collect();
+    assert_eq!(
+        lines[0],
+        "preset,workload,load,wakeups,sis_search,sis_domain_search,sis_scanned,sis_failed,se_eff,dom_eff,fast_rate,success_rate,scanned_per_wakeup,migrations"
+    );
+    let keys: Vec<(&str, &str)> = lines[1..]
+        .iter()
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0], f[2])
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("linux-5.13", "50"),
+            ("linux-5.13", "200"),
+            ("linux-6.0", "50"),
+            ("linux-6.0", "200")
+        ]
+    );
+}
+
+/// Every case of sis-core's decide testdata, through the binary with --all-presets.
+#[test]
+fn decide_matches_the_testdata() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sis-core/testdata/decide");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    let mut checked = 0;
+    for f in files {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        for c in v["cases"].as_array().unwrap() {
+            let name = c["name"].as_str().unwrap_or("?");
+            let state = temp_file("state.json", &c["state"].to_string());
+            let all = json(&[
+                "decide",
+                "--state",
+                state.to_str().unwrap(),
+                "--all-presets",
+                "--format",
+                "json",
+            ]);
+            let all = all.as_array().unwrap();
+            for p in c["presets"].as_array().unwrap() {
+                let p = p.as_str().unwrap();
+                let got = all.iter().find(|r| r["preset"] == p).unwrap();
+                let mut expect = c["expect"].as_object().cloned().unwrap_or_default();
+                if let Some(o) = c["expect_by_preset"][p].as_object() {
+                    expect.extend(o.clone());
+                }
+                for k in [
+                    "result",
+                    "decided_by",
+                    "target",
+                    "nr_before",
+                    "nr_after",
+                    "scan_end",
+                    "missed_idle",
+                ] {
+                    if let Some(want) = expect.get(k) {
+                        assert_eq!(&got[k], want, "{}: {name}: {p}: {k}", f.display());
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0);
+
+    // The seed's corner case, spelled out: default preset linux-6.0, a JSON object.
+    let state = temp_file(
+        "corner.json",
+        r#"{ "topology": { "llc_weight": 8 },
+             "cpus": [ {"cpu":0,"state":"busy","util_avg":1024}, {"cpu":1,"state":"busy","util_avg":1024},
+                       {"cpu":2,"state":"busy","util_avg":1024}, {"cpu":3,"state":"busy","util_avg":1024},
+                       {"cpu":4,"state":"busy","util_avg":1024}, {"cpu":5,"state":"busy","util_avg":1024},
+                       {"cpu":6,"state":"busy","util_avg":1024}, {"cpu":7,"state":"idle","util_avg":0} ],
+             "wakee": { "prev": 0 }, "waker": { "cpu": 0 }, "target": 0 }"#,
+    );
+    let s = state.to_str().unwrap();
+    let j = json(&["decide", "--state", s, "--format", "json"]);
+    assert_eq!(j["preset"], "linux-6.0");
+    assert_eq!(j["result"], 0);
+    assert_eq!(j["missed_idle"], serde_json::json!([7]));
+    assert_eq!(
+        j["steps"],
+        serde_json::json!([{"rule": "target", "cpu": 0, "saw": "busy"}])
+    );
+    for k in ["nr_before", "nr_after"] {
+        assert!(j.get(k).is_some(), "{k}");
+    }
+    let j = json(&[
+        "decide",
+        "--state",
+        s,
+        "--preset",
+        "linux-5.13",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(j["result"], 7, "SIS_PROP finds CPU7");
+    let t = ok(&["decide", "--state", s]);
+    assert!(t.starts_with("linux-6.0: cpu 0"), "{t}");
+}
+
+#[test]
+fn presets_lists_every_preset() {
+    let j = json(&["presets", "--format", "json"]);
+    let names: Vec<&str> = j
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    for want in [
+        "linux-4.13",
+        "linux-5.13",
+        "linux-6.0",
+        "sis-util-v4",
+        "full-scan",
+    ] {
+        assert!(names.contains(&want), "{want}");
+    }
+    let six = j
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "linux-6.0")
+        .unwrap();
+    let f = six["features"].as_array().unwrap();
+    assert!(f.contains(&Value::from("SIS_UTIL")) && !f.contains(&Value::from("SIS_PROP")));
+    assert!(ok(&["presets"]).contains("SIS_UTIL"));
+}
+
+#[test]
+fn help_and_version_exit_zero() {
+    for a in [&["--help"][..], &["sweep", "--help"], &["--version"]] {
+        let o = sis(a);
+        assert_eq!(o.status.code(), Some(0), "{a:?}");
+        assert!(!o.stdout.is_empty());
+    }
+}
+
+/// Bad input: exit 2, exactly one line on stderr naming the field, nothing like a panic.
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let unknown_field = temp_file("unknown.json", r#"{"llc_weight": 8, "llc_wieght": 8}"#);
+    let unknown_field = unknown_field.to_str().unwrap().to_string();
+    let bad_cpu = temp_file(
+        "badcpu.json",
+        r#"{"topology": {"llc_weight": 8}, "cpus": [{"cpu": 99, "state": "busy"}]}"#,
+    );
+    let bad_cpu = bad_cpu.to_str().unwrap().to_string();
+    let small: Vec<&str> = SMALL.to_vec();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["curve", "--llc-weight", "0"], "llc_weight"),
+        (vec!["curve", "--llc-weight", "abc"], "llc_weight"),
+        (vec!["run", "--llc-weight", "0"], "llc_weight"),
+        (vec!["run", "--llc-weight", "abc"], "llc_weight"),
+        (vec!["run", "--smt", "3"], "smt"),
+        (vec!["run", "--preset", "linux-9.9"], "preset"),
+        (vec!["run", "--feature", "SIS_UTL=on"], "feature"),
+        (vec!["run", "--workload", "nope"], "workload"),
+        (vec!["run", "--duration", "10x"], "duration"),
+        (vec!["run", "--load", "-1"], "load"),
+        (
+            vec!["run", "--scenario", "/nonexistent/scenario.json"],
+            "scenario",
+        ),
+        (vec!["run", "--scenario", &unknown_field], "llc_wieght"),
+        (vec!["run", "--format", "xml"], "format"),
+        (vec!["decide", "--state", &bad_cpu], "cpus[0].cpu"),
+        (
+            vec!["decide", "--state", "/nonexistent/state.json"],
+            "state",
+        ),
+        (vec!["sweep", "--presets", "linux-6.0,linux-9.9"], "preset"),
+        (vec!["sweep", "--loads", "25,abc"], "load"),
+        (vec!["sweep", "--jobs", "0"], "jobs"),
+        (vec!["trace", "--wakeups", "0"], "wakeups"),
+        (vec!["run", "--llc-wieght", "8"], "--llc-wieght"),
+        (vec!["frobnicate"], "frobnicate"),
+        (vec![], "subcommand"),
+    ];
+    for (mut args, field) in cases {
+        if args.first() == Some(&"run") || args.first() == Some(&"trace") {
+            // Valid small values first, so only the bad one can fail (later flags win).
+            let mut a = vec![args[0]];
+            a.extend(
+                small
+                    .iter()
+                    .copied()
+                    .filter(|_| !args.contains(&"--scenario")),
+            );
+            a.extend(&args[1..]);
+            args = a;
+        }
+        let o = sis(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "sis {args:?}: stderr {err}");
+        assert_eq!(
+            err.lines().count(),
+            1,
+            "sis {args:?}: one line, got {err:?}"
+        );
+        assert!(err.ends_with('\n') && err.starts_with("sis: "), "{err:?}");
+        assert!(
+            err.contains(field),
+            "sis {args:?}: {err:?} should name {field}"
+        );
+        for bad in ["panicked", "RUST_BACKTRACE", "backtrace"] {
+            assert!(!err.contains(bad), "sis {args:?}: {err:?}");
+        }
+        assert!(o.stdout.is_empty(), "sis {args:?} printed to stdout");
+    }
+}
