@@ -514,3 +514,35 @@ fn bad_input_exits_2_with_one_line() {
         assert!(o.stdout.is_empty(), "sis {args:?} printed to stdout");
     }
 }
+
+/// Extreme but well-formed numbers in a state file are not input errors and must not panic
+/// (u64 avg_scan_cost / avg_idle once overflowed SIS_PROP's arithmetic and update_avg).
+#[test]
+fn extreme_state_values_do_not_panic() {
+    for v in [
+        "18446744073709551615",
+        "9223372036854775808",
+        "9223372036854775807",
+    ] {
+        let state = temp_file(
+            "extreme.json",
+            &format!(
+                r#"{{ "topology": {{ "llc_weight": 8, "smt": 2 }},
+                     "cpus": [ {{"cpu": 0, "state": "busy", "avg_idle": {v}}},
+                               {{"cpu": 1, "state": "busy", "avg_idle": {v}}},
+                               {{"cpu": 4, "state": "busy", "avg_idle": {v}}} ],
+                     "llc": {{ "avg_scan_cost": {v} }},
+                     "wakee": {{ "prev": 0 }}, "waker": {{ "cpu": 0 }} }}"#
+            ),
+        );
+        let j = json(&[
+            "decide",
+            "--state",
+            state.to_str().unwrap(),
+            "--all-presets",
+            "--format",
+            "json",
+        ]);
+        assert!(!j.as_array().unwrap().is_empty());
+    }
+}

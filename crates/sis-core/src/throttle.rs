@@ -44,9 +44,9 @@ pub fn idle_aware_sum(sum_util: u64, nr_idle: u32) -> u64 {
 /// where `avg_idle` is already `avg_idle / 512` (pre-5.14) or `wake_avg_idle` (5.14+) and
 /// `avg_cost = avg_scan_cost + 1`. The loop pre-decrements, so nr = 4 probes 3 CPUs.
 pub fn sis_prop_nr(span_weight: u32, avg_idle: u64, avg_scan_cost: u64) -> u64 {
-    let avg_cost = avg_scan_cost + 1;
+    let avg_cost = avg_scan_cost.saturating_add(1);
     let span_avg = (span_weight as u64).saturating_mul(avg_idle);
-    if span_avg > 4 * avg_cost {
+    if span_avg > avg_cost.saturating_mul(4) {
         span_avg / avg_cost
     } else {
         4
@@ -56,14 +56,15 @@ pub fn sis_prop_nr(span_weight: u32, avg_idle: u64, avg_scan_cost: u64) -> u64 {
 /// linux-5.10 fair.c select_idle_cpu: with SIS_AVG_CPU, `if (avg_idle < avg_cost) return -1`
 /// (avg_idle already divided by 512, avg_cost = avg_scan_cost + 1). True = skip the scan.
 pub fn sis_avg_cpu_skips(avg_idle_512: u64, avg_scan_cost: u64) -> bool {
-    avg_idle_512 < avg_scan_cost + 1
+    avg_idle_512 < avg_scan_cost.saturating_add(1)
 }
 
 /// linux-5.12 kernel/sched/sched.h `update_avg()`: `s64 diff = sample - *avg; *avg += diff / 8;`
 /// (signed division truncating toward zero).
 pub fn update_avg(avg: u64, sample: u64) -> u64 {
-    let diff = sample as i64 - avg as i64;
-    (avg as i64 + diff / 8) as u64
+    // i128: the same as the kernel's s64 for every value below 2^63, and no overflow above.
+    let diff = sample as i128 - avg as i128;
+    (avg as i128 + diff / 8) as u64
 }
 
 /// The SIS_UTIL curve over every integer util percent: (sum_util, util_pct, nr_scan) with
