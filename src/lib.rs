@@ -1,1 +1,161 @@
+//! sisviz: watch the Linux scheduler's `select_idle_sibling()` decide, in the browser.
+//!
+//! The page app starts from `start()` (into `#sisviz-app`, from the URL query). `mount()`
+//! renders more instances anywhere (embeds), each with its own Simulation; `Handle::destroy()`
+//! unmounts one.
 
+pub mod app;
+pub mod components;
+pub mod draw;
+pub mod runner;
+pub mod state;
+pub mod terms;
+pub mod url;
+
+use app::{App, AppProps, Init};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// Shows a panic in the page (and in the console), once.
+fn install_panic_hook() {
+    use std::sync::Once;
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        yew::set_custom_panic_hook(Box::new(|info| {
+            console_error_panic_hook::hook(info);
+            if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+                if let (Ok(div), Some(body)) = (doc.create_element("div"), doc.body()) {
+                    div.set_class_name("sisviz-panic");
+                    let _ = div.set_attribute("role", "alert");
+                    div.set_text_content(Some(&format!(
+                        "sisviz stopped because of a bug: {info}. Reload the page; the URL keeps your scenario."
+                    )));
+                    let _ = body.prepend_with_node_1(&div);
+                }
+            }
+        }));
+    });
+}
+
+/// The page entry point: renders into `#sisviz-app` when the page has one.
+#[wasm_bindgen(start)]
+pub fn start() {
+    install_panic_hook();
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Some(root) = doc.get_element_by_id("sisviz-app") else {
+        return;
+    };
+    let query = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    let init = Init {
+        parsed: url::parse_query(&query),
+        sync_url: true,
+        keyboard: true,
+    };
+    yew::Renderer::<App>::with_root_and_props(
+        root,
+        AppProps {
+            init: Rc::new(init),
+        },
+    )
+    .render();
+}
+
+/// A mounted instance; `destroy()` unmounts it.
+#[wasm_bindgen]
+pub struct Handle {
+    app: Option<yew::AppHandle<App>>,
+}
+
+#[wasm_bindgen]
+impl Handle {
+    /// Unmounts the app (stops its animation loop, drops its Simulation). Idempotent.
+    pub fn destroy(&mut self) {
+        if let Some(app) = self.app.take() {
+            app.destroy();
+        }
+    }
+
+    /// Whether the instance is still mounted.
+    #[wasm_bindgen(getter)]
+    pub fn mounted(&self) -> bool {
+        self.app.is_some()
+    }
+}
+
+/// Reads the embed/mount configuration: a JSON object of scenario fields plus the view keys
+/// (`view`, `embed`, `theme`, `step`, `speed`), or a URL query string (`?llc_weight=8&view=cpus`).
+/// Invalid values are reported in the app, never a panic.
+pub fn parse_config(config: &str) -> url::Parsed {
+    let t = config.trim();
+    if t.is_empty() || t.starts_with('?') || !t.starts_with('{') {
+        return url::parse_query(t);
+    }
+    match serde_json::from_str::<serde_json::Value>(t) {
+        Ok(serde_json::Value::Object(obj)) => {
+            let q: Vec<String> = obj
+                .iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    format!("{}={}", url::encode(k), url::encode(&v))
+                })
+                .collect();
+            url::parse_query(&q.join("&"))
+        }
+        Ok(_) | Err(_) => {
+            let mut p = url::parse_query("");
+            p.errors.push(format!(
+                "invalid scenario '{}': expected a JSON object of scenario fields",
+                t.chars().take(40).collect::<String>()
+            ));
+            p
+        }
+    }
+}
+
+/// Renders an instance into `element`. `config` is a JSON object of scenario fields and view
+/// keys (e.g. `{"llc_weight": 112, "load": 200, "view": "curve", "embed": 1}`) or a query
+/// string; "" = defaults. More than one instance per page works; each is independent.
+#[wasm_bindgen]
+pub fn mount(element: web_sys::Element, config: &str) -> Handle {
+    install_panic_hook();
+    let init = Init {
+        parsed: parse_config(config),
+        sync_url: false,
+        keyboard: false,
+    };
+    let app = yew::Renderer::<App>::with_root_and_props(
+        element,
+        AppProps {
+            init: Rc::new(init),
+        },
+    )
+    .render();
+    Handle { app: Some(app) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_as_json_or_query() {
+        let p = parse_config(r#"{"llc_weight": 112, "load": "200", "view": "curve", "embed": 1}"#);
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!(p.scenario.llc_weight, 112);
+        assert_eq!(p.scenario.load, 200);
+        assert_eq!(p.view.view, url::View::Curve);
+        assert!(p.view.embed);
+        let p = parse_config("?llc_weight=0");
+        assert!(p.errors[0].contains("llc_weight"));
+        let p = parse_config("[1,2]");
+        assert!(!p.errors.is_empty());
+        assert!(parse_config("").errors.is_empty());
+    }
+}

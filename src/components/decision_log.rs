@@ -1,0 +1,137 @@
+//! The last decisions (newest first) and, for the selected one, every check in order beside
+//! the kernel function it comes from, with the current probe highlighted.
+
+use super::Term;
+use crate::runner::{scan_end_text, Summary};
+use sis_core::trace::{Decision, Rule};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct DecisionLogProps {
+    pub decisions: Vec<Summary>,
+    /// The decision shown in detail.
+    pub detail: Option<Decision>,
+    pub selected: Option<u64>,
+    /// Steps shown (probe walk); None = all.
+    pub probe: Option<usize>,
+    /// A decision whose result is hidden (predict mode).
+    pub hidden: Option<u64>,
+    pub on_select: Callback<u64>,
+}
+
+fn fmt_nr(n: Option<i64>) -> String {
+    n.map_or("∞".to_string(), |v| v.to_string())
+}
+
+#[function_component(DecisionLog)]
+pub fn decision_log(p: &DecisionLogProps) -> Html {
+    let detail_seq = p.detail.as_ref().map(|d| d.seq);
+    let items = p.decisions.iter().map(|d| {
+        let hidden = p.hidden == Some(d.seq);
+        let sel = detail_seq == Some(d.seq);
+        let seq = d.seq;
+        let on_select = p.on_select.clone();
+        let onclick = Callback::from(move |_: MouseEvent| on_select.emit(seq));
+        let result = if hidden {
+            html! { <span class="res">{"→ ?"}</span> }
+        } else {
+            html! { <>
+                <span class="res">{format!("→ CPU {}", d.result)}</span>
+                <span class="rule">{d.rule}</span>
+                <span class="probes">{format!("{} probe{}", d.probes, if d.probes == 1 { "" } else { "s" })}</span>
+                { if d.missed > 0 { html!{ <span class="missed">{format!("{} idle missed", d.missed)}</span> } } else { html!{} } }
+            </> }
+        };
+        html! {
+            <li data-testid="decision" class={classes!(sel.then_some("selected"))} key={d.seq.to_string()}>
+                <button class="row" {onclick} aria-current={sel.then_some("true")}>
+                    <span class="seq">{format!("#{}", d.seq)}</span>
+                    <span class="who">{format!("task {} · W{} P{} T{}", d.wakee, d.waker_cpu, d.prev, d.target)}</span>
+                    {result}
+                </button>
+            </li>
+        }
+    });
+    let detail = match &p.detail {
+        None => html! {
+            <p class="empty">{"No decision yet. Press "}<b>{"Step"}</b>{" (or →) to make the next wake-up, or "}<b>{"Play"}</b>{"."}</p>
+        },
+        Some(d) => detail_view(d, p.probe, p.hidden == Some(d.seq)),
+    };
+    html! {
+        <section class="panel log-panel">
+            <div class="panel-head">
+                <h2><Term name="select_idle_sibling">{"Decisions"}</Term></h2>
+                <span class="hint">{"newest first · click one to inspect"}</span>
+            </div>
+            <div class="log-grid">
+                <ol class="log" data-testid="decision-log">{ for items }</ol>
+                <div class="detail" data-testid="decision-detail">{detail}</div>
+            </div>
+        </section>
+    }
+}
+
+fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool) -> Html {
+    let head = html! {
+        <p class="dhead">
+            <b>{format!("#{} ", d.seq)}</b>
+            {format!("at {:.3} ms: task {} woken by CPU {}{}; ", d.time_ns as f64 / 1e6, d.wakee, d.waker_cpu, if d.sync { " (sync)" } else { "" })}
+            <Term name="prev">{format!("prev {}", d.prev)}</Term>{", "}
+            <Term name="target">{format!("target {}", d.target)}</Term>{", "}
+            <Term name="recent_used_cpu">{format!("recent_used_cpu {}", d.recent_used_cpu.map_or("–".into(), |c| c.to_string()))}</Term>{", "}
+            <Term name="has_idle_cores">{format!("has_idle_core {}", d.has_idle_core)}</Term>{", "}
+            <Term name="nr_idle_scan">{format!("nr_idle_scan {}", d.nr_idle_scan)}</Term>
+        </p>
+    };
+    if hidden {
+        return html! { <>
+            {head}
+            <p class="predict-ask">{"Which CPU will the kernel pick? Click its bar in the CPU view."}</p>
+        </> };
+    }
+    let shown = probe.map_or(d.steps.len(), |p| (p + 1).min(d.steps.len()));
+    let cur = probe.map(|p| p.min(d.steps.len().saturating_sub(1)));
+    let rows = d.steps.iter().enumerate().map(|(i, s)| {
+        let class = classes!(
+            (Some(i) == cur).then_some("current"),
+            (i >= shown).then_some("future"),
+            format!("saw-{}", s.saw.name())
+        );
+        let nr = if s.rule == Rule::WakeAffine { String::new() } else { s.nr.map_or(String::new(), |v| v.to_string()) };
+        html! {
+            <tr {class}>
+                <td class="n">{i + 1}</td>
+                <td><code>{s.rule.name()}</code></td>
+                <td class="fn"><code>{s.rule.kernel_function()}</code></td>
+                <td class="n">{format!("CPU {}", s.cpu)}</td>
+                <td><span class={classes!("saw", s.saw.name().to_string())}>{if i < shown { s.saw.name() } else { "…" }}</span></td>
+                <td class="n">{if i < shown { nr } else { String::new() }}</td>
+            </tr>
+        }
+    });
+    let done = shown >= d.steps.len();
+    let result = if done {
+        let rule = d.decided_by;
+        html! {
+            <p class="dres">
+                {"→ "}<b>{format!("CPU {}", d.result)}</b>
+                {format!(", decided by {} in {}", rule.map_or("-", |r| r.name()), rule.map_or("-", |r| r.kernel_function()))}
+                {". "}<Term name="nr">{format!("nr {} → {}", fmt_nr(d.nr_before), fmt_nr(d.nr_after))}</Term>
+                {format!("; {}. ", scan_end_text(d.scan_end))}
+                { if d.missed_idle.is_empty() { html!{ <span>{"No idle CPU was missed."}</span> } } else {
+                    html!{ <span class="missed"><Term name="missed_idle">{"missed idle"}</Term>{format!(": {:?}", d.missed_idle)}</span> } } }
+            </p>
+        }
+    } else {
+        html! { <p class="dres pending">{format!("probe {} of {}: press “Step probe” to continue", shown, d.steps.len())}</p> }
+    };
+    html! { <>
+        {head}
+        <table class="steps">
+            <thead><tr><th>{"#"}</th><th>{"check"}</th><th>{"kernel function"}</th><th>{"cpu"}</th><th>{"saw"}</th><th><Term name="nr">{"nr"}</Term></th></tr></thead>
+            <tbody>{ for rows }</tbody>
+        </table>
+        {result}
+    </> }
+}

@@ -1,0 +1,352 @@
+//! The Simulation and what the views derive from it, kept outside Yew state (in an
+//! `Rc<RefCell<Runner>>`): advancing it every animation frame must not re-render Yew.
+
+use crate::draw::cpus::{CpuLayout, CpuSnap, LlcSnap};
+use crate::draw::curve::CurveData;
+use sis_core::stats::{Counters, Metrics};
+use sis_core::trace::{Decision, ScanEnd};
+use sis_core::{Scenario, Simulation};
+use std::collections::VecDeque;
+
+/// Decisions listed in the log.
+pub const LOG_CAP: usize = 30;
+const TRAIL: usize = 12;
+const SPARKS: usize = 80;
+
+/// One line of the decision log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    pub seq: u64,
+    pub time_ns: u64,
+    pub wakee: u32,
+    pub waker_cpu: u32,
+    pub prev: u32,
+    pub target: u32,
+    pub result: u32,
+    pub rule: &'static str,
+    pub probes: usize,
+    pub missed: usize,
+}
+
+impl Summary {
+    pub fn of(d: &Decision) -> Self {
+        Summary {
+            seq: d.seq,
+            time_ns: d.time_ns,
+            wakee: d.wakee,
+            waker_cpu: d.waker_cpu,
+            prev: d.prev,
+            target: d.target,
+            result: d.result,
+            rule: d.decided_by.map_or("-", |r| r.name()),
+            probes: d.probes(),
+            missed: d.missed_idle.len(),
+        }
+    }
+}
+
+pub fn scan_end_text(e: Option<ScanEnd>) -> &'static str {
+    match e {
+        None => "the LLC scan did not run",
+        Some(ScanEnd::Found) => "the scan found an idle CPU",
+        Some(ScanEnd::Budget) => "the budget nr ran out",
+        Some(ScanEnd::Exhausted) => "the scan visited every CPU",
+        Some(ScanEnd::NoScan) => "no scan: nr_idle_scan was 0 (or the LLC was overloaded)",
+        Some(ScanEnd::AvgCpu) => "no scan: SIS_AVG_CPU (avg_idle < avg_scan_cost)",
+    }
+}
+
+/// What Yew renders as text, taken at most ~10 times a second while playing.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Snapshot {
+    pub version: u64,
+    pub now_ns: u64,
+    pub wakeups_total: u64,
+    pub counters: Counters,
+    pub metrics: Metrics,
+    pub nr_idle_scan: u32,
+    pub has_idle_cores: bool,
+    /// sum_util of LLC 0 now, and at the last balance, as % of capacity.
+    pub util_now_pct: f64,
+    pub util_balance_pct: f64,
+    pub decisions: Vec<Summary>,
+    /// (se_eff, scanned per wake-up) over recent windows.
+    pub sparks: Vec<(f64, f64)>,
+    pub hist: Vec<u64>,
+    pub sis_prop_nr: Option<i64>,
+    pub sis_util: bool,
+    pub sis_prop: bool,
+    pub finished: bool,
+    pub work_ms: f64,
+    pub achieved_speed: f64,
+    pub nr_cpus: u32,
+}
+
+#[derive(Default)]
+pub struct Runner {
+    pub sim: Option<Simulation>,
+    pub generation: u64,
+    /// Per LLC: cores, each its CPU ids (drawing order of the bars).
+    pub groups: Vec<Vec<Vec<u32>>>,
+    pub layout: Option<CpuLayout>,
+    pub curve: Option<CurveData>,
+    trail: VecDeque<(f64, u32)>,
+    last_op: Option<(u64, u32)>,
+    sparks: VecDeque<(f64, f64)>,
+    spark_counters: Counters,
+    pub last_spark_ts: f64,
+    /// Bumped on every change of the simulation.
+    pub version: u64,
+    pub drawn_cpus: u64,
+    pub drawn_slow: u64,
+    pub last_slow_ts: f64,
+    pub last_ts: f64,
+    pub work_ms: f64,
+    pub achieved_speed: f64,
+    sis_prop_nr: Option<i64>,
+}
+
+impl Runner {
+    /// Builds a fresh Simulation (recording on) and replays to `step` if given.
+    pub fn rebuild(
+        &mut self,
+        scenario: &Scenario,
+        generation: u64,
+        step: Option<u64>,
+    ) -> Result<(), String> {
+        self.generation = generation;
+        let mut sim = Simulation::new(scenario).map_err(|e| e.to_string())?;
+        sim.set_recording(true);
+        if let Some(n) = step {
+            sim.advance_to_wakeup(n);
+        }
+        let topo = sim.topology();
+        self.groups = (0..scenario.llcs)
+            .map(|l| {
+                let mut cores: Vec<(u32, Vec<u32>)> = Vec::new();
+                for cpu in topo.llc_span(l).iter() {
+                    let core = topo.core_of(cpu);
+                    if !cores.iter().any(|c| c.0 == core) {
+                        cores.push((core, topo.smt_siblings(cpu).to_vec()));
+                    }
+                }
+                cores.into_iter().map(|c| c.1).collect()
+            })
+            .collect();
+        self.layout = None;
+        self.curve = Some(CurveData::new(scenario.llc_weight, scenario.imbalance_pct));
+        self.trail.clear();
+        self.last_op = None;
+        self.sparks.clear();
+        self.spark_counters = *sim.counters();
+        self.sim = Some(sim);
+        self.sis_prop_nr = None;
+        self.after_change();
+        Ok(())
+    }
+
+    /// Runs `sim_ns` of simulated time, in slices, giving up after `budget_ms` of real time
+    /// (`clock` returns ms). Returns the simulated ns actually run.
+    pub fn advance(&mut self, sim_ns: u64, budget_ms: f64, clock: &dyn Fn() -> f64) -> u64 {
+        let Some(sim) = self.sim.as_mut() else {
+            return 0;
+        };
+        let t0 = clock();
+        let start = sim.now_ns();
+        let slices = 8;
+        let slice = (sim_ns / slices).max(1);
+        let end = start + sim_ns;
+        while sim.now_ns() < end {
+            let t = (sim.now_ns() + slice).min(end);
+            sim.step_until(t);
+            if clock() - t0 > budget_ms {
+                break;
+            }
+        }
+        let ran = sim.now_ns() - start;
+        self.after_change();
+        ran
+    }
+
+    /// The next wake-up decision's seq (None when the run has no more events).
+    pub fn step_decision(&mut self) -> Option<u64> {
+        let seq = self.sim.as_mut()?.next_wakeup().map(|d| d.seq);
+        self.after_change();
+        seq
+    }
+
+    /// Bookkeeping after the simulation moved: operating-point trail, SIS_PROP budget.
+    pub fn after_change(&mut self) {
+        self.version += 1;
+        let Some(sim) = self.sim.as_ref() else {
+            return;
+        };
+        let llc = sim.llc(0);
+        let op = (llc.last_sum_util, llc.nr_idle_scan);
+        if self.last_op != Some(op) {
+            if let Some((u, nr)) = self.last_op {
+                let w = sim.scenario().llc_weight as f64 * 1024.0;
+                self.trail.push_back((u as f64 * 100.0 / w, nr));
+                while self.trail.len() > TRAIL {
+                    self.trail.pop_front();
+                }
+            }
+            self.last_op = Some(op);
+        }
+        let f = sim.features();
+        if f.sis_prop && !f.sis_util {
+            if let Some(nr) = sim.decisions().iter().rev().find_map(|d| d.nr_before) {
+                self.sis_prop_nr = Some(nr);
+            }
+        } else {
+            self.sis_prop_nr = None;
+        }
+    }
+
+    /// Samples the windowed se_eff and scanned/wake-up since the last sample.
+    pub fn sample_spark(&mut self) {
+        let Some(sim) = self.sim.as_ref() else {
+            return;
+        };
+        let now = *sim.counters();
+        let p = self.spark_counters;
+        if now.wakeups <= p.wakeups {
+            return;
+        }
+        let d = Counters {
+            sis_search: now.sis_search - p.sis_search,
+            sis_domain_search: now.sis_domain_search - p.sis_domain_search,
+            sis_scanned: now.sis_scanned - p.sis_scanned,
+            sis_failed: now.sis_failed - p.sis_failed,
+            wakeups: now.wakeups - p.wakeups,
+            ..Counters::default()
+        };
+        let m = d.metrics();
+        self.sparks.push_back((m.se_eff, m.scanned_per_wakeup));
+        while self.sparks.len() > SPARKS {
+            self.sparks.pop_front();
+        }
+        self.spark_counters = now;
+    }
+
+    pub fn decision(&self, seq: u64) -> Option<&Decision> {
+        self.sim
+            .as_ref()?
+            .decisions()
+            .iter()
+            .rev()
+            .find(|d| d.seq == seq)
+    }
+
+    pub fn newest(&self) -> Option<&Decision> {
+        self.sim.as_ref()?.last_decision()
+    }
+
+    pub fn cpu_snaps(&self, out: &mut Vec<CpuSnap>) {
+        out.clear();
+        if let Some(sim) = self.sim.as_ref() {
+            for cpu in 0..sim.topology().nr_cpus() {
+                let v = sim.cpu_view(cpu);
+                out.push(CpuSnap {
+                    state: v.state,
+                    util_avg: v.util_avg,
+                    nr_running: v.nr_running,
+                });
+            }
+        }
+    }
+
+    pub fn llc_snaps(&self) -> Vec<LlcSnap> {
+        let Some(sim) = self.sim.as_ref() else {
+            return Vec::new();
+        };
+        let w = sim.scenario().llc_weight as u64 * 1024;
+        (0..sim.scenario().llcs)
+            .map(|l| {
+                let s = sim.llc(l);
+                LlcSnap {
+                    nr_idle_scan: s.nr_idle_scan,
+                    has_idle_cores: s.has_idle_cores,
+                    sum_util_pct: (s.last_sum_util * 100 / w.max(1)) as u32,
+                }
+            })
+            .collect()
+    }
+
+    /// The curve with the live operating point.
+    pub fn curve_data(&self) -> Option<CurveData> {
+        let sim = self.sim.as_ref()?;
+        let mut c = self.curve.clone()?;
+        let w = sim.scenario().llc_weight as f64 * 1024.0;
+        let llc = sim.llc(0);
+        c.live = Some((llc.last_sum_util as f64 * 100.0 / w, llc.nr_idle_scan));
+        c.trail = self.trail.iter().copied().collect();
+        c.util_now = Some(sim.llc_sum_util_now(0) as f64 * 100.0 / w);
+        c.sis_prop_nr = self.sis_prop_nr;
+        c.sis_util_on = sim.features().sis_util;
+        Some(c)
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        let Some(sim) = self.sim.as_ref() else {
+            return Snapshot::default();
+        };
+        let w = sim.scenario().llc_weight as f64 * 1024.0;
+        let llc = sim.llc(0);
+        Snapshot {
+            version: self.version,
+            now_ns: sim.now_ns(),
+            wakeups_total: sim.wakeups_total(),
+            counters: *sim.counters(),
+            metrics: sim.metrics(),
+            nr_idle_scan: llc.nr_idle_scan,
+            has_idle_cores: llc.has_idle_cores,
+            util_now_pct: sim.llc_sum_util_now(0) as f64 * 100.0 / w,
+            util_balance_pct: llc.last_sum_util as f64 * 100.0 / w,
+            decisions: sim
+                .decisions()
+                .iter()
+                .rev()
+                .take(LOG_CAP)
+                .map(Summary::of)
+                .collect(),
+            sparks: self.sparks.iter().copied().collect(),
+            hist: sim.histogram().buckets.clone(),
+            sis_prop_nr: self.sis_prop_nr,
+            sis_util: sim.features().sis_util,
+            sis_prop: sim.features().sis_prop,
+            finished: sim.finished(),
+            work_ms: self.work_ms,
+            achieved_speed: self.achieved_speed,
+            nr_cpus: sim.topology().nr_cpus(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rebuild_step_and_snapshot() {
+        let mut r = Runner::default();
+        let s = Scenario::from_pairs([("llc_weight", "8")]).unwrap();
+        r.rebuild(&s, 1, None).unwrap();
+        assert_eq!(r.groups.len(), 1);
+        assert_eq!(r.groups[0].len(), 4);
+        let a = r.step_decision().unwrap();
+        let b = r.step_decision().unwrap();
+        assert_eq!(b, a + 1);
+        let snap = r.snapshot();
+        assert_eq!(snap.decisions[0].seq, b);
+        assert_eq!(snap.wakeups_total, b);
+        // A permalink's step reproduces the same state.
+        let mut r2 = Runner::default();
+        r2.rebuild(&s, 2, Some(b)).unwrap();
+        assert_eq!(r2.snapshot().now_ns, snap.now_ns);
+        assert_eq!(r2.decision(b), r.decision(b));
+        let ran = r.advance(1_000_000, 1e9, &|| 0.0);
+        assert_eq!(ran, 1_000_000);
+        r.sample_spark();
+    }
+}

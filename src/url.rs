@@ -1,0 +1,371 @@
+//! URL query <-> scenario + view state. Pure (no web APIs), so it is unit-tested natively.
+//!
+//! The query carries every field of [`Scenario::to_pairs`] plus the view keys in [`VIEW_KEYS`].
+//! Parsing goes through [`Scenario::from_pairs`]: one validation path for every spelling.
+
+use sis_core::Scenario;
+
+/// Query keys that are view state, not scenario fields.
+pub const VIEW_KEYS: &[&str] = &["step", "view", "embed", "theme", "speed", "predict"];
+
+/// Which part of the app is shown (`view=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum View {
+    #[default]
+    Full,
+    Curve,
+    Cpus,
+    Trace,
+}
+
+impl View {
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Full => "full",
+            View::Curve => "curve",
+            View::Cpus => "cpus",
+            View::Trace => "trace",
+        }
+    }
+    pub fn parse(s: &str) -> Option<View> {
+        match s {
+            "full" => Some(View::Full),
+            "curve" => Some(View::Curve),
+            "cpus" => Some(View::Cpus),
+            "trace" => Some(View::Trace),
+            _ => None,
+        }
+    }
+}
+
+/// Colour theme (`theme=`); `Auto` follows prefers-color-scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Theme {
+    #[default]
+    Auto,
+    Light,
+    Dark,
+}
+
+impl Theme {
+    pub fn name(self) -> &'static str {
+        match self {
+            Theme::Auto => "auto",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Theme> {
+        match s {
+            "auto" => Some(Theme::Auto),
+            "light" => Some(Theme::Light),
+            "dark" => Some(Theme::Dark),
+            _ => None,
+        }
+    }
+}
+
+/// Simulated microseconds per real millisecond.
+pub const DEFAULT_SPEED: u32 = 100;
+pub const SPEEDS: &[u32] = &[1, 5, 20, 100, 500, 2000];
+
+/// View state carried next to the scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewState {
+    /// Wake-up number to replay to (`advance_to_wakeup`).
+    pub step: Option<u64>,
+    pub view: View,
+    pub embed: bool,
+    pub theme: Theme,
+    pub speed: u32,
+    pub predict: bool,
+}
+
+impl Default for ViewState {
+    fn default() -> Self {
+        ViewState {
+            step: None,
+            view: View::Full,
+            embed: false,
+            theme: Theme::Auto,
+            speed: DEFAULT_SPEED,
+            predict: false,
+        }
+    }
+}
+
+/// The result of reading a query: always a usable scenario, plus the errors found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parsed {
+    pub scenario: Scenario,
+    pub view: ViewState,
+    /// Input errors (InputError's Display, naming the field), in query order.
+    pub errors: Vec<String>,
+}
+
+fn hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// application/x-www-form-urlencoded decoding ('+' is a space, %XX bytes, lossy UTF-8).
+pub fn decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Percent-encodes everything but unreserved characters (and keeps ',' readable).
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &c in s.as_bytes() {
+        if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'~' | b',') {
+            out.push(c as char);
+        } else {
+            out.push_str(&format!("%{c:02X}"));
+        }
+    }
+    out
+}
+
+/// Splits a query string (with or without the leading '?') into decoded pairs.
+pub fn split_query(q: &str) -> Vec<(String, String)> {
+    q.trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (decode(k), decode(v))
+        })
+        .collect()
+}
+
+fn parse_view(pairs: &[(String, String)], errors: &mut Vec<String>) -> ViewState {
+    let mut v = ViewState::default();
+    for (k, val) in pairs {
+        match k.as_str() {
+            "step" => match val.trim().parse::<u64>() {
+                Ok(n) => v.step = Some(n),
+                Err(_) => errors.push(format!(
+                    "invalid step '{val}': expected a wake-up number in 0..=18446744073709551615"
+                )),
+            },
+            "view" => match View::parse(val) {
+                Some(x) => v.view = x,
+                None => errors.push(format!(
+                    "invalid view '{val}': expected curve, cpus, trace or full"
+                )),
+            },
+            "embed" => v.embed = matches!(val.as_str(), "1" | "true" | "yes" | "on" | ""),
+            "theme" => match Theme::parse(val) {
+                Some(t) => v.theme = t,
+                None => errors.push(format!(
+                    "invalid theme '{val}': expected light, dark or auto"
+                )),
+            },
+            "speed" => match val.trim().parse::<u32>() {
+                Ok(n) if (1..=100_000).contains(&n) => v.speed = n,
+                _ => errors.push(format!(
+                    "invalid speed '{val}': expected simulated us per real ms in 1..=100000"
+                )),
+            },
+            "predict" => v.predict = matches!(val.as_str(), "1" | "true" | "on"),
+            _ => {}
+        }
+    }
+    v
+}
+
+/// Builds the scenario from scenario pairs. All-or-nothing first (`from_pairs`); when that
+/// fails, every valid field is still applied one by one over the defaults so the rest of the
+/// link works, and every error is reported.
+pub fn scenario_from_pairs(pairs: &[(String, String)]) -> (Scenario, Vec<String>) {
+    match Scenario::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+        Ok(s) => (s, Vec::new()),
+        Err(first) => {
+            let mut errors = vec![first.to_string()];
+            let mut s = Scenario::default();
+            // preset first, so a later imbalance_pct wins (as in from_pairs).
+            let mut ordered: Vec<&(String, String)> = pairs.iter().collect();
+            ordered.sort_by_key(|(k, _)| k != "preset");
+            for (k, v) in ordered {
+                let mut trial = s.clone();
+                match trial.set_field(k, v) {
+                    Ok(()) if trial.check().is_ok() => s = trial,
+                    Ok(()) => {
+                        if let Err(e) = trial.check() {
+                            let e = e.to_string();
+                            if !errors.contains(&e) {
+                                errors.push(e);
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        let e = e.to_string();
+                        if !errors.contains(&e) {
+                            errors.push(e);
+                        }
+                    }
+                }
+            }
+            if s.check().is_err() {
+                s = Scenario::default();
+            }
+            (s, errors)
+        }
+    }
+}
+
+/// Reads a whole query string.
+pub fn parse_query(q: &str) -> Parsed {
+    let pairs = split_query(q);
+    let mut errors = Vec::new();
+    let (scen_pairs, view_pairs): (Vec<_>, Vec<_>) = pairs
+        .into_iter()
+        .partition(|(k, _)| !VIEW_KEYS.contains(&k.as_str()));
+    let (scenario, mut scen_errors) = scenario_from_pairs(&scen_pairs);
+    errors.append(&mut scen_errors);
+    let view = parse_view(&view_pairs, &mut errors);
+    Parsed {
+        scenario,
+        view,
+        errors,
+    }
+}
+
+/// Writes the query: every scenario field (to_pairs order), then the view keys that are set.
+pub fn to_query(s: &Scenario, v: &ViewState) -> String {
+    let mut parts: Vec<String> = s
+        .to_pairs()
+        .into_iter()
+        .map(|(k, val)| format!("{k}={}", encode(&val)))
+        .collect();
+    if let Some(n) = v.step {
+        parts.push(format!("step={n}"));
+    }
+    if v.speed != DEFAULT_SPEED {
+        parts.push(format!("speed={}", v.speed));
+    }
+    if v.predict {
+        parts.push("predict=1".into());
+    }
+    if v.view != View::Full {
+        parts.push(format!("view={}", v.view.name()));
+    }
+    if v.embed {
+        parts.push("embed=1".into());
+    }
+    if v.theme != Theme::Auto {
+        parts.push(format!("theme={}", v.theme.name()));
+    }
+    format!("?{}", parts.join("&"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_scenario_and_view() {
+        let s = Scenario::from_pairs([
+            ("llc_weight", "112"),
+            ("preset", "linux-4.13"),
+            ("imbalance_pct", "130"),
+            ("features", "SIS_PROP=on,SIS_UTIL=off"),
+            ("load", "200"),
+            ("seed", "18446744073709551615"),
+        ])
+        .unwrap();
+        let v = ViewState {
+            step: Some(42),
+            view: View::Curve,
+            embed: true,
+            theme: Theme::Dark,
+            speed: 500,
+            predict: true,
+        };
+        let q = to_query(&s, &v);
+        assert!(q.contains("llc_weight=112"), "{q}");
+        assert!(q.contains("features=SIS_PROP%3Don,SIS_UTIL%3Doff"), "{q}");
+        let p = parse_query(&q);
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!(p.scenario, s);
+        assert_eq!(p.view, v);
+    }
+
+    #[test]
+    fn empty_query_is_the_default() {
+        let p = parse_query("");
+        assert_eq!(p.scenario, Scenario::default());
+        assert_eq!(p.view, ViewState::default());
+        assert!(p.errors.is_empty());
+        let p = parse_query("?");
+        assert!(p.errors.is_empty());
+    }
+
+    #[test]
+    fn invalid_field_is_reported_and_the_rest_applies() {
+        let p = parse_query("?llc_weight=0&load=50");
+        assert_eq!(
+            p.errors,
+            vec!["invalid llc_weight '0': expected an integer in 1..=1024".to_string()]
+        );
+        assert_eq!(p.scenario.llc_weight, Scenario::default().llc_weight);
+        assert_eq!(p.scenario.load, 50);
+        let p = parse_query("?llc_wieght=8");
+        assert!(p.errors[0].contains("llc_weight"), "{:?}", p.errors);
+        let p = parse_query("?view=graph&theme=pink&step=x");
+        assert_eq!(p.errors.len(), 3);
+        assert!(p.errors.iter().any(|e| e.contains("view")));
+    }
+
+    #[test]
+    fn cross_field_error_keeps_a_valid_scenario() {
+        let p = parse_query("?llc_weight=6&smt=4");
+        assert!(!p.errors.is_empty());
+        assert!(p.scenario.check().is_ok());
+    }
+
+    #[test]
+    fn preset_then_imbalance_pct_in_any_order() {
+        let p = parse_query("?imbalance_pct=130&preset=linux-4.13");
+        assert_eq!(p.scenario.imbalance_pct, 130);
+        let p = parse_query("?preset=linux-4.13");
+        assert_eq!(p.scenario.imbalance_pct, 125);
+    }
+
+    #[test]
+    fn decoding() {
+        assert_eq!(decode("a+b%2Cc%3d"), "a b,c=");
+        assert_eq!(decode("100%"), "100%");
+        assert_eq!(decode("%zz"), "%zz");
+        assert_eq!(encode("a=b c"), "a%3Db%20c");
+        assert_eq!(
+            split_query("?embed&view=cpus"),
+            vec![
+                ("embed".to_string(), String::new()),
+                ("view".to_string(), "cpus".to_string())
+            ]
+        );
+        assert!(parse_query("?embed").view.embed);
+    }
+}
