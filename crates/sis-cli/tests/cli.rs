@@ -236,6 +236,23 @@ fn scenario_file_then_flags() {
         "json",
     ]);
     assert_eq!(j["scenario"]["features"], "SIS_PROP=on");
+    let j = json(&[
+        "run",
+        "--scenario",
+        f,
+        "--feature",
+        "SIS_PROP=on",
+        "--feature",
+        "SIS_AVG_CPU=on",
+        "--feature",
+        "sis_prop=off",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        j["scenario"]["features"], "SIS_AVG_CPU=on,SIS_PROP=off",
+        "repeatable, last wins"
+    );
 }
 
 #[test]
