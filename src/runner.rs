@@ -40,9 +40,24 @@ impl Summary {
             result: d.result,
             rule: d.decided_by.map_or("-", |r| r.name()),
             probes: d.probes(),
-            missed: d.missed_idle.len(),
+            missed: if found_idle(d) {
+                0
+            } else {
+                d.missed_idle.len()
+            },
         }
     }
+}
+
+/// Whether the decision placed the task on a CPU it saw idle (or sched-idle). Only when it did
+/// not do the idle CPUs it never probed (`missed_idle`) count as missed.
+pub fn found_idle(d: &Decision) -> bool {
+    use sis_core::trace::{Rule, Saw};
+    d.steps
+        .iter()
+        .rev()
+        .find(|s| s.cpu == d.result && s.rule != Rule::WakeAffine)
+        .is_some_and(|s| matches!(s.saw, Saw::Idle | Saw::SchedIdle))
 }
 
 pub fn scan_end_text(e: Option<ScanEnd>) -> &'static str {
@@ -80,6 +95,8 @@ pub struct Snapshot {
     pub work_ms: f64,
     pub achieved_speed: f64,
     pub nr_cpus: u32,
+    /// Counting starts after the warm-up (ns).
+    pub warmup_ns: u64,
 }
 
 #[derive(Default)]
@@ -104,6 +121,7 @@ pub struct Runner {
     pub work_ms: f64,
     pub achieved_speed: f64,
     sis_prop_nr: Option<i64>,
+    rate_ns_per_ms: f64,
 }
 
 impl Runner {
@@ -145,17 +163,22 @@ impl Runner {
         Ok(())
     }
 
-    /// Runs `sim_ns` of simulated time, in slices, giving up after `budget_ms` of real time
-    /// (`clock` returns ms). Returns the simulated ns actually run.
+    /// Runs up to `sim_ns` of simulated time in slices sized from the measured cost, giving up
+    /// after `budget_ms` of real time (`clock` returns ms). Returns the simulated ns run.
     pub fn advance(&mut self, sim_ns: u64, budget_ms: f64, clock: &dyn Fn() -> f64) -> u64 {
         let Some(sim) = self.sim.as_mut() else {
             return 0;
         };
         let t0 = clock();
         let start = sim.now_ns();
-        let slices = 8;
-        let slice = (sim_ns / slices).max(1);
         let end = start + sim_ns;
+        // Simulated ns per real ms, measured; start cautiously (big LLCs cost ~50 us/sim us).
+        let rate = if self.rate_ns_per_ms > 0.0 {
+            self.rate_ns_per_ms
+        } else {
+            20_000.0
+        };
+        let slice = ((rate * budget_ms / 6.0) as u64).clamp(1_000, sim_ns.max(1_000));
         while sim.now_ns() < end {
             let t = (sim.now_ns() + slice).min(end);
             sim.step_until(t);
@@ -164,8 +187,24 @@ impl Runner {
             }
         }
         let ran = sim.now_ns() - start;
+        let el = clock() - t0;
+        if el > 0.5 && ran > 0 {
+            let r = ran as f64 / el;
+            self.rate_ns_per_ms = if self.rate_ns_per_ms > 0.0 {
+                self.rate_ns_per_ms * 0.7 + r * 0.3
+            } else {
+                r
+            };
+        }
         self.after_change();
         ran
+    }
+
+    /// Whether the counters are still in the scenario's warm-up (nothing counted yet).
+    pub fn in_warmup(&self) -> bool {
+        self.sim
+            .as_ref()
+            .is_some_and(|s| s.now_ns() < s.scenario().warmup_ns())
     }
 
     /// The next wake-up decision's seq (None when the run has no more events).
@@ -319,6 +358,7 @@ impl Runner {
             work_ms: self.work_ms,
             achieved_speed: self.achieved_speed,
             nr_cpus: sim.topology().nr_cpus(),
+            warmup_ns: sim.scenario().warmup_ns(),
         }
     }
 }

@@ -239,16 +239,17 @@ pub fn controls(p: &ControlsProps) -> Html {
         <div class="buttons">
             <button class="primary" data-testid="play" onclick={on_play} aria-pressed={s.playing.to_string()}
                 title="Play / pause (space)">
-                { if s.playing { "⏸ Pause" } else { "▶ Play" } }
+                { if s.playing { "❚❚ Pause" } else { "▶ Play" } }
             </button>
-            <button data-testid="step" onclick={on_step} title="Advance to the next wake-up decision (→)">{"Step ⏭"}</button>
+            <button data-testid="step" onclick={on_step} title="Advance to the next wake-up decision (→)">{"Step →"}</button>
             <button data-testid="step-probe" onclick={on_probe}
                 title="Walk the current decision one check at a time">{"Step probe ›"}</button>
             <button data-testid="reset" onclick={on_reset} title="Rebuild the simulation at t = 0">{"↺ Reset"}</button>
             <button data-testid="predict" class={classes!(s.predict.then_some("on"))} onclick={on_predict}
                 aria-pressed={s.predict.to_string()} title={crate::terms::term("predict")}>
-                { if s.predict { "🎯 Predict: on" } else { "🎯 Predict" } }
+                { if s.predict { "Predict: on" } else { "Predict" } }
             </button>
+            {speed}
         </div>
     };
     if p.compact {
@@ -260,7 +261,6 @@ pub fn controls(p: &ControlsProps) -> Html {
                     {num("imbalance-pct", "imbalance_pct", sc.imbalance_pct.to_string(), 100, 1000)}
                     {num("load", "load", sc.load.to_string(), 0, 1000)}
                     {preset_sel}
-                    {speed}
                 </div>
             </div>
         };
@@ -304,7 +304,6 @@ pub fn controls(p: &ControlsProps) -> Html {
                     {workload_sel}
                     {num("load", "load", sc.load.to_string(), 0, 1000)}
                     {num("seed", "seed", sc.seed.to_string(), 0, u64::MAX)}
-                    {speed}
                 </fieldset>
             </div>
             <details class="features">

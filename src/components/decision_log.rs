@@ -2,8 +2,9 @@
 //! the kernel function it comes from, with the current probe highlighted.
 
 use super::Term;
-use crate::runner::{scan_end_text, Summary};
+use crate::runner::{found_idle, scan_end_text, Summary};
 use sis_core::trace::{Decision, Rule};
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -19,6 +20,12 @@ pub struct DecisionLogProps {
     pub on_select: Callback<u64>,
 }
 
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+}
+
 fn fmt_nr(n: Option<i64>) -> String {
     n.map_or("∞".to_string(), |v| v.to_string())
 }
@@ -26,6 +33,23 @@ fn fmt_nr(n: Option<i64>) -> String {
 #[function_component(DecisionLog)]
 pub fn decision_log(p: &DecisionLogProps) -> Html {
     let detail_seq = p.detail.as_ref().map(|d| d.seq);
+    // Keep the current check in view while stepping probe by probe (scrolls the table only).
+    let wrap = use_node_ref();
+    {
+        let wrap = wrap.clone();
+        use_effect_with((detail_seq, p.probe), move |_| {
+            if let Some(w) = wrap.cast::<web_sys::HtmlElement>() {
+                if let Ok(Some(row)) = w.query_selector("tr.current") {
+                    if let Ok(row) = row.dyn_into::<web_sys::HtmlElement>() {
+                        let top = row.offset_top() - w.client_height() / 2;
+                        w.set_scroll_top(top.max(0));
+                    }
+                } else {
+                    w.set_scroll_top(0);
+                }
+            }
+        });
+    }
     let items = p.decisions.iter().map(|d| {
         let hidden = p.hidden == Some(d.seq);
         let sel = detail_seq == Some(d.seq);
@@ -56,7 +80,7 @@ pub fn decision_log(p: &DecisionLogProps) -> Html {
         None => html! {
             <p class="empty">{"No decision yet. Press "}<b>{"Step"}</b>{" (or →) to make the next wake-up, or "}<b>{"Play"}</b>{"."}</p>
         },
-        Some(d) => detail_view(d, p.probe, p.hidden == Some(d.seq)),
+        Some(d) => detail_view(d, p.probe, p.hidden == Some(d.seq), wrap.clone()),
     };
     html! {
         <section class="panel log-panel">
@@ -72,7 +96,7 @@ pub fn decision_log(p: &DecisionLogProps) -> Html {
     }
 }
 
-fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool) -> Html {
+fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool, wrap: NodeRef) -> Html {
     let head = html! {
         <p class="dhead">
             <b>{format!("#{} ", d.seq)}</b>
@@ -117,10 +141,12 @@ fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool) -> Html {
             <p class="dres">
                 {"→ "}<b>{format!("CPU {}", d.result)}</b>
                 {format!(", decided by {} in {}", rule.map_or("-", |r| r.name()), rule.map_or("-", |r| r.kernel_function()))}
-                {". "}<Term name="nr">{format!("nr {} → {}", fmt_nr(d.nr_before), fmt_nr(d.nr_after))}</Term>
-                {format!("; {}. ", scan_end_text(d.scan_end))}
-                { if d.missed_idle.is_empty() { html!{ <span>{"No idle CPU was missed."}</span> } } else {
-                    html!{ <span class="missed"><Term name="missed_idle">{"missed idle"}</Term>{format!(": {:?}", d.missed_idle)}</span> } } }
+                {". "}
+                { if d.scan_end.is_some() { html!{ <><Term name="nr">{format!("Budget nr {} → {}", fmt_nr(d.nr_before), fmt_nr(d.nr_after))}</Term>{"; "}</> } } else { html!{} } }
+                {format!("{}. ", capitalise(scan_end_text(d.scan_end)))}
+                { if found_idle(d) { html!{ <span>{"It landed on an idle CPU."}</span> } }
+                  else if d.missed_idle.is_empty() { html!{ <span>{"No idle CPU was left to find."}</span> } }
+                  else { html!{ <span class="missed"><Term name="missed_idle">{"idle CPUs never probed"}</Term>{format!(": {:?}", d.missed_idle)}</span> } } }
             </p>
         }
     } else {
@@ -128,10 +154,12 @@ fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool) -> Html {
     };
     html! { <>
         {head}
+        <div class="steps-wrap" ref={wrap}>
         <table class="steps">
             <thead><tr><th>{"#"}</th><th>{"check"}</th><th>{"kernel function"}</th><th>{"cpu"}</th><th>{"saw"}</th><th><Term name="nr">{"nr"}</Term></th></tr></thead>
             <tbody>{ for rows }</tbody>
         </table>
+        </div>
         {result}
     </> }
 }

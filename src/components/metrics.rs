@@ -64,6 +64,7 @@ pub fn metrics(p: &MetricsProps) -> Html {
                 <h2>{"Metrics"}</h2>
                 <span class="hint">{speed_note}</span>
             </div>
+            { if s.now_ns < s.warmup_ns { html!{ <p class="hint warm">{format!("Counting starts after the {:.0} ms warm-up.", s.warmup_ns as f64 / 1e6)}</p> } } else { html!{} } }
             <div class="metric-grid">
                 {big("se_eff", "se_eff", "se_eff", m.se_eff)}
                 {big("dom_eff", "dom_eff", "dom_eff", m.dom_eff)}

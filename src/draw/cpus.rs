@@ -26,8 +26,9 @@ pub struct CpuLayout {
     pub llcs: Vec<(f64, f64, f64, f64)>,
 }
 
-const BAR_WIDTHS: [f64; 16] = [
-    56.0, 44.0, 36.0, 30.0, 24.0, 20.0, 16.0, 13.0, 11.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0,
+const BAR_WIDTHS: [f64; 19] = [
+    96.0, 80.0, 64.0, 56.0, 44.0, 36.0, 30.0, 24.0, 20.0, 16.0, 13.0, 11.0, 9.0, 7.0, 6.0, 5.0,
+    4.0, 3.0, 2.0,
 ];
 /// Above this height the next narrower bar width is tried.
 const MAX_HEIGHT: f64 = 560.0;
@@ -37,20 +38,26 @@ const INNER: f64 = 8.0;
 const LLC_GAP: f64 = 12.0;
 
 /// Lays out `groups` (per LLC: cores, each the CPU ids of its SMT siblings) in `width` px.
+/// The widest bars (at least 9 px) that keep every LLC on one line and fit [`MAX_HEIGHT`];
+/// failing that, the
+/// widest that fit (wrapping LLCs into rows); failing that, the narrowest.
 pub fn layout(width: f64, groups: &[Vec<Vec<u32>>], nr_cpus: usize) -> CpuLayout {
-    let mut best = None;
-    for bw in BAR_WIDTHS {
-        let l = try_layout(width, groups, nr_cpus, bw);
-        let fits = l.height <= MAX_HEIGHT;
-        best = Some(l);
-        if fits {
-            break;
-        }
-    }
-    best.unwrap_or_else(|| try_layout(width, groups, nr_cpus, 2.0))
+    let all: Vec<(CpuLayout, bool)> = BAR_WIDTHS
+        .iter()
+        .map(|&bw| try_layout(width, groups, nr_cpus, bw))
+        .collect();
+    let pick = all
+        .iter()
+        .position(|(l, wrapped)| !wrapped && l.height <= MAX_HEIGHT && l.bw >= 9.0)
+        .or_else(|| all.iter().position(|(l, _)| l.height <= MAX_HEIGHT))
+        .unwrap_or(all.len() - 1);
+    all.into_iter()
+        .nth(pick)
+        .map(|x| x.0)
+        .unwrap_or_else(|| try_layout(width, groups, nr_cpus, 2.0).0)
 }
 
-fn try_layout(width: f64, groups: &[Vec<Vec<u32>>], nr_cpus: usize, bw: f64) -> CpuLayout {
+fn try_layout(width: f64, groups: &[Vec<Vec<u32>>], nr_cpus: usize, bw: f64) -> (CpuLayout, bool) {
     let smt = groups
         .first()
         .and_then(|g| g.first())
@@ -79,10 +86,12 @@ fn try_layout(width: f64, groups: &[Vec<Vec<u32>>], nr_cpus: usize, bw: f64) -> 
     let mut x = PAD;
     let mut y = PAD;
     let mut line_h: f64 = 0.0;
+    let mut wrapped = false;
     for (l, cores) in groups.iter().enumerate() {
         let nc = cores.len().max(1) as f64;
         let per_line = nc.min(max_cores);
         let nlines = (nc / per_line).ceil();
+        wrapped |= nlines > 1.0;
         let bw_block = per_line * unit - core_gap + 2.0 * INNER;
         let bh = LLC_LABEL + nlines * row_h + 4.0;
         if x > PAD && x + bw_block > width - PAD {
@@ -127,7 +136,7 @@ fn try_layout(width: f64, groups: &[Vec<Vec<u32>>], nr_cpus: usize, bw: f64) -> 
             }
         }
     }
-    CpuLayout {
+    let l = CpuLayout {
         width,
         height: (y + line_h + PAD).ceil(),
         bw,
@@ -137,7 +146,8 @@ fn try_layout(width: f64, groups: &[Vec<Vec<u32>>], nr_cpus: usize, bw: f64) -> 
         show_ids,
         pos,
         llcs,
-    }
+    };
+    (l, wrapped)
 }
 
 impl CpuLayout {
@@ -179,6 +189,8 @@ pub struct Overlay<'a> {
     pub reveal: bool,
     /// Predict mode: the user's pick.
     pub guess: Option<u32>,
+    /// Draw `missed_idle` (only meaningful when the task did not land on an idle CPU).
+    pub missed: bool,
 }
 
 pub fn state_colour(p: &Palette, s: CpuState) -> Rgb {
@@ -335,7 +347,7 @@ fn draw_overlay(ctx: &CanvasRenderingContext2d, lay: &CpuLayout, ov: &Overlay, p
         }
     }
     // Missed idle CPUs: dashed outline (only once the decision is revealed).
-    if ov.reveal {
+    if ov.reveal && ov.missed {
         ctx.set_stroke_style_str(&pal.missed.css());
         ctx.set_line_width(2.0);
         let dash = js_sys::Array::of2(&4.0.into(), &3.0.into());
@@ -492,7 +504,10 @@ mod tests {
     #[test]
     fn few_cpus_get_wide_bars_many_get_rows() {
         let l = layout(1200.0, &groups(1, 4, 2), 4);
-        assert!(l.bw >= 44.0);
+        assert!(l.bw >= 80.0);
+        let l = layout(1200.0, &groups(1, 16, 2), 16);
+        let rows: std::collections::BTreeSet<i64> = l.pos.iter().map(|p| p.1 as i64).collect();
+        assert_eq!(rows.len(), 1, "16 CPUs fit one row");
         assert!(l.show_ids);
         let l = layout(1200.0, &groups(1, 256, 2), 256);
         assert!(l.height <= MAX_HEIGHT, "{}", l.height);

@@ -65,8 +65,8 @@ pub fn draw_scan_curve(
     let ymax = (w as f64 * 1.08).max(w as f64 + 1.0);
     let mut chart = ChartBuilder::on(&root)
         .margin(px(10.0))
-        .x_label_area_size(px(40.0))
-        .y_label_area_size(px(48.0))
+        .x_label_area_size(px(44.0))
+        .y_label_area_size(px(52.0))
         .build_cartesian_2d(0.0f64..100.0f64, 0.0f64..ymax)
         .map_err(|e| e.to_string())?;
     chart
@@ -74,8 +74,8 @@ pub fn draw_scan_curve(
         .light_line_style(pal.grid.plotters().mix(0.35))
         .bold_line_style(pal.grid.plotters().mix(0.8))
         .axis_style(pal.muted.plotters())
-        .label_style(font(13.0).into_font().color(&pal.muted.plotters()))
-        .axis_desc_style(font(14.0).into_font().color(&pal.fg.plotters()))
+        .label_style(font(14.0).into_font().color(&pal.muted.plotters()))
+        .axis_desc_style(font(15.0).into_font().color(&pal.fg.plotters()))
         .x_desc("LLC utilisation: sum_util / (llc_weight × 1024), %")
         .y_desc("nr_idle_scan")
         .x_labels(11)
@@ -94,9 +94,9 @@ pub fn draw_scan_curve(
         .map_err(|e| e.to_string())?;
     chart
         .draw_series(std::iter::once(Text::new(
-            format!("100/imbalance_pct = {cut:.1}%: no scan beyond"),
-            (cut.min(62.0) - 0.5, ymax * 0.97),
-            font(13.0).into_font().color(&pal.busy.plotters()).pos(
+            format!("cut-off 100/pct = {cut:.1}%"),
+            (cut - 1.0, ymax * 0.985),
+            font(14.0).into_font().color(&pal.busy.plotters()).pos(
                 plotters::style::text_anchor::Pos::new(
                     plotters::style::text_anchor::HPos::Right,
                     plotters::style::text_anchor::VPos::Top,
@@ -169,22 +169,31 @@ pub fn draw_scan_curve(
                 Circle::new(p, px(4.0), pal.accent.plotters().filled()),
             ])
             .map_err(|e| e.to_string())?;
-        let anchor = if u > 60.0 {
+        // Label beside the point, away from the curve: below-right when high, above when low.
+        let high = p.1 > ymax * 0.5;
+        let right_side = u > 55.0;
+        let anchor = if right_side {
             plotters::style::text_anchor::HPos::Right
         } else {
             plotters::style::text_anchor::HPos::Left
         };
-        let dx = if u > 60.0 { -2.0 } else { 2.0 };
+        let dx = if right_side { -1.5 } else { 1.5 };
+        let (y, vpos) = if high {
+            (p.1 - ymax * 0.1, plotters::style::text_anchor::VPos::Top)
+        } else {
+            (
+                p.1 + ymax * 0.08,
+                plotters::style::text_anchor::VPos::Bottom,
+            )
+        };
         chart
             .draw_series(std::iter::once(Text::new(
                 format!("now: {u:.1}% → nr_idle_scan {nr}"),
-                (p.0 + dx, (p.1 + ymax * 0.06).min(ymax * 0.9)),
-                font(15.0).into_font().color(&pal.fg.plotters()).pos(
-                    plotters::style::text_anchor::Pos::new(
-                        anchor,
-                        plotters::style::text_anchor::VPos::Bottom,
-                    ),
-                ),
+                (p.0 + dx, y),
+                font(16.0)
+                    .into_font()
+                    .color(&pal.fg.plotters())
+                    .pos(plotters::style::text_anchor::Pos::new(anchor, vpos)),
             )))
             .map_err(|e| e.to_string())?;
     }

@@ -25,10 +25,13 @@ pub fn draw_scan_hist(
     let px = |v: f64| (v * dpr).round() as i32;
     let font = |v: f64| ("sans-serif", (v * dpr).round() as u32);
     let k = shown_buckets(buckets, 8);
+    // Horizontal labels when each bar has room for "[16K, 32K)", else rotated.
+    let plot_w = canvas.width() as f64 / dpr - 70.0;
+    let horizontal = plot_w / k as f64 >= 74.0;
     let max = buckets.iter().copied().max().unwrap_or(0).max(1);
     let mut chart = ChartBuilder::on(&root)
         .margin(px(8.0))
-        .x_label_area_size(px(56.0))
+        .x_label_area_size(px(if horizontal { 30.0 } else { 78.0 }))
         .y_label_area_size(px(56.0))
         .build_cartesian_2d((0..k as i32 - 1).into_segmented(), 0u64..max + max / 10 + 1)
         .map_err(|e| e.to_string())?;
@@ -42,12 +45,14 @@ pub fn draw_scan_hist(
         .axis_desc_style(font(13.0).into_font().color(&pal.fg.plotters()))
         .x_labels(k)
         .y_labels(5)
-        .x_label_style(
-            font(11.0)
+        .x_label_style(if horizontal {
+            font(13.0).into_font().color(&pal.muted.plotters())
+        } else {
+            font(13.0)
                 .into_font()
                 .color(&pal.muted.plotters())
-                .transform(FontTransform::Rotate90),
-        )
+                .transform(FontTransform::Rotate90)
+        })
         .x_label_formatter(&|v| match v {
             SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => ScanHistogram::label(*i as usize),
             SegmentValue::Last => String::new(),
