@@ -303,6 +303,7 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
         _ => st.select_task_rq_fair(&p, &w, &mut c, &mut d),
     };
     let mut missed = Vec::new();
+    d.result = out.cpu;
     snapshot.missed_idle(&p, out.target, &d, &mut missed);
     Ok(DecideResult {
         preset: pr.name.to_string(),

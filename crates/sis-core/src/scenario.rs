@@ -269,9 +269,14 @@ impl Scenario {
     ) -> Result<Self, InputError> {
         let mut pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
         pairs.sort_by_key(|(k, _)| *k != "preset");
+        let warmup_given = pairs.iter().any(|(k, _)| *k == "warmup");
         let mut s = Scenario::default();
         for (k, v) in pairs {
             s.set_field(k, v)?;
+        }
+        // The default warm-up shrinks to a tenth of a short run instead of rejecting it.
+        if !warmup_given && s.warmup_ns() >= s.duration_ns() {
+            s.warmup = format_duration(s.duration_ns() / 10);
         }
         s.check()?;
         Ok(s)
@@ -458,6 +463,13 @@ mod tests {
         assert_eq!(s.imbalance_pct, 130);
         let s = Scenario::from_pairs([("preset", "linux-4.13")]).unwrap();
         assert_eq!(s.imbalance_pct, 125);
+    }
+
+    #[test]
+    fn default_warmup_shrinks_for_short_runs_but_an_explicit_one_is_checked() {
+        let s = Scenario::from_pairs([("duration", "50ms")]).unwrap();
+        assert_eq!(s.warmup, "5ms");
+        assert!(Scenario::from_pairs([("duration", "50ms"), ("warmup", "100ms")]).is_err());
     }
 
     #[test]

@@ -491,6 +491,9 @@ impl SchedState {
         let throttled = nr != NR_INF;
         let mut cpus = std::mem::replace(&mut self.scratch, CpuMask::new(0));
         cpus.assign_and(self.topo.llc_span(llc), p.allowed);
+        if has_idle_core && f.single_pass {
+            ctx.c.sis_core_search += 1;
+        }
         let start = if f.scan_from_next { target + 1 } else { target };
         let mut idle_cpu: Option<u32> = None;
         let mut result: Option<Option<u32>> = None; // Some(x) = returned early with x
@@ -572,7 +575,6 @@ impl SchedState {
         }
         if has_idle_core && f.single_pass {
             self.llcs[llc as usize].has_idle_cores = false; // set_idle_cores(target, false)
-            ctx.c.sis_core_search += 1;
             ctx.c.sis_core_miss += 1;
         }
         if timed {
@@ -677,7 +679,8 @@ impl SchedState {
         out
     }
 
-    /// Idle CPUs of `target`'s LLC that p may use and that no step of `d` looked at.
+    /// Idle CPUs of `target`'s LLC that p may use and that no step of `d` looked at (the
+    /// design's `missed_idle`: literal, whether or not the wake-up needed them).
     pub fn missed_idle(
         &self,
         p: &Wakee,

@@ -220,6 +220,9 @@ impl Decision {
             if let Some(nr) = st.nr {
                 let _ = write!(s, " nr={nr}");
             }
+            // No trailing blanks when there is no nr column.
+            let trimmed = s.trim_end_matches(' ').len();
+            s.truncate(trimmed);
             s.push('\n');
         }
         let fmt_nr = |n: Option<i64>| n.map_or("inf".to_string(), |v| v.to_string());
