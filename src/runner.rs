@@ -122,6 +122,9 @@ pub struct Runner {
     pub achieved_speed: f64,
     sis_prop_nr: Option<i64>,
     rate_ns_per_ms: f64,
+    /// While playing: the decision shown (pinned at the ~10 Hz text refresh, so the canvas
+    /// and the text agree; the ring turns over within milliseconds on big machines).
+    pub pinned: Option<Decision>,
 }
 
 impl Runner {
@@ -159,6 +162,7 @@ impl Runner {
         self.spark_counters = *sim.counters();
         self.sim = Some(sim);
         self.sis_prop_nr = None;
+        self.pinned = None;
         self.after_change();
         Ok(())
     }
@@ -275,6 +279,23 @@ impl Runner {
             .iter()
             .rev()
             .find(|d| d.seq == seq)
+    }
+
+    /// Pins the newest decision for display while playing.
+    pub fn pin_newest(&mut self) {
+        let newest = self.newest().cloned();
+        if newest.is_some() {
+            self.pinned = newest;
+        }
+    }
+
+    /// The decision to show: the selected one, else (playing) the pinned one, else the newest.
+    pub fn shown(&self, selected: Option<u64>, playing: bool) -> Option<&Decision> {
+        match selected {
+            Some(s) => self.decision(s),
+            None if playing => self.pinned.as_ref().or_else(|| self.newest()),
+            None => self.newest(),
+        }
     }
 
     pub fn newest(&self) -> Option<&Decision> {

@@ -237,7 +237,11 @@ pub fn scenario_from_pairs(pairs: &[(String, String)]) -> (Scenario, Vec<String>
 
 /// Reads a whole query string.
 pub fn parse_query(q: &str) -> Parsed {
-    let pairs = split_query(q);
+    parse_pairs(split_query(q))
+}
+
+/// Reads decoded name/value pairs (query, or an embed's JSON object).
+pub fn parse_pairs(pairs: Vec<(String, String)>) -> Parsed {
     let mut errors = Vec::new();
     let (scen_pairs, view_pairs): (Vec<_>, Vec<_>) = pairs
         .into_iter()

@@ -171,6 +171,23 @@ async fn invalid_input_shows_an_error_and_keeps_running() {
     h.destroy();
 }
 
+#[wasm_bindgen_test]
+fn config_as_json_or_query() {
+    let p = sisviz::parse_config(
+        r#"{"llc_weight": 112, "load": "200", "view": "curve", "embed": true, "seed": "18446744073709551615"}"#,
+    );
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    assert_eq!(p.scenario.llc_weight, 112);
+    assert_eq!(p.scenario.load, 200);
+    assert_eq!(p.scenario.seed, u64::MAX);
+    assert_eq!(p.view.view, sisviz::url::View::Curve);
+    assert!(p.view.embed);
+    assert!(sisviz::parse_config("?llc_weight=0").errors[0].contains("llc_weight"));
+    assert!(!sisviz::parse_config("[1,2]").errors.is_empty());
+    assert!(!sisviz::parse_config("{nope").errors.is_empty());
+    assert!(sisviz::parse_config("").errors.is_empty());
+}
+
 fn canvas(w: u32, h: u32) -> HtmlCanvasElement {
     let c: HtmlCanvasElement = doc().create_element("canvas").unwrap().dyn_into().unwrap();
     c.set_width(w);
