@@ -14,7 +14,7 @@ use crate::draw::Palette;
 use crate::runner::{Runner, Snapshot};
 use crate::state::{Action, UiState};
 use crate::url::{self, Parsed, Theme, View};
-use gloo::events::EventListener;
+use gloo::events::{EventListener, EventListenerOptions};
 use gloo::render::{request_animation_frame, AnimationFrame};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -467,39 +467,44 @@ pub fn app(props: &AppProps) -> Html {
         use_effect_with((), move |_| {
             let listener = enabled.then(|| {
                 let window = gloo::utils::window();
-                EventListener::new(&window, "keydown", move |e| {
-                    let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
-                        return;
-                    };
-                    if e.ctrl_key() || e.meta_key() || e.alt_key() {
-                        return;
-                    }
-                    let tag = e
-                        .target()
-                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                        .map(|el| el.tag_name().to_ascii_lowercase())
-                        .unwrap_or_default();
-                    if matches!(
-                        tag.as_str(),
-                        "input" | "select" | "textarea" | "button" | "summary"
-                    ) {
-                        return;
-                    }
-                    let Some((play, step)) = latest.borrow().clone() else {
-                        return;
-                    };
-                    match e.key().as_str() {
-                        " " => {
-                            e.prevent_default();
-                            play.emit(());
+                EventListener::new_with_options(
+                    &window,
+                    "keydown",
+                    EventListenerOptions::enable_prevent_default(),
+                    move |e| {
+                        let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
+                            return;
+                        };
+                        if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                            return;
                         }
-                        "ArrowRight" => {
-                            e.prevent_default();
-                            step.emit(());
+                        let tag = e
+                            .target()
+                            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                            .map(|el| el.tag_name().to_ascii_lowercase())
+                            .unwrap_or_default();
+                        if matches!(
+                            tag.as_str(),
+                            "input" | "select" | "textarea" | "button" | "summary"
+                        ) {
+                            return;
                         }
-                        _ => {}
-                    }
-                })
+                        let Some((play, step)) = latest.borrow().clone() else {
+                            return;
+                        };
+                        match e.key().as_str() {
+                            " " => {
+                                e.prevent_default();
+                                play.emit(());
+                            }
+                            "ArrowRight" => {
+                                e.prevent_default();
+                                step.emit(());
+                            }
+                            _ => {}
+                        }
+                    },
+                )
             });
             move || drop(listener)
         });

@@ -142,7 +142,7 @@ fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool, wrap: NodeRef) 
                 {"→ "}<b>{format!("CPU {}", d.result)}</b>
                 {format!(", decided by {} in {}", rule.map_or("-", |r| r.name()), rule.map_or("-", |r| r.kernel_function()))}
                 {". "}
-                { if d.scan_end.is_some() { html!{ <><Term name="nr">{format!("Budget nr {} → {}", fmt_nr(d.nr_before), fmt_nr(d.nr_after))}</Term>{"; "}</> } } else { html!{} } }
+                { if d.scan_end.is_some() { html!{ <><Term name="nr">{format!("Budget nr {} → {}", fmt_nr(d.nr_before), fmt_nr(d.nr_after))}</Term>{". "}</> } } else { html!{} } }
                 {format!("{}. ", capitalise(scan_end_text(d.scan_end)))}
                 { if found_idle(d) { html!{ <span>{"It landed on an idle CPU."}</span> } }
                   else if d.missed_idle.is_empty() { html!{ <span>{"No idle CPU was left to find."}</span> } }
