@@ -48,13 +48,7 @@ wasm_gz=$(gz_size "${wasm_files[@]}")
 js_gz=$(gz_size "${js_files[@]}")
 echo "size: app.wasm.gz=${wasm_gz} bytes js.gz=${js_gz} bytes total=$((wasm_gz + js_gz))"
 
-stage "8/8 end-to-end (# Every end-to-end file except shared helpers (named _*.mjs); run.mjs prints the summary last.
-for f in tests/e2e/[!_]*.mjs; do
-  [[ "$f" == tests/e2e/run.mjs ]] && continue
-  echo "--- $f"
-  node "$f"
-done
-node tests/e2e/run.mjs, headless Chromium)"
+stage "8/8 end-to-end (node tests/e2e/*.mjs, headless Chromium)"
 echo "(stages 1-7 took $((SECONDS - _test_start))s)"
 # Every end-to-end file except shared helpers (named _*.mjs); run.mjs prints the summary last.
 for f in tests/e2e/[!_]*.mjs; do
