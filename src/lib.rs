@@ -7,6 +7,7 @@
 pub mod app;
 pub mod components;
 pub mod draw;
+pub mod export;
 pub mod runner;
 pub mod state;
 pub mod terms;
