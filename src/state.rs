@@ -46,8 +46,9 @@ impl UiState {
             url_step: view.step,
             playing: false,
             speed: view.speed,
-            selected: None,
-            probe: None,
+            // A permalink's probe= walks the newest decision unless sel= names another.
+            selected: view.sel.or(view.probe.and(view.step)),
+            probe: view.probe,
             predict: view.predict,
             hidden: None,
             guess: None,
@@ -63,6 +64,11 @@ impl UiState {
     pub fn view_state(&self) -> ViewState {
         ViewState {
             step: self.url_step,
+            // Paused states only; the newest decision is the default.
+            sel: self
+                .selected
+                .filter(|s| self.url_step.is_some() && Some(*s) != self.url_step),
+            probe: self.probe.filter(|_| self.url_step.is_some()),
             view: self.view,
             embed: self.embed,
             theme: self.theme,

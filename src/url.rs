@@ -3,10 +3,13 @@
 //! The query carries every field of [`Scenario::to_pairs`] plus the view keys in [`VIEW_KEYS`].
 //! Parsing goes through [`Scenario::from_pairs`]: one validation path for every spelling.
 
+use sis_core::engine::DECISION_RING;
 use sis_core::Scenario;
 
 /// Query keys that are view state, not scenario fields.
-pub const VIEW_KEYS: &[&str] = &["step", "view", "embed", "theme", "speed", "predict"];
+pub const VIEW_KEYS: &[&str] = &[
+    "step", "sel", "probe", "view", "embed", "theme", "speed", "predict",
+];
 
 /// Which part of the app is shown (`view=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -74,6 +77,11 @@ pub const SPEEDS: &[u32] = &[1, 5, 20, 100, 500, 2000];
 pub struct ViewState {
     /// Wake-up number to replay to (`advance_to_wakeup`).
     pub step: Option<u64>,
+    /// The decision shown in detail (its seq) when it is not the newest; needs `step` and must
+    /// be one of the last [`DECISION_RING`] decisions up to it.
+    pub sel: Option<u64>,
+    /// Checks shown of that decision (stepping probe by probe); needs `step`.
+    pub probe: Option<usize>,
     pub view: View,
     pub embed: bool,
     pub theme: Theme,
@@ -85,6 +93,8 @@ impl Default for ViewState {
     fn default() -> Self {
         ViewState {
             step: None,
+            sel: None,
+            probe: None,
             view: View::Full,
             embed: false,
             theme: Theme::Auto,
@@ -169,6 +179,18 @@ fn parse_view(pairs: &[(String, String)], errors: &mut Vec<String>) -> ViewState
                     "invalid step '{val}': expected a wake-up number in 0..=18446744073709551615"
                 )),
             },
+            "sel" => match val.trim().parse::<u64>() {
+                Ok(n) => v.sel = Some(n),
+                Err(_) => errors.push(format!(
+                    "invalid sel '{val}': expected a decision number (seq) in 0..=18446744073709551615"
+                )),
+            },
+            "probe" => match val.trim().parse::<usize>() {
+                Ok(n) if n < 4096 => v.probe = Some(n),
+                _ => errors.push(format!(
+                    "invalid probe '{val}': expected a check number in 0..=4095"
+                )),
+            },
             "view" => match View::parse(val) {
                 Some(x) => v.view = x,
                 None => errors.push(format!(
@@ -191,6 +213,29 @@ fn parse_view(pairs: &[(String, String)], errors: &mut Vec<String>) -> ViewState
             "predict" => v.predict = matches!(val.as_str(), "1" | "true" | "on"),
             _ => {}
         }
+    }
+    // sel and probe describe a paused state: they need step, and sel must still be in the
+    // decision ring after replaying to step.
+    if let Some(sel) = v.sel {
+        let ring = DECISION_RING as u64;
+        match v.step {
+            Some(step) if sel <= step && sel + ring > step => {}
+            Some(step) => {
+                errors.push(format!(
+                    "invalid sel '{sel}': expected a decision in {}..={step} (the last {ring} up to step)",
+                    step.saturating_sub(ring - 1).max(1)
+                ));
+                v.sel = None;
+            }
+            None => {
+                errors.push(format!("invalid sel '{sel}': expected step= as well"));
+                v.sel = None;
+            }
+        }
+    }
+    if v.probe.is_some() && v.step.is_none() {
+        errors.push("invalid probe: expected step= as well".to_string());
+        v.probe = None;
     }
     v
 }
@@ -266,6 +311,12 @@ pub fn to_query(s: &Scenario, v: &ViewState) -> String {
     if let Some(n) = v.step {
         parts.push(format!("step={n}"));
     }
+    if let Some(n) = v.sel {
+        parts.push(format!("sel={n}"));
+    }
+    if let Some(n) = v.probe {
+        parts.push(format!("probe={n}"));
+    }
     if v.speed != DEFAULT_SPEED {
         parts.push(format!("speed={}", v.speed));
     }
@@ -301,6 +352,8 @@ mod tests {
         .unwrap();
         let v = ViewState {
             step: Some(42),
+            sel: Some(40),
+            probe: Some(2),
             view: View::Curve,
             embed: true,
             theme: Theme::Dark,
@@ -355,6 +408,25 @@ mod tests {
         assert_eq!(p.scenario.imbalance_pct, 130);
         let p = parse_query("?preset=linux-4.13");
         assert_eq!(p.scenario.imbalance_pct, 125);
+    }
+
+    #[test]
+    fn sel_and_probe_need_step_and_the_ring() {
+        let p = parse_query("?step=500&sel=300&probe=1");
+        assert!(p.errors.is_empty(), "{:?}", p.errors);
+        assert_eq!((p.view.sel, p.view.probe), (Some(300), Some(1)));
+        let p = parse_query("?step=500&sel=200");
+        assert_eq!(p.view.sel, None);
+        assert!(
+            p.errors[0].starts_with("invalid sel '200'"),
+            "{:?}",
+            p.errors
+        );
+        let p = parse_query("?step=5&sel=6");
+        assert_eq!(p.view.sel, None);
+        let p = parse_query("?sel=3&probe=2");
+        assert_eq!((p.view.sel, p.view.probe), (None, None));
+        assert_eq!(p.errors.len(), 2);
     }
 
     #[test]
