@@ -122,6 +122,59 @@ impl CpuMask {
         }
     }
 
+    /// `for_each_cpu_wrap(cpu, self, start)` up to the first CPU that is also in `other`:
+    /// that CPU and how many CPUs of `self` come before it in the walk; None if there is none.
+    /// Word at a time (the walk's answer without visiting each CPU); `start` past the end
+    /// wraps to 0 as in [`CpuMask::wrap_cursor`].
+    pub fn wrap_first_common(&self, other: &CpuMask, start: u32) -> Option<(u32, u32)> {
+        let start = if start >= self.nr_cpus { 0 } else { start };
+        let (ws, bs) = ((start / 64) as usize, start % 64);
+        let mut before = 0u32;
+        // From start to the end, then from 0 up to start.
+        let lo_of_ws = !0u64 << bs;
+        let ranges = [(ws, self.words.len(), lo_of_ws), (0, ws + 1, !lo_of_ws)];
+        for (from, to, first_mask) in ranges {
+            for wi in from..to {
+                let mut w = self.words[wi];
+                if wi == ws {
+                    w &= first_mask;
+                }
+                let common = w & other.words[wi];
+                if common != 0 {
+                    let bit = common.trailing_zeros();
+                    before += (w & ((1u64 << bit) - 1)).count_ones();
+                    return Some((wi as u32 * 64 + bit, before));
+                }
+                before += w.count_ones();
+            }
+        }
+        None
+    }
+
+    /// The CPUs of `self & other` in `for_each_cpu_wrap` order from `start`, while `f` returns
+    /// true (neither mask may change meanwhile).
+    #[inline]
+    pub fn for_each_wrap_and(&self, other: &CpuMask, start: u32, mut f: impl FnMut(u32) -> bool) {
+        let start = if start >= self.nr_cpus { 0 } else { start };
+        let (ws, bs) = ((start / 64) as usize, start % 64);
+        let lo_of_ws = !0u64 << bs;
+        let ranges = [(ws, self.words.len(), lo_of_ws), (0, ws + 1, !lo_of_ws)];
+        for (from, to, first_mask) in ranges {
+            for wi in from..to {
+                let mut w = self.words[wi] & other.words[wi];
+                if wi == ws {
+                    w &= first_mask;
+                }
+                while w != 0 {
+                    if !f(wi as u32 * 64 + w.trailing_zeros()) {
+                        return;
+                    }
+                    w &= w - 1;
+                }
+            }
+        }
+    }
+
     pub fn from_cpus(nr_cpus: u32, cpus: impl IntoIterator<Item = u32>) -> Self {
         let mut m = Self::new(nr_cpus);
         for c in cpus {
@@ -186,6 +239,31 @@ mod tests {
         m.clear(7);
         m.clear(0);
         assert_eq!(cur.next(&m), Some(1));
+    }
+
+    #[test]
+    fn word_at_a_time_walks_match_the_cursor() {
+        let mut rng = crate::rng::Rng::new(7);
+        for n in [1u32, 8, 63, 64, 65, 112, 130, 256] {
+            for _ in 0..200 {
+                let a = CpuMask::from_cpus(n, (0..n).filter(|_| rng.below(3) > 0));
+                let b = CpuMask::from_cpus(n, (0..n).filter(|_| rng.below(4) == 0));
+                let start = rng.below(n as u64 + 2) as u32;
+                let walk = wrap(&a, start);
+                let want = walk
+                    .iter()
+                    .position(|c| b.test(*c))
+                    .map(|i| (walk[i], i as u32));
+                assert_eq!(a.wrap_first_common(&b, start), want, "n {n} start {start}");
+                let mut got = Vec::new();
+                a.for_each_wrap_and(&b, start, |c| {
+                    got.push(c);
+                    got.len() < 5
+                });
+                let want: Vec<u32> = walk.into_iter().filter(|c| b.test(*c)).take(5).collect();
+                assert_eq!(got, want, "n {n} start {start}");
+            }
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use crate::cpumask::CpuMask;
 use crate::error::InputError;
 use crate::features::Features;
 use crate::pelt::SchedAvg;
+use crate::queue::EventQueue;
 use crate::rng::Rng;
 use crate::scenario::Scenario;
 use crate::select::{Outcome, Wakee, Waker};
@@ -15,8 +16,7 @@ use crate::topology::Topology;
 use crate::trace::Decision;
 use crate::workload::{self, Role, TaskSpec, Timing};
 use serde::{Deserialize, Serialize};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 /// CFS-like round-robin slice when others wait, ns.
 const SLICE_NS: u64 = 3_000_000;
@@ -24,7 +24,7 @@ const SLICE_NS: u64 = 3_000_000;
 pub const DECISION_RING: usize = 256;
 const NONE: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
     /// The running task's current stint on `cpu` ends (stale if `gen` moved on).
     StintEnd { cpu: u32, gen: u32 },
@@ -125,8 +125,10 @@ pub struct Simulation {
     tasks: Vec<Task>,
     cpus: Vec<Cpu>,
     masks: Vec<CpuMask>,
-    events: BinaryHeap<Reverse<(u64, u64, Event)>>,
-    seq: u64,
+    /// Every affinity mask is every CPU (no workload pins tasks).
+    all_unpinned: bool,
+    /// Pending events in (time, push order) order.
+    events: EventQueue<Event>,
     now: u64,
     rng: Rng,
     timing: Timing,
@@ -201,9 +203,9 @@ impl Simulation {
         let mut sim = Simulation {
             scenario: scenario.clone(),
             cpus: vec![Cpu::default(); n as usize],
+            all_unpinned: masks.iter().all(|m| m.weight() == n),
             masks,
-            events: BinaryHeap::new(),
-            seq: 0,
+            events: EventQueue::new(),
             now: 0,
             rng,
             timing: Timing::for_scenario(scenario),
@@ -233,6 +235,9 @@ impl Simulation {
                 for rq in st.rqs.iter_mut() {
                     rq.idle_stamp = 0;
                 }
+                // Every CPU starts empty; enqueue and block keep the mask (no SCHED_IDLE tasks
+                // here, so it is exactly what idleish() accepts).
+                st.idle_cpus = Some(CpuMask::full(n));
                 st
             },
         };
@@ -261,9 +266,9 @@ impl Simulation {
         Ok(sim)
     }
 
+    #[inline]
     fn push(&mut self, t: u64, e: Event) {
-        self.seq += 1;
-        self.events.push(Reverse((t, self.seq, e)));
+        self.events.push(t, e);
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -364,9 +369,16 @@ impl Simulation {
 
     /// Processes one event; false when there is none left.
     pub fn step(&mut self) -> bool {
-        let Some(Reverse((t, _, ev))) = self.events.pop() else {
+        let Some((t, ev)) = self.events.pop() else {
             return false;
         };
+        self.process(t, ev);
+        true
+    }
+
+    /// Handles one event popped at time `t`.
+    #[inline]
+    fn process(&mut self, t: u64, ev: Event) {
         debug_assert!(t >= self.now, "time went backwards");
         self.now = t.max(self.now);
         if !self.measuring && self.now >= self.warmup_ns {
@@ -392,19 +404,16 @@ impl Simulation {
                 }
             }
         }
-        true
     }
 
     /// Runs events up to and including time `t`, then sets the clock to `t`.
     pub fn step_until(&mut self, t: u64) {
-        while let Some(Reverse((et, _, _))) = self.events.peek() {
-            if *et > t {
-                break;
-            }
-            self.step();
+        while let Some((et, ev)) = self.events.pop_until(t) {
+            self.process(et, ev);
         }
         if t > self.now {
             self.now = t;
+            self.events.advance_to(t);
             if !self.measuring && self.now >= self.warmup_ns {
                 self.start_measuring();
             }
@@ -527,6 +536,9 @@ impl Simulation {
         let rq = &mut self.st.rqs[cpu as usize];
         if rq.nr_running == 0 {
             self.llc_idle[l] -= 1;
+            if let Some(m) = &mut self.st.idle_cpus {
+                m.clear(cpu);
+            }
             // ttwu_do_wakeup: fold the idle period into avg_idle (linux-5.14 core.c).
             if rq.idle_stamp != 0 {
                 let delta = self.now - rq.idle_stamp;
@@ -619,10 +631,16 @@ impl Simulation {
                 continue;
             }
             let q = &self.cpus[src as usize].queue;
-            if let Some(pos) = q
-                .iter()
-                .position(|t| self.masks[self.tasks[*t as usize].affinity as usize].test(cpu))
-            {
+            // Every task may run anywhere (no pinned workload): the head of a waiting CPU's
+            // queue qualifies, as the search below would find.
+            let pos = if self.all_unpinned {
+                debug_assert!(!q.is_empty());
+                Some(0)
+            } else {
+                q.iter()
+                    .position(|t| self.masks[self.tasks[*t as usize].affinity as usize].test(cpu))
+            };
+            if let Some(pos) = pos {
                 if best.is_none_or(|(b, _)| self.cpus[b as usize].queue.len() < q.len()) {
                     best = Some((src, pos));
                 }
@@ -646,6 +664,9 @@ impl Simulation {
             // It had a wake-up pending dispatch and nothing else: it is idle again.
             self.llc_idle[l] += 1;
             src_rq.idle_stamp = self.now.max(1);
+            if let Some(m) = &mut self.st.idle_cpus {
+                m.set(src);
+            }
         }
         if self.measuring {
             self.counters.balance_pulls += 1;
@@ -771,6 +792,9 @@ impl Simulation {
         if rq.nr_running == 0 {
             let l = self.st.topo.llc_of(cpu) as usize;
             self.llc_idle[l] += 1;
+            if let Some(m) = &mut self.st.idle_cpus {
+                m.set(cpu);
+            }
         }
         if let Some(d) = timer {
             self.push(self.now + d.max(1), Event::Timer { task });
@@ -1053,6 +1077,13 @@ impl Simulation {
                 .iter()
                 .filter(|c| self.st.rqs[*c as usize].nr_running == 0)
                 .count() as u32;
+            if let Some(m) = &self.st.idle_cpus {
+                if let Some(c) = (0..self.cpus.len() as u32)
+                    .find(|c| m.test(*c) != self.st.rqs[*c as usize].available_idle())
+                {
+                    return Err(format!("cpu {c}: idle mask out of date"));
+                }
+            }
             if idle != self.llc_idle[l] {
                 return Err(format!(
                     "llc {l}: idle count {} but {idle} idle",

@@ -10,6 +10,7 @@ pub mod error;
 pub mod export;
 pub mod features;
 pub mod pelt;
+mod queue;
 pub mod rng;
 pub mod scenario;
 pub mod select;

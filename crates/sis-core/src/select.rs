@@ -531,10 +531,40 @@ impl SchedState {
             }
             cpus.and_not(&cl);
         }
-        if result.is_none() {
+        let core_scan = has_idle_core && f.single_pass;
+        if let (None, Some(idle), false, false) = (result, &self.idle_cpus, R::ON, core_scan) {
+            // Untraced, with the idle mask kept: the loop below's outcome a word at a time.
+            // It probes CPUs in wrap order until an idle one or the budget (`--nr` reaching
+            // 0 before a probe) stops it, so: the first idle CPU if fewer than nr-1 CPUs come
+            // before it, else every CPU if there are at most nr-1, else nr-1 probes and out.
+            debug_assert!(cpus.iter().all(|c| idle.test(c) == self.idleish(c)));
+            let len = cpus.weight();
+            let max_probes = match throttled {
+                false => u32::MAX,
+                true => (nr - 1).clamp(0, u32::MAX as i64) as u32,
+            };
+            let probes = match cpus.wrap_first_common(idle, start) {
+                Some((cpu, before)) if before < max_probes => {
+                    idle_cpu = Some(cpu);
+                    end = ScanEnd::Found;
+                    before + 1
+                }
+                _ if len <= max_probes => len,
+                _ => {
+                    result = Some(None);
+                    end = ScanEnd::Budget;
+                    max_probes
+                }
+            };
+            ctx.c.sis_scanned += probes as u64;
+            ctx.probes += probes;
+            if throttled {
+                nr -= probes as i64 + i64::from(end == ScanEnd::Budget);
+            }
+        } else if result.is_none() {
             let mut cur = cpus.wrap_cursor(start);
             while let Some(cpu) = cur.next(&cpus) {
-                if has_idle_core && f.single_pass {
+                if core_scan {
                     if let Some(i) = self.select_idle_core(p, cpu, &mut cpus, &mut idle_cpu, ctx) {
                         result = Some(Some(i));
                         end = ScanEnd::Found;

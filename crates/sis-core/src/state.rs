@@ -111,6 +111,11 @@ pub struct SchedState {
     pub probe_cost_ns: u64,
     /// Scratch masks reused across wake-ups (the kernel's per-CPU `select_idle_mask`).
     pub(crate) scratch: CpuMask,
+    /// The CPUs `idleish()` accepts, when a caller keeps this up to date as it changes
+    /// runqueues (the engine does: its CPUs are idle exactly when nr_running is 0, as it runs
+    /// no SCHED_IDLE task). None: not kept (a hand-built state). Only a speed-up: the
+    /// untraced LLC scan finds its answer from it a word at a time instead of CPU by CPU.
+    pub(crate) idle_cpus: Option<CpuMask>,
 }
 
 impl SchedState {
@@ -127,6 +132,7 @@ impl SchedState {
                 llcs
             ],
             scratch: CpuMask::new(n),
+            idle_cpus: None,
             topo,
             features,
             imbalance_pct,
