@@ -1,24 +1,52 @@
+//! A profiling target: `cargo run --release -p sis-core --example hot -- [preset] [wake-ups]
+//! [rec]`, e.g. under `perf record -g`. Runs the bench's scenario (112 CPUs, SMT 2, 200%
+//! netperf) past the bench's warm-up (500 ms simulated), then times the given number of wake-ups (default 3,000,000).
+
 use sis_core::{Scenario, Simulation};
+use std::time::Instant;
+
 fn main() {
-    let preset = std::env::args().nth(1).unwrap_or("linux-6.0".into());
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let preset = args.first().map_or("linux-6.0", |s| s.as_str());
+    let n: u64 = args
+        .get(1)
+        .map_or(3_000_000, |s| s.parse().expect("wake-ups"));
+    let recording = args.get(2).is_some_and(|s| s == "rec");
     let sc = Scenario::from_pairs([
         ("llc_weight", "112"),
         ("smt", "2"),
         ("load", "200"),
-        ("preset", preset.as_str()),
-        ("duration", "600ms"),
-        ("warmup", "300ms"),
+        ("workload", "netperf"),
+        ("preset", preset),
+        ("duration", "1000s"),
+        ("warmup", "0ms"),
     ])
-    .unwrap();
-    let t = std::time::Instant::now();
-    let mut sim = Simulation::new(&sc).unwrap();
-    let r = sim.run_to_end();
-    let total = sim.wakeups_total();
+    .expect("scenario");
+    let mut sim = Simulation::new(&sc).expect("simulation");
+    sim.set_recording(recording);
+    let run = |sim: &mut Simulation, n: u64| {
+        let target = sim.wakeups_total() + n;
+        while sim.wakeups_total() < target && sim.step() {}
+    };
+    // The bench's warm-up: by 500 ms of simulated time the LLC's scan hints have settled.
+    sim.run_for(500_000_000);
+    let (t, cpu0) = (Instant::now(), cpu_ns());
+    run(&mut sim, n);
+    let s = t.elapsed().as_secs_f64();
+    let cpu = cpu0.zip(cpu_ns()).map(|(a, b)| (b - a) as f64 / 1e9);
     println!(
-        "{preset}: {} wakeups total in {:.2}s = {:.2}M/s; scanned/w {:.2}",
-        total,
-        t.elapsed().as_secs_f64(),
-        total as f64 / t.elapsed().as_secs_f64() / 1e6,
-        r.metrics.scanned_per_wakeup
+        "{preset}{}: {n} wake-ups in {s:.3}s = {:.2}M/s, on-CPU {} (sim time {:.1}ms, scanned/wake-up {:.2})",
+        if recording { " (recording)" } else { "" },
+        n as f64 / s / 1e6,
+        cpu.map_or("?".into(), |c| format!("{:.2}M/s", n as f64 / c / 1e6)),
+        sim.now_ns() as f64 / 1e6,
+        sim.metrics().scanned_per_wakeup
     );
+}
+
+/// This thread's time on a CPU, ns (Linux: the first field of /proc/thread-self/schedstat), so
+/// that a busy machine's time slicing does not count.
+fn cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
 }
