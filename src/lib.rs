@@ -16,6 +16,7 @@ pub mod url;
 use app::{App, AppProps, Init};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// Shows a panic in the page (and in the console), once.
 fn install_panic_hook() {
@@ -140,14 +141,20 @@ fn json_pairs(text: &str) -> Option<Vec<(String, String)>> {
     Some(out)
 }
 
-/// Renders an instance into `element`. `config` is a JSON object of scenario fields and view
-/// keys (e.g. `{"llc_weight": 112, "load": 200, "view": "curve", "embed": 1}`) or a query
-/// string; "" = defaults. More than one instance per page works; each is independent.
-#[wasm_bindgen]
-pub fn mount(element: web_sys::Element, config: &str) -> Handle {
+/// Renders an instance into `element` from a config string: a JSON object of scenario fields
+/// and view keys or a query string; "" = defaults. For Rust callers and tests; the JS API is
+/// [`mount`], which takes only a scenario object.
+pub fn mount_config(element: web_sys::Element, config: &str) -> Handle {
+    mount_parsed(element, parse_config(config))
+}
+
+fn mount_parsed(element: web_sys::Element, parsed: url::Parsed) -> Handle {
     install_panic_hook();
+    for e in &parsed.errors {
+        gloo::console::warn!(format!("sisviz.mount: {e}"));
+    }
     let init = Init {
-        parsed: parse_config(config),
+        parsed,
         sync_url: false,
         keyboard: false,
     };
@@ -159,4 +166,76 @@ pub fn mount(element: web_sys::Element, config: &str) -> Handle {
     )
     .render();
     Handle { app: Some(app) }
+}
+
+/// The scenario object's fields as (name, value-as-text) pairs; anything but a plain object of
+/// strings, numbers and booleans is rejected with a message saying what was expected.
+pub fn scenario_object_pairs(scenario: &JsValue) -> Result<Vec<(String, String)>, String> {
+    const WANT: &str =
+        "expected a scenario object like {llc_weight: 16, load: 200, view: 'cpus', embed: 1}";
+    let shape = if scenario.is_null() {
+        Some("null".to_string())
+    } else if scenario.is_undefined() {
+        Some("undefined".into())
+    } else if js_sys::Array::is_array(scenario) {
+        Some("an array".into())
+    } else if scenario.is_function() {
+        Some("a function".into())
+    } else if !scenario.is_object() {
+        Some(format!(
+            "a {}",
+            scenario.js_typeof().as_string().unwrap_or_default()
+        ))
+    } else {
+        None
+    };
+    if let Some(got) = shape {
+        return Err(format!("sisviz.mount: invalid scenario ({got}): {WANT}"));
+    }
+    let obj: &js_sys::Object = scenario.unchecked_ref();
+    let mut out = Vec::new();
+    for e in js_sys::Object::entries(obj).iter() {
+        let e: js_sys::Array = e.unchecked_into();
+        let k = e.get(0).as_string().unwrap_or_default();
+        let v = e.get(1);
+        let text = if let Some(s) = v.as_string() {
+            s
+        } else if let Some(n) = v.as_f64() {
+            // u64 seeds above 2^53 must be given as strings.
+            if n.fract() == 0.0 && n.abs() < 9.0e15 {
+                format!("{}", n as i64)
+            } else {
+                format!("{n}")
+            }
+        } else if let Some(b) = v.as_bool() {
+            if b { "1" } else { "0" }.to_string()
+        } else {
+            return Err(format!(
+                "sisviz.mount: invalid {k}: expected a string, number or boolean, got {}",
+                if v.is_null() {
+                    "null".to_string()
+                } else {
+                    v.js_typeof().as_string().unwrap_or_default()
+                }
+            ));
+        };
+        out.push((k, text));
+    }
+    Ok(out)
+}
+
+/// The embed API: renders an instance into `element` from a scenario object of scenario fields
+/// (the URL's names) and view keys, e.g. `{llc_weight: 112, load: 200, view: "curve", embed: 1}`.
+/// The fields take the one validation path (`Scenario::from_pairs`); invalid values are shown
+/// in the instance's error panel (and the console). Anything but an element and a plain object
+/// throws. More than one instance per page works; each is independent.
+#[wasm_bindgen]
+pub fn mount(element: JsValue, scenario: JsValue) -> Result<Handle, JsError> {
+    let Ok(element) = element.dyn_into::<web_sys::Element>() else {
+        return Err(JsError::new(
+            "sisviz.mount: expected a DOM element as the first argument",
+        ));
+    };
+    let pairs = scenario_object_pairs(&scenario).map_err(|e| JsError::new(&e))?;
+    Ok(mount_parsed(element, url::parse_pairs(pairs)))
 }
