@@ -4,6 +4,7 @@
 use crate::components::controls::Controls;
 use crate::components::cpu_view::CpuView;
 use crate::components::decision_log::DecisionLog;
+use crate::components::export::{ExportPanel, RunnerRef};
 use crate::components::header::Header;
 use crate::components::metrics::Metrics;
 use crate::components::scan_curve::ScanCurve;
@@ -553,6 +554,25 @@ pub fn app(props: &AppProps) -> Html {
         <DecisionLog decisions={snap.decisions.clone()} detail={detail.clone()} selected={state.selected}
             probe={state.probe} hidden={state.hidden} on_select={on_select} />
     };
+    let export = {
+        let (st, st2) = (state.clone(), state.clone());
+        let on_load = Callback::from(move |sc: sis_core::Scenario| {
+            let kv = sc
+                .to_pairs()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
+            st.dispatch(Action::SetFields(kv));
+        });
+        let on_error = Callback::from(move |e: String| st2.dispatch(Action::ShowError(e)));
+        let canvases = vec![
+            (AttrValue::from("cpu-bars"), cpu_ref.clone()),
+            (AttrValue::from("scan-curve"), curve_ref.clone()),
+            (AttrValue::from("scan-hist"), hist_ref.clone()),
+        ];
+        html! { <ExportPanel runner={RunnerRef(runner.clone())} scenario={state.scenario.clone()}
+        version={snap.version} {canvases} {on_load} {on_error} /> }
+    };
     let theme_class = if dark { "theme-dark" } else { "theme-light" };
     let body = match (state.embed, state.view) {
         (true, View::Curve) => html! { <>{errors}{controls(true)}{curve}</> },
@@ -569,6 +589,7 @@ pub fn app(props: &AppProps) -> Html {
             {cpu_view}
             <div class="row2">{curve}{metrics}</div>
             {log}
+            {export}
             <footer class="foot">
                 {"Keyboard: space = play/pause, → = step. Hover a dotted term for what it means. "}
                 {"The URL always holds the whole state: copy it to share."}

@@ -457,12 +457,26 @@ pub struct Recording {
     /// Decisions that passed between two captures (more than the ring in one slice) or after
     /// the cap: not in the recording.
     pub lost: u64,
+    /// Capturing (Record pressed); a stopped recording keeps its decisions for export.
+    pub active: bool,
     last_seq: Option<u64>,
 }
 
 impl Recording {
-    /// Appends the decisions of `ring` newer than the last captured one.
+    /// An active recording that starts after decision `after` (None: from the start).
+    pub fn start(after: Option<u64>) -> Self {
+        Recording {
+            active: true,
+            last_seq: after,
+            ..Recording::default()
+        }
+    }
+
+    /// Appends the decisions of `ring` newer than the last captured one (when active).
     pub fn capture<'a>(&mut self, ring: impl DoubleEndedIterator<Item = &'a Decision>) {
+        if !self.active {
+            return;
+        }
         let last = self.last_seq;
         let mut new: Vec<&Decision> = ring
             .rev()
@@ -601,7 +615,7 @@ mod tests {
         let sc = Scenario::from_pairs([("llc_weight", "8")]).unwrap();
         let mut sim = Simulation::new(&sc).unwrap();
         sim.set_recording(true);
-        let mut rec = Recording::default();
+        let mut rec = Recording::start(None);
         for _ in 0..600 {
             sim.next_wakeup();
             rec.capture(sim.decisions().iter());

@@ -125,6 +125,8 @@ pub struct Runner {
     /// While playing: the decision shown (pinned at the ~10 Hz text refresh, so the canvas
     /// and the text agree; the ring turns over within milliseconds on big machines).
     pub pinned: Option<Decision>,
+    /// Decisions captured while playing, for a trace longer than the ring (export panel).
+    pub rec: Option<crate::export::Recording>,
 }
 
 impl Runner {
@@ -163,6 +165,12 @@ impl Runner {
         self.sim = Some(sim);
         self.sis_prop_nr = None;
         self.pinned = None;
+        // A recording belongs to one run: a new run starts a new one if it was on.
+        if self.rec.as_ref().is_some_and(|r| r.active) {
+            self.rec = Some(crate::export::Recording::start(None));
+        } else {
+            self.rec = None;
+        }
         self.after_change();
         Ok(())
     }
@@ -182,10 +190,19 @@ impl Runner {
         } else {
             20_000.0
         };
-        let slice = ((rate * budget_ms / 6.0) as u64).clamp(1_000, sim_ns.max(1_000));
+        let mut slice = ((rate * budget_ms / 6.0) as u64).clamp(1_000, sim_ns.max(1_000));
+        if self.rec.as_ref().is_some_and(|r| r.active) {
+            // Recording: slices short enough that the 256-decision ring never turns over
+            // between two captures (~130 wake-ups per slice at any LLC size).
+            let per_cpu = 2_000_000 / u64::from(sim.topology().nr_cpus().max(1));
+            slice = slice.min(per_cpu.max(1_000));
+        }
         while sim.now_ns() < end {
             let t = (sim.now_ns() + slice).min(end);
             sim.step_until(t);
+            if let Some(rec) = self.rec.as_mut() {
+                rec.capture(sim.decisions().iter());
+            }
             if clock() - t0 > budget_ms {
                 break;
             }
@@ -224,6 +241,9 @@ impl Runner {
         let Some(sim) = self.sim.as_ref() else {
             return;
         };
+        if let Some(rec) = self.rec.as_mut() {
+            rec.capture(sim.decisions().iter());
+        }
         let llc = sim.llc(0);
         let op = (llc.last_sum_util, llc.nr_idle_scan);
         if self.last_op != Some(op) {
@@ -244,6 +264,16 @@ impl Runner {
         } else {
             self.sis_prop_nr = None;
         }
+    }
+
+    /// Starts recording from the next decision (the ring's are already in the trace export).
+    pub fn start_recording(&mut self) {
+        let last = self
+            .sim
+            .as_ref()
+            .and_then(|s| s.last_decision())
+            .map(|d| d.seq);
+        self.rec = Some(crate::export::Recording::start(last));
     }
 
     /// Samples the windowed se_eff and scanned/wake-up since the last sample.

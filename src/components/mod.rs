@@ -4,6 +4,7 @@
 pub mod controls;
 pub mod cpu_view;
 pub mod decision_log;
+pub mod export;
 pub mod header;
 pub mod metrics;
 pub mod scan_curve;
