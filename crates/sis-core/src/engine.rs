@@ -500,11 +500,13 @@ impl Simulation {
         (0..self.llc_idle.len()).map(|l| self.wasted_since(l)).sum()
     }
 
+    #[inline]
     fn wasted_since(&self, l: usize) -> u64 {
         let w = self.llc_idle[l].min(self.llc_waiting[l]) as u64;
         w * self.now.saturating_sub(self.llc_wasted_at[l])
     }
 
+    #[inline]
     fn integrate_wasted(&mut self, cpu: u32) {
         let l = self.st.topo.llc_of(cpu) as usize;
         if self.measuring {
@@ -515,6 +517,7 @@ impl Simulation {
 
     // ---- CPU state transitions ----
 
+    #[inline]
     fn sync_waiting(&mut self, cpu: u32) {
         let c = &self.cpus[cpu as usize];
         if c.curr.is_some() && !c.queue.is_empty() {
@@ -524,6 +527,7 @@ impl Simulation {
         }
     }
 
+    #[inline]
     fn update_cpu_pelt(&mut self, cpu: u32) {
         let running = self.cpus[cpu as usize].curr.is_some();
         self.st.rqs[cpu as usize].pelt.update(self.now, running);
@@ -624,32 +628,32 @@ impl Simulation {
         // about to run anyway), found by bitmask search from cpu+1; the longest queue among
         // the first few wins (the kernel looks for the busiest queue; this bounds the cost).
         let mut best: Option<(u32, usize)> = None;
-        let mut cur = self.waiting.wrap_cursor(cpu + 1);
         let mut looked = 0;
-        while let Some(src) = cur.next(&self.waiting) {
-            if src == cpu || self.st.topo.llc_of(src) != llc {
-                continue;
+        let (cpus, tasks, masks) = (&self.cpus, &self.tasks, &self.masks);
+        let all_unpinned = self.all_unpinned;
+        let span = self.st.topo.llc_span(llc);
+        self.waiting.for_each_wrap_and(span, cpu + 1, |src| {
+            if src == cpu {
+                return true;
             }
-            let q = &self.cpus[src as usize].queue;
+            let q = &cpus[src as usize].queue;
             // Every task may run anywhere (no pinned workload): the head of a waiting CPU's
-            // queue qualifies, as the search below would find.
-            let pos = if self.all_unpinned {
+            // queue qualifies, as the affinity search would find.
+            let pos = if all_unpinned {
                 debug_assert!(!q.is_empty());
                 Some(0)
             } else {
                 q.iter()
-                    .position(|t| self.masks[self.tasks[*t as usize].affinity as usize].test(cpu))
+                    .position(|t| masks[tasks[*t as usize].affinity as usize].test(cpu))
             };
             if let Some(pos) = pos {
-                if best.is_none_or(|(b, _)| self.cpus[b as usize].queue.len() < q.len()) {
+                if best.is_none_or(|(b, _)| cpus[b as usize].queue.len() < q.len()) {
                     best = Some((src, pos));
                 }
                 looked += 1;
-                if looked >= 8 {
-                    break;
-                }
             }
-        }
+            looked < 8
+        });
         let Some((src, pos)) = best else {
             return false;
         };

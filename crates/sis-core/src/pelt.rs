@@ -61,6 +61,7 @@ impl SchedAvg {
 
     /// linux-6.0 pelt.c `___update_load_sum()` + `___update_load_avg()` for util only:
     /// `running` says whether the entity ran during [last_update_time, now).
+    #[inline]
     pub fn update(&mut self, now: u64, running: bool) {
         if now <= self.last_update_time {
             return;
