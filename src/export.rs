@@ -472,10 +472,11 @@ impl Recording {
         }
     }
 
-    /// Appends the decisions of `ring` newer than the last captured one (when active).
-    pub fn capture<'a>(&mut self, ring: impl DoubleEndedIterator<Item = &'a Decision>) {
+    /// Appends the decisions of `ring` newer than the last captured one (when active);
+    /// returns how many decisions were made since the last capture.
+    pub fn capture<'a>(&mut self, ring: impl DoubleEndedIterator<Item = &'a Decision>) -> u64 {
         if !self.active {
-            return;
+            return 0;
         }
         let last = self.last_seq;
         let mut new: Vec<&Decision> = ring
@@ -483,10 +484,10 @@ impl Recording {
             .take_while(|d| last.is_none_or(|l| d.seq > l))
             .collect();
         new.reverse();
-        let Some(first) = new.first() else { return };
-        if let Some(l) = last {
-            self.lost += first.seq.saturating_sub(l + 1);
-        }
+        let Some(first) = new.first() else { return 0 };
+        let gap = last.map_or(0, |l| first.seq.saturating_sub(l + 1));
+        self.lost += gap;
+        let made = gap + new.len() as u64;
         self.last_seq = new.last().map(|d| d.seq);
         for d in new {
             if self.decisions.len() < RECORD_CAP {
@@ -495,6 +496,7 @@ impl Recording {
                 self.lost += 1;
             }
         }
+        made
     }
 }
 

@@ -127,6 +127,7 @@ pub struct Runner {
     pub pinned: Option<Decision>,
     /// Decisions captured while playing, for a trace longer than the ring (export panel).
     pub rec: Option<crate::export::Recording>,
+    rec_slice_ns: u64,
 }
 
 impl Runner {
@@ -191,17 +192,22 @@ impl Runner {
             20_000.0
         };
         let mut slice = ((rate * budget_ms / 6.0) as u64).clamp(1_000, sim_ns.max(1_000));
-        if self.rec.as_ref().is_some_and(|r| r.active) {
-            // Recording: slices short enough that the 256-decision ring never turns over
-            // between two captures (~130 wake-ups per slice at any LLC size).
-            let per_cpu = 2_000_000 / u64::from(sim.topology().nr_cpus().max(1));
-            slice = slice.min(per_cpu.max(1_000));
-        }
+        let recording = self.rec.as_ref().is_some_and(|r| r.active);
         while sim.now_ns() < end {
+            if recording {
+                // Slices short enough that the 256-decision ring never turns over between
+                // two captures: adapted to keep 32..128 wake-ups per slice.
+                slice = slice.min(self.rec_slice_ns.max(200));
+            }
             let t = (sim.now_ns() + slice).min(end);
             sim.step_until(t);
             if let Some(rec) = self.rec.as_mut() {
-                rec.capture(sim.decisions().iter());
+                let n = rec.capture(sim.decisions().iter());
+                if n > 128 {
+                    self.rec_slice_ns = (self.rec_slice_ns / 4).max(200);
+                } else if n < 32 {
+                    self.rec_slice_ns = (self.rec_slice_ns * 2).min(1_000_000);
+                }
             }
             if clock() - t0 > budget_ms {
                 break;
@@ -274,6 +280,7 @@ impl Runner {
             .and_then(|s| s.last_decision())
             .map(|d| d.seq);
         self.rec = Some(crate::export::Recording::start(last));
+        self.rec_slice_ns = 20_000;
     }
 
     /// Samples the windowed se_eff and scanned/wake-up since the last sample.
