@@ -8,6 +8,7 @@ use crate::components::export::{ExportPanel, RunnerRef};
 use crate::components::header::Header;
 use crate::components::metrics::Metrics;
 use crate::components::scan_curve::ScanCurve;
+use crate::components::workbench::Workbench;
 use crate::draw::cpus::{draw_cpus, layout, Overlay};
 use crate::draw::curve::draw_scan_curve;
 use crate::draw::hist::draw_scan_hist;
@@ -455,6 +456,10 @@ pub fn app(props: &AppProps) -> Html {
         let state = state.clone();
         Callback::from(move |seq: u64| state.dispatch(Action::Select(Some(seq))))
     };
+    let on_scenario = {
+        let state = state.clone();
+        Callback::from(move |kv| state.dispatch(Action::SetFields(kv)))
+    };
     let on_theme = {
         let state = state.clone();
         Callback::from(move |t: Theme| state.dispatch(Action::SetTheme(t)))
@@ -590,6 +595,7 @@ pub fn app(props: &AppProps) -> Html {
             <div class="row2">{curve}{metrics}</div>
             {log}
             {export}
+            <Workbench scenario={state.scenario.clone()} dark={dark} on_scenario={on_scenario} />
             <footer class="foot">
                 {"Keyboard: space = play/pause, → = step. Hover a dotted term for what it means. "}
                 {"The URL always holds the whole state: copy it to share."}

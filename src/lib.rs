@@ -9,9 +9,11 @@ pub mod components;
 pub mod draw;
 pub mod export;
 pub mod runner;
+pub mod seeds;
 pub mod state;
 pub mod terms;
 pub mod url;
+pub mod worker_api;
 
 use app::{App, AppProps, Init};
 use std::rc::Rc;

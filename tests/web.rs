@@ -236,3 +236,36 @@ fn draw_fns_work_on_a_real_canvas() {
     }];
     draw_cpus(&ctx, &lay, &snaps, &llcs, None, &Palette::LIGHT);
 }
+
+/// The exported `sweep_point`, on the points `SweepSpec::points()` gives for the golden's
+/// sweep, returns exactly the reports `sis sweep --format json` computed natively.
+#[wasm_bindgen_test]
+fn sweep_point_matches_the_native_golden() {
+    use sis_core::sweep::SweepSpec;
+    let golden = include_str!("golden/sweep-llc8-20ms.json");
+    let base = sis_core::Scenario::from_pairs([("llc_weight", "8"), ("duration", "20ms")]).unwrap();
+    let spec = SweepSpec::new(
+        base,
+        vec!["linux-5.15".into(), "linux-6.0".into()],
+        vec![50, 150],
+    )
+    .unwrap();
+    let items: Vec<String> = spec
+        .points()
+        .iter()
+        .map(|sc| {
+            let report = sisviz::worker_api::sweep_point(&sisviz::worker_api::point_query(sc));
+            assert!(!report.starts_with("error"), "{report}");
+            format!(
+                "{{\"preset\":\"{}\",\"load\":{},\"report\":{report}}}",
+                sc.preset, sc.load
+            )
+        })
+        .collect();
+    let got = js_sys::JSON::parse(&format!("[{}]", items.join(","))).unwrap();
+    let want = js_sys::JSON::parse(golden).unwrap();
+    assert_eq!(
+        String::from(js_sys::JSON::stringify(&got).unwrap()),
+        String::from(js_sys::JSON::stringify(&want).unwrap())
+    );
+}

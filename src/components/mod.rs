@@ -1,6 +1,7 @@
 //! One file per component. Components render UI state and snapshots; none of them holds
 //! the Simulation.
 
+pub mod compare;
 pub mod controls;
 pub mod cpu_view;
 pub mod decision_log;
@@ -8,6 +9,9 @@ pub mod export;
 pub mod header;
 pub mod metrics;
 pub mod scan_curve;
+pub mod seeds;
+pub mod sweep;
+pub mod workbench;
 
 use yew::prelude::*;
 

@@ -5,6 +5,7 @@
 pub mod cpus;
 pub mod curve;
 pub mod hist;
+pub mod sweep;
 
 /// An RGB colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,237 @@
+//! Sweeps off the main thread: the `sweep_point` export that `static/sweep-worker.js` calls
+//! for each point, and [`SweepJob`], the main thread's handle on that worker.
+//!
+//! The worker loads the same wasm-bindgen glue and the same wasm as the page (their hashed
+//! URLs come from `static/boot.js`), so a point runs `sis_core::sweep::run_point` exactly as
+//! `sis sweep` does; the report crosses back as its JSON (`RunReport`, serde), identical to
+//! `sis sweep --format json`'s `report`.
+
+use sis_core::engine::{HistogramReport, RunReport};
+use sis_core::stats::Counters;
+use sis_core::sweep::run_point;
+use sis_core::Scenario;
+use wasm_bindgen::prelude::*;
+
+/// Runs one sweep point given as a URL query of scenario fields (`llc_weight=8&load=50&...`)
+/// and returns its `RunReport` as JSON, or `error: <message naming the field>`.
+#[wasm_bindgen]
+pub fn sweep_point(scenario_query: &str) -> String {
+    let pairs = crate::url::split_query(scenario_query);
+    let sc = match Scenario::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+        Ok(sc) => sc,
+        Err(e) => return format!("error: {e}"),
+    };
+    match run_point(&sc) {
+        Ok(r) => serde_json::to_string(&r).unwrap_or_else(|e| format!("error: {e}")),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// A point as the worker receives it: every scenario field, `&`-joined.
+pub fn point_query(sc: &Scenario) -> String {
+    sc.to_pairs()
+        .into_iter()
+        .map(|(k, v)| format!("{k}={}", crate::url::encode(&v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// The counter names as `RunReport` JSON spells them (serde field names of `Counters`).
+const COUNTERS: &[&str] = &[
+    "sis_search",
+    "sis_domain_search",
+    "sis_scanned",
+    "sis_failed",
+    "sis_recent_hit",
+    "sis_recent_miss",
+    "sis_core_search",
+    "sis_core_miss",
+    "wakeups",
+    "migrations",
+    "balance_pulls",
+    "wakeup_latency_sum_ns",
+    "wakeup_latency_count",
+    "wakeup_latency_max_ns",
+    "wasted_ns",
+    "scan_time_ns",
+];
+
+fn set_counter(c: &mut Counters, name: &str, v: u64) {
+    let slot = match name {
+        "sis_search" => &mut c.sis_search,
+        "sis_domain_search" => &mut c.sis_domain_search,
+        "sis_scanned" => &mut c.sis_scanned,
+        "sis_failed" => &mut c.sis_failed,
+        "sis_recent_hit" => &mut c.sis_recent_hit,
+        "sis_recent_miss" => &mut c.sis_recent_miss,
+        "sis_core_search" => &mut c.sis_core_search,
+        "sis_core_miss" => &mut c.sis_core_miss,
+        "wakeups" => &mut c.wakeups,
+        "migrations" => &mut c.migrations,
+        "balance_pulls" => &mut c.balance_pulls,
+        "wakeup_latency_sum_ns" => &mut c.wakeup_latency_sum_ns,
+        "wakeup_latency_count" => &mut c.wakeup_latency_count,
+        "wakeup_latency_max_ns" => &mut c.wakeup_latency_max_ns,
+        "wasted_ns" => &mut c.wasted_ns,
+        "scan_time_ns" => &mut c.scan_time_ns,
+        _ => return,
+    };
+    *slot = v;
+}
+
+fn num(obj: &JsValue, key: &str) -> Option<u64> {
+    let v = js_sys::Reflect::get(obj, &JsValue::from_str(key)).ok()?;
+    v.as_f64().map(|f| f as u64)
+}
+
+/// Rebuilds the parts of a `RunReport` the tables and plots use (scenario, counters and the
+/// metrics derived from them) from its JSON, with the browser's JSON parser (the app keeps
+/// serde_json's parser out of its wasm). `scenario` is the point that was run.
+pub fn report_from_json(scenario: &Scenario, json: &str) -> Result<RunReport, String> {
+    if let Some(e) = json.strip_prefix("error: ") {
+        return Err(e.to_string());
+    }
+    let v = js_sys::JSON::parse(json).map_err(|_| format!("bad report: {json:.60}"))?;
+    let c = js_sys::Reflect::get(&v, &JsValue::from_str("counters"))
+        .map_err(|_| "report without counters".to_string())?;
+    let mut counters = Counters::default();
+    for name in COUNTERS {
+        let n = num(&c, name).ok_or_else(|| format!("report without counters.{name}"))?;
+        set_counter(&mut counters, name, n);
+    }
+    Ok(RunReport {
+        scenario: scenario.clone(),
+        sim_time_ns: num(&v, "sim_time_ns").unwrap_or(0),
+        wakeups: num(&v, "wakeups").unwrap_or(counters.wakeups),
+        migrations: num(&v, "migrations").unwrap_or(counters.migrations),
+        metrics: counters.metrics(),
+        counters,
+        nr_idle_scan: Vec::new(),
+        per_cpu: Vec::new(),
+        scan_histogram: HistogramReport {
+            unit: "usecs".into(),
+            labels: Vec::new(),
+            buckets: Vec::new(),
+        },
+    })
+}
+
+/// A message from the worker.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JobMsg {
+    /// Point `done - 1` finished (`report` is its RunReport JSON or `error: ...`).
+    Progress {
+        done: usize,
+        total: usize,
+        report: String,
+    },
+    /// The worker could not start or crashed.
+    Failed(String),
+}
+
+/// The hashed glue/wasm URLs the page was loaded with (set by static/boot.js; else read from
+/// its script tag's data attributes).
+fn boot_urls() -> Option<(String, String)> {
+    let win = web_sys::window()?;
+    let get = |k: &str| {
+        js_sys::Reflect::get(&win, &JsValue::from_str(k))
+            .ok()
+            .and_then(|v| v.as_string())
+    };
+    if let (Some(js), Some(wasm)) = (get("sisvizJsUrl"), get("sisvizWasmUrl")) {
+        return Some((js, wasm));
+    }
+    let doc = win.document()?;
+    let tag = doc.query_selector("script[data-sisviz-js]").ok()??;
+    let base = doc.base_uri().ok()??;
+    let abs = |a: &str| {
+        let rel = tag.get_attribute(a)?;
+        web_sys::Url::new_with_base(&rel, &base)
+            .ok()
+            .map(|u| u.href())
+    };
+    Some((abs("data-sisviz-js")?, abs("data-sisviz-wasm")?))
+}
+
+/// A running sweep in a module worker. Dropping it (or `cancel`) terminates the worker.
+pub struct SweepJob {
+    worker: web_sys::Worker,
+    _onmessage: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _onerror: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+impl SweepJob {
+    /// Starts a worker that runs `points` (queries from [`point_query`]) in order and calls
+    /// `on_msg` after each.
+    pub fn start(points: &[String], on_msg: impl Fn(JobMsg) + 'static) -> Result<Self, String> {
+        let (js, wasm) = boot_urls().ok_or("cannot find the app's JS/wasm URLs")?;
+        let doc = web_sys::window()
+            .and_then(|w| w.document())
+            .ok_or("no document")?;
+        let base = doc.base_uri().ok().flatten().ok_or("no base URI")?;
+        let url = web_sys::Url::new_with_base("static/sweep-worker.js", &base)
+            .map_err(|_| "bad worker URL")?
+            .href();
+        let opts = web_sys::WorkerOptions::new();
+        opts.set_type(web_sys::WorkerType::Module);
+        let worker = web_sys::Worker::new_with_options(&url, &opts)
+            .map_err(|e| format!("cannot start the sweep worker: {e:?}"))?;
+        let on_msg = std::rc::Rc::new(on_msg);
+        let cb = on_msg.clone();
+        let onmessage =
+            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                let d = e.data();
+                let get = |k: &str| js_sys::Reflect::get(&d, &JsValue::from_str(k)).ok();
+                if let Some(err) = get("error").and_then(|v| v.as_string()) {
+                    cb(JobMsg::Failed(err));
+                    return;
+                }
+                let n = |k: &str| get(k).and_then(|v| v.as_f64()).unwrap_or(0.0) as usize;
+                cb(JobMsg::Progress {
+                    done: n("done"),
+                    total: n("total"),
+                    report: get("report")
+                        .and_then(|v| v.as_string())
+                        .unwrap_or_default(),
+                });
+            });
+        let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let msg = js_sys::Reflect::get(&e, &JsValue::from_str("message"))
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_else(|| "the sweep worker failed to load".into());
+            on_msg(JobMsg::Failed(msg));
+        });
+        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        let msg = js_sys::Object::new();
+        let arr = js_sys::Array::new();
+        for p in points {
+            arr.push(&JsValue::from_str(p));
+        }
+        let _ = js_sys::Reflect::set(&msg, &"js".into(), &js.into());
+        let _ = js_sys::Reflect::set(&msg, &"wasm".into(), &wasm.into());
+        let _ = js_sys::Reflect::set(&msg, &"points".into(), &arr);
+        worker
+            .post_message(&msg)
+            .map_err(|e| format!("cannot talk to the sweep worker: {e:?}"))?;
+        Ok(SweepJob {
+            worker,
+            _onmessage: onmessage,
+            _onerror: onerror,
+        })
+    }
+
+    /// Stops the worker at once (mid-point); a new sweep starts a new worker.
+    pub fn cancel(&self) {
+        self.worker.terminate();
+    }
+}
+
+impl Drop for SweepJob {
+    fn drop(&mut self) {
+        self.worker.set_onmessage(None);
+        self.worker.set_onerror(None);
+        self.worker.terminate();
+    }
+}

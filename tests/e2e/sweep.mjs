@@ -1,0 +1,191 @@
+// End-to-end test of the sweep view: a small sweep in the Web Worker (progress to 100%, the
+// seed-style table, numbers identical to tests/golden/ computed natively by `sis sweep`),
+// then a longer sweep cancelled midway while the page stays responsive; the compare view and
+// the seed scenarios. Prints `sweep e2e: N passed, M failed` last.
+//
+//   node tests/e2e/sweep.mjs        (after trunk build --release)
+
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  ROOT, DIST, SHOTS, SUB, startServer, sleep, byId, waitFor, openApp, setControl, decisionCount,
+  textOf, state, launchBrowser,
+} from './_lib.mjs';
+
+const GOLDEN = path.join(ROOT, 'tests', 'golden', 'sweep-llc8-20ms.json');
+
+/** Deep comparison of numbers (exact) and strings; returns the first difference or null. */
+function diff(a, b, at = '') {
+  if (typeof a === 'number' || typeof b === 'number') {
+    return a === b ? null : `${at}: ${a} != ${b}`;
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) {
+      return `${at}: length ${a?.length} != ${b?.length}`;
+    }
+    for (let i = 0; i < a.length; i++) {
+      const d = diff(a[i], b[i], `${at}[${i}]`);
+      if (d) return d;
+    }
+    return null;
+  }
+  if (a && typeof a === 'object') {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b ?? {})]);
+    for (const k of keys) {
+      const d = diff(a[k], b?.[k], `${at}.${k}`);
+      if (d) return d;
+    }
+    return null;
+  }
+  return a === b ? null : `${at}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`;
+}
+
+const progressOf = async (page) => {
+  const p = page.locator(byId('sweep-progress')).first();
+  return { value: Number(await p.getAttribute('value')), max: Number(await p.getAttribute('max')) };
+};
+
+const checks = [];
+const check = (name, fn) => checks.push({ name, fn });
+
+check('a small sweep in the worker reaches 4/4, fills the table and matches the native golden', async (browser) => {
+  const { context, page, problems } = await openApp(browser, '?llc_weight=8&duration=20ms');
+  try {
+    await page.locator(byId('tab-sweep')).click();
+    await setControl(page, 'sweep-preset-a', 'linux-5.15');
+    await setControl(page, 'sweep-preset-b', 'linux-6.0');
+    await setControl(page, 'sweep-loads', '50,150');
+    await page.locator(byId('sweep-run')).click();
+    const done = await waitFor(async () => {
+      const p = await progressOf(page);
+      return p.max === 4 && p.value === 4;
+    }, 20_000);
+    if (!done) throw new Error(`progress did not reach 4/4: ${JSON.stringify(await progressOf(page))}`);
+    const table = await textOf(page, 'sweep-table');
+    for (const want of ['se_eff%', 'success_rate%', 'linux-5.15', 'linux-6.0', 'compare%', '12 threads']) {
+      if (!table.includes(want)) throw new Error(`sweep-table lacks "${want}":\n${table}`);
+    }
+    const json = (await page.locator(byId('sweep-json')).first().textContent()) ?? '';
+    const got = JSON.parse(json);
+    const golden = JSON.parse(fs.readFileSync(GOLDEN, 'utf8'));
+    const d = diff(got, golden, 'sweep');
+    if (d) throw new Error(`browser sweep differs from tests/golden: ${d}`);
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.locator(byId('sweep-view')).screenshot({ path: path.join(SHOTS, 'sweep-view.png') });
+
+    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
+  } finally {
+    await context.close();
+  }
+});
+
+check('a long sweep is cancelled midway; the page stays responsive meanwhile', async (browser) => {
+  // 16 points of 300 ms at 112 CPUs: many seconds of work in the worker.
+  const { context, page, problems } = await openApp(browser, '?llc_weight=112&duration=300ms');
+  try {
+    await page.locator(byId('tab-sweep')).click();
+    await setControl(page, 'sweep-preset-a', 'linux-5.15');
+    await setControl(page, 'sweep-preset-b', 'linux-6.0');
+    await page.locator(byId('sweep-run')).click();
+    const started = await waitFor(async () => (await progressOf(page)).max === 16, 5_000);
+    if (!started) throw new Error('the long sweep did not start (max != 16)');
+    const before = await decisionCount(page);
+    const t0 = Date.now();
+    await page.locator(byId('step')).first().click();
+    const stepped = await waitFor(async () => (await decisionCount(page)) > before, 1_000, 20);
+    const dt = Date.now() - t0;
+    if (!stepped) throw new Error(`step did not add a decision within 1 s while the sweep ran (${dt} ms)`);
+    const mid = await progressOf(page);
+    await page.locator(byId('sweep-cancel')).click();
+    await sleep(300);
+    const after = await progressOf(page);
+    const status = await page.locator('.sweep-progress .status').first().textContent();
+    if (!/cancelled/.test(status ?? '')) throw new Error(`status after cancel: "${status}"`);
+    if (after.value >= 16) throw new Error(`sweep finished before cancel (${after.value}/16)`);
+    await sleep(1500);
+    const later = await progressOf(page);
+    if (later.value !== after.value) throw new Error(`progress moved after cancel: ${after.value} -> ${later.value}`);
+    console.log(`      step answered in ${dt} ms while the worker ran; cancelled at ${mid.value}/16`);
+    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
+  } finally {
+    await context.close();
+  }
+});
+
+check('compare view steps both kernels and tables compare%', async (browser) => {
+  const { context, page } = await openApp(browser, '?llc_weight=8&smt=1&workload=pinned&load=100');
+  try {
+    await page.locator(byId('tab-compare')).click();
+    await setControl(page, 'compare-preset-a', 'linux-6.0');
+    await setControl(page, 'compare-preset-b', 'sis-util-idle-aware');
+    await page.locator(byId('compare-run')).click();
+    await page.locator(byId('compare-step-10')).click();
+    const n = await waitFor(async () => (await page.locator(byId('compare-pair')).count()) >= 10);
+    if (!n) throw new Error('compare log did not fill');
+    const t = await textOf(page, 'compare-table');
+    for (const want of ['baseline', 'compare%', 'sis_scanned', 'success_rate%']) {
+      if (!t.includes(want)) throw new Error(`compare-table lacks "${want}"`);
+    }
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.locator(byId('workbench')).screenshot({ path: path.join(SHOTS, 'compare-view.png') });
+  } finally {
+    await context.close();
+  }
+});
+
+check('seed scenarios: one entry each, a click sets the scenario', async (browser) => {
+  const { context, page } = await openApp(browser);
+  try {
+    const n = await page.locator(`${byId('seed-scenarios')} ${byId('seed-scenario')}`).count();
+    if (n < 7) throw new Error(`expected >= 7 seed scenarios, got ${n}`);
+    await page.locator('[data-seed="corner-case"] button').click();
+    const ok = await waitFor(async () => {
+      const u = new URL(page.url()).searchParams;
+      return u.get('workload') === 'pinned' && u.get('llc_weight') === '8' && u.get('smt') === '1';
+    });
+    if (!ok) throw new Error(`URL after the corner-case seed: ${page.url()}`);
+    const tabOn = await page.locator(`${byId('tab-compare')}[aria-selected="true"]`).count();
+    if (!tabOn) throw new Error('the corner-case seed did not open the compare tab');
+  } finally {
+    await context.close();
+  }
+});
+
+async function main() {
+  if (!fs.existsSync(path.join(DIST, 'index.html'))) {
+    console.error(`sweep e2e: ${DIST}/index.html not found; run \`trunk build --release\` first`);
+    console.log(`sweep e2e: 0 passed, ${checks.length} failed`);
+    process.exit(1);
+  }
+  const server = await startServer();
+  state.baseUrl = `http://127.0.0.1:${server.address().port}${SUB}`;
+  const browser = await launchBrowser();
+  const only = process.env.E2E_ONLY;
+  let passed = 0;
+  let failed = 0;
+  try {
+    for (const { name, fn } of checks) {
+      if (only && !name.includes(only)) continue;
+      const t = Date.now();
+      try {
+        await fn(browser);
+        passed++;
+        console.log(`  ok    ${name} (${Date.now() - t} ms)`);
+      } catch (e) {
+        failed++;
+        console.log(`  FAIL  ${name} (${Date.now() - t} ms)\n      ${e.message}`);
+      }
+    }
+  } finally {
+    await browser.close();
+    server.close();
+  }
+  console.log(`sweep e2e: ${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 && passed > 0 ? 0 : 1);
+}
+
+main().catch((e) => {
+  console.error(e);
+  console.log('sweep e2e: 0 passed, 1 failed');
+  process.exit(1);
+});
