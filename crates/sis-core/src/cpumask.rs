@@ -27,6 +27,11 @@ impl CpuMask {
         m
     }
 
+    /// The bits, 64 CPUs a word (CPU `c` is bit `c % 64` of word `c / 64`).
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     pub fn nr_cpus(&self) -> u32 {
         self.nr_cpus
     }

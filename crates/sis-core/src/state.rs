@@ -111,10 +111,10 @@ pub struct SchedState {
     pub probe_cost_ns: u64,
     /// Scratch masks reused across wake-ups (the kernel's per-CPU `select_idle_mask`).
     pub(crate) scratch: CpuMask,
-    /// The CPUs `idleish()` accepts, when a caller keeps this up to date as it changes
-    /// runqueues (the engine does: its CPUs are idle exactly when nr_running is 0, as it runs
-    /// no SCHED_IDLE task). None: not kept (a hand-built state). Only a speed-up: the
-    /// untraced LLC scan finds its answer from it a word at a time instead of CPU by CPU.
+    /// The CPUs with nr_running 0, when a caller that runs no SCHED_IDLE task keeps this up
+    /// to date as it changes runqueues (the engine does), so that it is also exactly the CPUs
+    /// `idleish()` accepts. None: not kept (a hand-built state). Only a speed-up: the untraced
+    /// LLC scan and `missed_idle` find their answers from it a word at a time.
     pub(crate) idle_cpus: Option<CpuMask>,
 }
 
