@@ -1,10 +1,9 @@
-//! SIS_UTIL's scan depth against LLC utilisation (plotters over a canvas).
+//! SIS_UTIL's scan depth against LLC utilisation (raw 2D canvas, helpers in `chart`).
 
+use super::chart::{self, Plot};
 use super::Palette;
-use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
 use sis_core::throttle;
-use web_sys::HtmlCanvasElement;
+use web_sys::{CanvasRenderingContext2d as Ctx, HtmlCanvasElement};
 
 /// What the curve shows. Every number comes from sis-core.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,157 +47,127 @@ impl CurveData {
     }
 }
 
-/// Draws the curve into `canvas` (whose width/height are device pixels; `dpr` scales fonts).
+/// Draws the curve into `canvas` (whose width/height are device pixels; `dpr` scales to CSS px).
 pub fn draw_scan_curve(
     canvas: &HtmlCanvasElement,
     d: &CurveData,
     pal: &Palette,
     dpr: f64,
 ) -> Result<(), String> {
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())
-        .ok_or_else(|| "no 2d context".to_string())?;
-    let root = backend.into_drawing_area();
-    root.fill(&pal.bg.plotters()).map_err(|e| e.to_string())?;
-    let px = |v: f64| (v * dpr).round() as i32;
-    let font = |v: f64| ("sans-serif", (v * dpr).round() as u32);
-    let w = d.llc_weight.max(1);
-    let ymax = (w as f64 * 1.08).max(w as f64 + 1.0);
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .x_label_area_size(px(44.0))
-        .y_label_area_size(px(52.0))
-        .build_cartesian_2d(0.0f64..100.0f64, 0.0f64..ymax)
-        .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .light_line_style(pal.grid.plotters().mix(0.35))
-        .bold_line_style(pal.grid.plotters().mix(0.8))
-        .axis_style(pal.muted.plotters())
-        .label_style(font(14.0).into_font().color(&pal.muted.plotters()))
-        .axis_desc_style(font(15.0).into_font().color(&pal.fg.plotters()))
-        .x_desc("LLC utilisation: sum_util / (llc_weight × 1024), %")
-        .y_desc("nr_idle_scan")
-        .x_labels(11)
-        .y_labels(6)
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| format!("{v:.0}"))
-        .draw()
-        .map_err(|e| e.to_string())?;
-    let cut = d.cutoff_pct();
-    // 100/imbalance_pct cut-off.
-    chart
-        .draw_series(std::iter::once(PathElement::new(
-            vec![(cut, 0.0), (cut, ymax)],
-            pal.busy.plotters().mix(0.8).stroke_width(px(1.5) as u32),
-        )))
-        .map_err(|e| e.to_string())?;
-    chart
-        .draw_series(std::iter::once(Text::new(
-            format!("cut-off 100/pct = {cut:.1}%"),
-            (cut - 1.0, ymax * 0.985),
-            font(14.0).into_font().color(&pal.busy.plotters()).pos(
-                plotters::style::text_anchor::Pos::new(
-                    plotters::style::text_anchor::HPos::Right,
-                    plotters::style::text_anchor::VPos::Top,
-                ),
-            ),
-        )))
-        .map_err(|e| e.to_string())?;
-    let line_col = if d.sis_util_on {
-        pal.accent.plotters()
-    } else {
-        pal.muted.plotters()
+    let (ctx, w, h) = chart::begin(canvas, dpr, pal)?;
+    plot_scan_curve(&ctx, d, w, h, pal);
+    Ok(())
+}
+
+/// Draws the curve with `ctx` (in CSS pixels) into a `w` × `h` box.
+pub fn plot_scan_curve(ctx: &Ctx, d: &CurveData, w: f64, h: f64, pal: &Palette) {
+    let lw = d.llc_weight.max(1);
+    let ymax = (lw as f64 * 1.08).max(lw as f64 + 1.0);
+    let p = Plot {
+        l: 10.0 + 52.0,
+        t: 10.0,
+        r: (w - 18.0).max(72.0),
+        b: (h - 10.0 - 44.0).max(20.0),
+        x0: 0.0,
+        x1: 100.0,
+        y0: 0.0,
+        y1: ymax,
     };
-    chart
-        .draw_series(LineSeries::new(
-            d.points.iter().map(|&(p, nr)| (p as f64, nr as f64)),
-            line_col.stroke_width(px(2.5) as u32),
-        ))
-        .map_err(|e| e.to_string())?;
+    let (xt, xs) = chart::num_ticks(0.0, 100.0, 11);
+    let (yt, ys) = chart::num_ticks(0.0, ymax, 6);
+    chart::grid(ctx, &p, &xt, xs, &yt, ys, true, pal);
+    chart::axes(
+        ctx,
+        &p,
+        &xt,
+        &yt,
+        14.0,
+        "LLC utilisation: sum_util / (llc_weight × 1024), %",
+        "nr_idle_scan",
+        15.0,
+        pal,
+    );
+    ctx.save();
+    ctx.begin_path();
+    ctx.rect(p.l - 8.0, p.t - 8.0, p.r - p.l + 16.0, p.b - p.t + 16.0);
+    ctx.clip();
+    // 100/imbalance_pct cut-off.
+    let cut = d.cutoff_pct();
+    let cx = p.x(cut);
+    chart::polyline(ctx, &[(cx, p.t), (cx, p.b)], &pal.busy.css_a(0.8), 1.5);
+    chart::font(ctx, 14.0, false);
+    chart::text(
+        ctx,
+        &format!("cut-off 100/pct = {}%", chart::num(cut, 1)),
+        p.x(cut - 1.0),
+        p.y(ymax * 0.985),
+        "right",
+        "top",
+        pal.busy,
+    );
+    let line_col = if d.sis_util_on { pal.accent } else { pal.muted };
+    let pts: Vec<(f64, f64)> = d
+        .points
+        .iter()
+        .map(|&(x, nr)| p.pt((x as f64, nr as f64)))
+        .collect();
+    chart::polyline(ctx, &pts, &line_col.css(), 2.5);
     if let Some(nr) = d.sis_prop_nr {
-        let y = (nr.max(0) as f64).min(ymax);
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(0.0, y), (100.0, y)],
-                pal.prop.plotters().stroke_width(px(2.0) as u32),
-            )))
-            .map_err(|e| e.to_string())?;
+        let y = p.y((nr.max(0) as f64).min(ymax));
+        chart::polyline(ctx, &[(p.l, y), (p.r, y)], &pal.prop.css(), 2.0);
         let label = if nr as f64 > ymax {
-            format!("SIS_PROP nr = {nr} (capped by the LLC's {w} CPUs)")
+            format!("SIS_PROP nr = {nr} (capped by the LLC's {lw} CPUs)")
         } else {
             format!("SIS_PROP nr = {nr} (last wake-up)")
         };
-        chart
-            .draw_series(std::iter::once(Text::new(
-                label,
-                (2.0, y),
-                font(13.0).into_font().color(&pal.prop.plotters()).pos(
-                    plotters::style::text_anchor::Pos::new(
-                        plotters::style::text_anchor::HPos::Left,
-                        plotters::style::text_anchor::VPos::Bottom,
-                    ),
-                ),
-            )))
-            .map_err(|e| e.to_string())?;
+        chart::font(ctx, 13.0, false);
+        chart::text(ctx, &label, p.x(2.0), y - 2.0, "left", "bottom", pal.prop);
     }
     if let Some(u) = d.util_now {
-        let u = u.clamp(0.0, 100.0);
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(u, 0.0), (u, ymax * 0.9)],
-                pal.fg.plotters().mix(0.35).stroke_width(px(1.0) as u32),
-            )))
-            .map_err(|e| e.to_string())?;
+        let x = p.x(u.clamp(0.0, 100.0));
+        chart::polyline(
+            ctx,
+            &[(x, p.b), (x, p.y(ymax * 0.9))],
+            &pal.fg.css_a(0.35),
+            1.0,
+        );
     }
     let n = d.trail.len().max(1) as f64;
-    chart
-        .draw_series(d.trail.iter().enumerate().map(|(i, &(u, nr))| {
-            let a = 0.15 + 0.5 * (i as f64 + 1.0) / n;
-            Circle::new(
-                (u.clamp(0.0, 100.0), nr as f64),
-                px(3.0),
-                pal.fg.plotters().mix(a).filled(),
-            )
-        }))
-        .map_err(|e| e.to_string())?;
-    if let Some((u, nr)) = d.live {
-        let p = (u.clamp(0.0, 100.0), nr as f64);
-        chart
-            .draw_series([
-                Circle::new(p, px(7.0), pal.fg.plotters().filled()),
-                Circle::new(p, px(4.0), pal.accent.plotters().filled()),
-            ])
-            .map_err(|e| e.to_string())?;
-        // Label beside the point, away from the curve: below-right when high, above when low.
-        let high = p.1 > ymax * 0.5;
-        let right_side = u > 55.0;
-        let anchor = if right_side {
-            plotters::style::text_anchor::HPos::Right
-        } else {
-            plotters::style::text_anchor::HPos::Left
-        };
-        let dx = if right_side { -1.5 } else { 1.5 };
-        let (y, vpos) = if high {
-            (p.1 - ymax * 0.1, plotters::style::text_anchor::VPos::Top)
-        } else {
-            (
-                p.1 + ymax * 0.08,
-                plotters::style::text_anchor::VPos::Bottom,
-            )
-        };
-        chart
-            .draw_series(std::iter::once(Text::new(
-                format!("now: {u:.1}% → nr_idle_scan {nr}"),
-                (p.0 + dx, y),
-                font(16.0)
-                    .into_font()
-                    .color(&pal.fg.plotters())
-                    .pos(plotters::style::text_anchor::Pos::new(anchor, vpos)),
-            )))
-            .map_err(|e| e.to_string())?;
+    for (i, &(u, nr)) in d.trail.iter().enumerate() {
+        let a = 0.15 + 0.5 * (i as f64 + 1.0) / n;
+        let (x, y) = p.pt((u.clamp(0.0, 100.0), nr as f64));
+        chart::dot(ctx, x, y, 3.0, &pal.fg.css_a(a));
     }
-    root.present().map_err(|e| e.to_string())?;
-    Ok(())
+    if let Some((u, nr)) = d.live {
+        let v = (u.clamp(0.0, 100.0), nr as f64);
+        let (x, y) = p.pt(v);
+        chart::dot(ctx, x, y, 7.0, &pal.fg.css());
+        chart::dot(ctx, x, y, 4.0, &pal.accent.css());
+        // Label beside the point, away from the curve: below-right when high, above when low.
+        let high = v.1 > ymax * 0.5;
+        let right_side = u > 55.0;
+        let (align, dx) = if right_side {
+            ("right", -1.5)
+        } else {
+            ("left", 1.5)
+        };
+        let (ly, baseline) = if high {
+            (v.1 - ymax * 0.1, "top")
+        } else {
+            (v.1 + ymax * 0.08, "bottom")
+        };
+        chart::font(ctx, 16.0, false);
+        chart::text(
+            ctx,
+            &format!("now: {}% → nr_idle_scan {nr}", chart::num(u, 1)),
+            p.x(v.0 + dx),
+            p.y(ly),
+            align,
+            baseline,
+            pal.fg,
+        );
+    }
+    ctx.restore();
 }
 
 #[cfg(test)]

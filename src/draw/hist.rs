@@ -1,10 +1,10 @@
-//! Time spent in select_idle_cpu per call, in the seed's `@usecs` buckets (plotters).
+//! Time spent in select_idle_cpu per call, in the seed's `@usecs` buckets (raw 2D canvas).
 
+use super::chart::{self, Plot};
 use super::Palette;
-use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
 use sis_core::stats::ScanHistogram;
-use web_sys::HtmlCanvasElement;
+use std::f64::consts::FRAC_PI_2;
+use web_sys::{CanvasRenderingContext2d as Ctx, HtmlCanvasElement};
 
 /// How many buckets to show: through the last non-empty one plus one, at least `min`.
 pub fn shown_buckets(buckets: &[u64], min: usize) -> usize {
@@ -18,64 +18,80 @@ pub fn draw_scan_hist(
     pal: &Palette,
     dpr: f64,
 ) -> Result<(), String> {
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())
-        .ok_or_else(|| "no 2d context".to_string())?;
-    let root = backend.into_drawing_area();
-    root.fill(&pal.bg.plotters()).map_err(|e| e.to_string())?;
-    let px = |v: f64| (v * dpr).round() as i32;
-    let font = |v: f64| ("sans-serif", (v * dpr).round() as u32);
-    let k = shown_buckets(buckets, 8);
-    // Horizontal labels when each bar has room for "[16K, 32K)", else rotated.
-    let plot_w = canvas.width() as f64 / dpr - 70.0;
-    let horizontal = plot_w / k as f64 >= 74.0;
-    let max = buckets.iter().copied().max().unwrap_or(0).max(1);
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(8.0))
-        .x_label_area_size(px(if horizontal { 30.0 } else { 78.0 }))
-        .y_label_area_size(px(56.0))
-        .build_cartesian_2d((0..k as i32 - 1).into_segmented(), 0u64..max + max / 10 + 1)
-        .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .light_line_style(pal.grid.plotters().mix(0.3))
-        .bold_line_style(pal.grid.plotters().mix(0.7))
-        .axis_style(pal.muted.plotters())
-        .label_style(font(12.0).into_font().color(&pal.muted.plotters()))
-        .axis_desc_style(font(13.0).into_font().color(&pal.fg.plotters()))
-        .x_labels(k)
-        .y_labels(5)
-        .x_label_style(if horizontal {
-            font(13.0).into_font().color(&pal.muted.plotters())
-        } else {
-            font(13.0)
-                .into_font()
-                .color(&pal.muted.plotters())
-                .transform(FontTransform::Rotate90)
-        })
-        .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => ScanHistogram::label(*i as usize),
-            SegmentValue::Last => String::new(),
-        })
-        .y_desc("calls")
-        .draw()
-        .map_err(|e| e.to_string())?;
-    chart
-        .draw_series(
-            Histogram::vertical(&chart)
-                .style(pal.accent.plotters().filled())
-                .margin(px(3.0) as u32)
-                .data(
-                    buckets
-                        .iter()
-                        .take(k)
-                        .enumerate()
-                        .map(|(i, &n)| (i as i32, n)),
-                ),
-        )
-        .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())?;
+    let (ctx, w, h) = chart::begin(canvas, dpr, pal)?;
+    plot_scan_hist(&ctx, buckets, w, h, pal);
     Ok(())
+}
+
+/// Draws the histogram with `ctx` (in CSS pixels) into a `w` × `h` box.
+pub fn plot_scan_hist(ctx: &Ctx, buckets: &[u64], w: f64, h: f64, pal: &Palette) {
+    let k = shown_buckets(buckets, 8).max(1);
+    // Horizontal labels when each bar has room for "[16K, 32K)", else rotated.
+    let horizontal = (w - 70.0) / k as f64 >= 74.0;
+    let max = buckets.iter().copied().max().unwrap_or(0).max(1);
+    let ymax = (max + max / 10 + 1) as f64;
+    let p = Plot {
+        l: 8.0 + 56.0,
+        t: 8.0,
+        r: (w - 8.0).max(74.0),
+        b: (h - 8.0 - if horizontal { 30.0 } else { 78.0 }).max(16.0),
+        x0: 0.0,
+        x1: k as f64,
+        y0: 0.0,
+        y1: ymax,
+    };
+    // Integer counts: steps of at least 1.
+    let ys = chart::tick_step(ymax, 5).max(1.0);
+    let yt: chart::Ticks = chart::ticks(0.0, ymax, ys)
+        .into_iter()
+        .map(|v| (v, chart::num(v, 0)))
+        .collect();
+    chart::grid(ctx, &p, &Vec::new(), 0.0, &yt, ys, false, pal);
+    chart::axes(ctx, &p, &Vec::new(), &yt, 12.0, "", "calls", 13.0, pal);
+    let slot = (p.r - p.l) / k as f64;
+    let margin = 3.0f64.min(slot / 4.0);
+    ctx.set_fill_style_str(&pal.accent.css());
+    for (i, &n) in buckets.iter().take(k).enumerate() {
+        if n > 0 {
+            let top = p.y(n as f64);
+            ctx.fill_rect(
+                p.l + i as f64 * slot + margin,
+                top,
+                slot - 2.0 * margin,
+                p.b - top,
+            );
+        }
+    }
+    // Bucket labels, centred under the bars (rotated when narrow).
+    let b = p.b.round() + 0.5;
+    ctx.set_stroke_style_str(&pal.muted.css());
+    ctx.set_line_width(1.0);
+    ctx.begin_path();
+    for i in 0..=k {
+        let x = (p.l + i as f64 * slot).round() + 0.5;
+        ctx.move_to(x, b);
+        ctx.line_to(x, b + 5.0);
+    }
+    ctx.stroke();
+    chart::font(ctx, 13.0, false);
+    for i in 0..k {
+        let label = ScanHistogram::label(i);
+        let x = p.l + (i as f64 + 0.5) * slot;
+        if horizontal {
+            chart::text(ctx, &label, x, b + 8.0, "center", "top", pal.muted);
+        } else {
+            chart::text_rot(
+                ctx,
+                &label,
+                x,
+                b + 8.0,
+                FRAC_PI_2,
+                "left",
+                "middle",
+                pal.muted,
+            );
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Pure drawing functions: each takes a canvas (or a 2D context) and plain data, nothing else.
 //! `cpus` draws with the raw CanvasRenderingContext2d (fast enough for 256+ CPUs every frame);
-//! `curve` and `hist` draw with plotters over a `CanvasBackend`.
+//! the charts (`curve`, `hist`, `sweep`) too, through the small helpers in `chart`.
 
+pub mod chart;
 pub mod cpus;
 pub mod curve;
 pub mod hist;
@@ -17,9 +18,6 @@ impl Rgb {
     }
     pub fn css_a(self, a: f64) -> String {
         format!("rgba({},{},{},{a:.2})", self.0, self.1, self.2)
-    }
-    pub fn plotters(self) -> plotters::style::RGBColor {
-        plotters::style::RGBColor(self.0, self.1, self.2)
     }
 }
 

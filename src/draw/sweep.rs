@@ -1,11 +1,9 @@
-//! Sweep results (plotters): a metric against load, one line per preset, and a heatmap of a
+//! Sweep results (raw 2D canvas, helpers in `chart`): a metric against load, one line per preset, and a heatmap of a
 //! metric over two parameters. Pure: canvas + plain data in, pixels out.
 
+use super::chart::{self, Plot};
 use super::{Palette, Rgb};
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
-use plotters_canvas::CanvasBackend;
-use web_sys::HtmlCanvasElement;
+use web_sys::{CanvasRenderingContext2d as Ctx, HtmlCanvasElement};
 
 /// One line: a preset's (load %, value) points.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,12 +35,13 @@ pub fn draw_sweep_lines(
     pal: &Palette,
     dpr: f64,
 ) -> Result<(), String> {
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())
-        .ok_or_else(|| "no 2d context".to_string())?;
-    let root = backend.into_drawing_area();
-    root.fill(&pal.bg.plotters()).map_err(|e| e.to_string())?;
-    let px = |v: f64| (v * dpr).round() as i32;
-    let font = |v: f64| ("sans-serif", (v * dpr).round() as u32);
+    let (ctx, w, h) = chart::begin(canvas, dpr, pal)?;
+    plot_sweep_lines(&ctx, series, y_desc, w, h, pal);
+    Ok(())
+}
+
+/// Draws the lines with `ctx` (in CSS pixels) into a `w` × `h` box.
+pub fn plot_sweep_lines(ctx: &Ctx, series: &[Series], y_desc: &str, w: f64, h: f64, pal: &Palette) {
     let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
     let (xmin, xmax) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
     let (xmin, xmax) = if xmin > xmax {
@@ -54,65 +53,77 @@ pub fn draw_sweep_lines(
         (xmin - pad, xmax + pad)
     };
     let (y0, y1) = y_range(series, 1.0);
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .x_label_area_size(px(40.0))
-        .y_label_area_size(px(56.0))
-        .build_cartesian_2d(xmin..xmax, y0..y1)
-        .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .light_line_style(pal.grid.plotters().mix(0.35))
-        .bold_line_style(pal.grid.plotters().mix(0.8))
-        .axis_style(pal.muted.plotters())
-        .label_style(font(13.0).into_font().color(&pal.muted.plotters()))
-        .axis_desc_style(font(14.0).into_font().color(&pal.fg.plotters()))
-        .x_desc("load, % of the CPUs")
-        .y_desc(y_desc)
-        .x_labels(9)
-        .y_labels(6)
-        .x_label_formatter(&|v| format!("{v:.0}"))
-        .y_label_formatter(&|v| {
-            if y1 >= 10.0 {
-                format!("{v:.0}")
-            } else {
-                format!("{v:.1}")
-            }
-        })
-        .draw()
-        .map_err(|e| e.to_string())?;
+    let p = Plot {
+        l: 10.0 + 56.0,
+        t: 10.0,
+        r: (w - 16.0).max(76.0),
+        b: (h - 10.0 - 40.0).max(20.0),
+        x0: xmin,
+        x1: xmax,
+        y0,
+        y1,
+    };
+    let (xt, xstep) = chart::num_ticks(xmin, xmax, 9);
+    let ystep = chart::tick_step(y1 - y0, 6);
+    let yd = if y1 >= 10.0 {
+        0
+    } else {
+        chart::step_decimals(ystep).max(1)
+    };
+    let yt: chart::Ticks = chart::ticks(y0, y1, ystep)
+        .into_iter()
+        .map(|v| (v, chart::num(v, yd)))
+        .collect();
+    chart::grid(ctx, &p, &xt, xstep, &yt, ystep, true, pal);
+    chart::axes(
+        ctx,
+        &p,
+        &xt,
+        &yt,
+        13.0,
+        "load, % of the CPUs",
+        y_desc,
+        14.0,
+        pal,
+    );
     for (i, s) in series.iter().enumerate() {
-        let col = series_colour(pal, i).plotters();
+        let col = series_colour(pal, i).css();
         let pts: Vec<(f64, f64)> = s
             .points
             .iter()
-            .copied()
-            .filter(|p| p.1.is_finite())
+            .filter(|q| q.1.is_finite())
+            .map(|&q| p.pt(q))
             .collect();
-        chart
-            .draw_series(LineSeries::new(
-                pts.clone(),
-                col.stroke_width(px(2.5) as u32),
-            ))
-            .map_err(|e| e.to_string())?
-            .label(s.name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], col.stroke_width(3)));
-        chart
-            .draw_series(pts.iter().map(|&p| Circle::new(p, px(3.5), col.filled())))
-            .map_err(|e| e.to_string())?;
+        chart::polyline(ctx, &pts, &col, 2.5);
+        for &(x, y) in &pts {
+            chart::dot(ctx, x, y, 3.5, &col);
+        }
     }
-    if !series.is_empty() {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(pal.bg.plotters().mix(0.85))
-            .border_style(pal.grid.plotters())
-            .label_font(font(13.0).into_font().color(&pal.fg.plotters()))
-            .draw()
-            .map_err(|e| e.to_string())?;
+    if series.is_empty() {
+        return;
     }
-    root.present().map_err(|e| e.to_string())?;
-    Ok(())
+    // Legend, upper right: a line sample and the name per series.
+    chart::font(ctx, 13.0, false);
+    let tw = series
+        .iter()
+        .map(|s| ctx.measure_text(&s.name).map_or(60.0, |m| m.width()))
+        .fold(0.0, f64::max);
+    let (row, pad) = (18.0, 8.0);
+    let bw = pad + 18.0 + 6.0 + tw + pad;
+    let bh = pad * 2.0 + row * series.len() as f64 - 4.0;
+    let (bx, by) = ((p.r - 6.0 - bw).max(p.l), p.t + 6.0);
+    ctx.set_fill_style_str(&pal.bg.css_a(0.85));
+    ctx.fill_rect(bx, by, bw, bh);
+    ctx.set_stroke_style_str(&pal.grid.css());
+    ctx.set_line_width(1.0);
+    ctx.stroke_rect(bx.round() + 0.5, by.round() + 0.5, bw, bh);
+    for (i, s) in series.iter().enumerate() {
+        let y = by + pad + 7.0 + i as f64 * row;
+        let x = bx + pad;
+        let col = series_colour(pal, i);
+        chart::polyline(ctx, &[(x, y), (x + 18.0, y)], &col.css(), 3.0);
+        chart::text(ctx, &s.name, x + 24.0, y, "left", "middle", pal.fg);
+    }
 }
 
 /// A heatmap's data: `values[yi * xs.len() + xi]` (None = not run yet).
@@ -147,72 +158,66 @@ pub fn draw_heatmap(
     pal: &Palette,
     dpr: f64,
 ) -> Result<(), String> {
-    let backend = CanvasBackend::with_canvas_object(canvas.clone())
-        .ok_or_else(|| "no 2d context".to_string())?;
-    let root = backend.into_drawing_area();
-    root.fill(&pal.bg.plotters()).map_err(|e| e.to_string())?;
-    let px = |v: f64| (v * dpr).round() as i32;
-    let font = |v: f64| ("sans-serif", (v * dpr).round() as u32);
-    let (nx, ny) = (h.xs.len().max(1) as i32, h.ys.len().max(1) as i32);
-    let mut chart = ChartBuilder::on(&root)
-        .margin(px(10.0))
-        .caption(
-            h.title.as_str(),
-            font(14.0).into_font().color(&pal.fg.plotters()),
-        )
-        .x_label_area_size(px(38.0))
-        .y_label_area_size(px(56.0))
-        .build_cartesian_2d(0..nx, 0..ny)
-        .map_err(|e| e.to_string())?;
-    let (xs, ys) = (h.xs.clone(), h.ys.clone());
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .axis_style(pal.muted.plotters())
-        .label_style(font(12.0).into_font().color(&pal.muted.plotters()))
-        .axis_desc_style(font(13.0).into_font().color(&pal.fg.plotters()))
-        .x_desc(h.x_desc.as_str())
-        .y_desc(h.y_desc.as_str())
-        .x_labels(nx as usize + 1)
-        .y_labels(ny as usize + 1)
-        .x_label_formatter(&|v| xs.get(*v as usize).map_or(String::new(), |x| x.to_string()))
-        .y_label_formatter(&|v| ys.get(*v as usize).map_or(String::new(), |y| y.to_string()))
-        .draw()
-        .map_err(|e| e.to_string())?;
+    let (ctx, w, ht) = chart::begin(canvas, dpr, pal)?;
+    plot_heatmap(&ctx, h, hot, w, ht, pal);
+    Ok(())
+}
+
+/// Draws the heatmap with `ctx` (in CSS pixels) into a `w` × `ht` box.
+pub fn plot_heatmap(ctx: &Ctx, h: &Heat, hot: Rgb, w: f64, ht: f64, pal: &Palette) {
+    let (nx, ny) = (h.xs.len().max(1), h.ys.len().max(1));
+    // Caption centred on top.
+    chart::font(ctx, 14.0, false);
+    chart::text(ctx, &h.title, w / 2.0, 10.0, "center", "top", pal.fg);
+    let p = Plot {
+        l: 10.0 + 56.0,
+        t: 10.0 + 24.0,
+        r: (w - 10.0).max(76.0),
+        b: (ht - 10.0 - 38.0).max(44.0),
+        x0: 0.0,
+        x1: nx as f64,
+        y0: 0.0,
+        y1: ny as f64,
+    };
     let known = h.values.iter().flatten().copied().filter(|v| v.is_finite());
     let (lo, hi) = known.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
     let span = if hi > lo { hi - lo } else { 1.0 };
     for yi in 0..ny {
         for xi in 0..nx {
-            let v = h.values.get((yi * nx + xi) as usize).copied().flatten();
+            let v = h.values.get(yi * nx + xi).copied().flatten();
             let fill = match v {
                 Some(v) if v.is_finite() => heat_colour(pal, hot, (v - lo) / span),
                 _ => pal.grid,
             };
-            chart
-                .draw_series(std::iter::once(Rectangle::new(
-                    [(xi, yi), (xi + 1, yi + 1)],
-                    fill.plotters().filled(),
-                )))
-                .map_err(|e| e.to_string())?;
-            let text = v.map_or("…".to_string(), |v| format!("{v:.*}", h.decimals));
-            let light = v.is_some_and(|v| (v - lo) / span > 0.55) != pal.dark;
-            let tc = if light && !pal.dark { pal.bg } else { pal.fg };
-            let (cx, cy) = chart.backend_coord(&(xi, yi + 1));
-            let (cx2, cy2) = chart.backend_coord(&(xi + 1, yi));
-            root.draw(&Text::new(
-                text,
-                ((cx + cx2) / 2, (cy + cy2) / 2),
-                font(12.0)
-                    .into_font()
-                    .color(&tc.plotters())
-                    .pos(Pos::new(HPos::Center, VPos::Center)),
-            ))
-            .map_err(|e| e.to_string())?;
+            let (x0, y0) = p.pt((xi as f64, yi as f64 + 1.0));
+            let (x1, y1) = p.pt((xi as f64 + 1.0, yi as f64));
+            ctx.set_fill_style_str(&fill.css());
+            ctx.fill_rect(x0, y0, x1 - x0, y1 - y0);
         }
     }
-    root.present().map_err(|e| e.to_string())?;
-    Ok(())
+    chart::font(ctx, 12.0, false);
+    for yi in 0..ny {
+        for xi in 0..nx {
+            let v = h.values.get(yi * nx + xi).copied().flatten();
+            let label = v.map_or("…".to_string(), |v| chart::num(v, h.decimals));
+            let light = v.is_some_and(|v| (v - lo) / span > 0.55) != pal.dark;
+            let tc = if light && !pal.dark { pal.bg } else { pal.fg };
+            let (cx, cy) = p.pt((xi as f64 + 0.5, yi as f64 + 0.5));
+            chart::text(ctx, &label, cx, cy, "center", "middle", tc);
+        }
+    }
+    // Axes: each parameter value centred on its row / column.
+    let xt: chart::Ticks =
+        h.xs.iter()
+            .enumerate()
+            .map(|(i, x)| (i as f64 + 0.5, x.to_string()))
+            .collect();
+    let yt: chart::Ticks =
+        h.ys.iter()
+            .enumerate()
+            .map(|(i, y)| (i as f64 + 0.5, y.to_string()))
+            .collect();
+    chart::axes(ctx, &p, &xt, &yt, 12.0, &h.x_desc, &h.y_desc, 13.0, pal);
 }
 
 #[cfg(test)]
