@@ -153,7 +153,14 @@ const NUMERIC: &[&str] = &[
 ];
 
 fn scenario_fields(s: &Scenario) -> Vec<(&'static str, String)> {
-    s.to_pairs()
+    let mut pairs = s.to_pairs();
+    // `to_pairs` leads with llc_weight (the URL's order); serde writes the struct's order.
+    if let [(a, _), (b, _), ..] = pairs.as_slice() {
+        if *a == "llc_weight" && *b == "llcs" {
+            pairs.swap(0, 1);
+        }
+    }
+    pairs
         .into_iter()
         .map(|(k, v)| {
             let enc =
@@ -255,6 +262,29 @@ pub fn report_json(r: &RunReport) -> String {
     ]);
     s.push('\n');
     s
+}
+
+/// `json` without the whitespace between tokens (strings kept as they are): the compact form
+/// `serde_json::to_string` writes.
+pub fn compact_json(json: &str) -> String {
+    let mut o = String::with_capacity(json.len());
+    let (mut in_str, mut esc) = (false, false);
+    for c in json.chars() {
+        if in_str {
+            o.push(c);
+            if esc {
+                esc = false;
+            } else if c == '\\' {
+                esc = true;
+            } else if c == '"' {
+                in_str = false;
+            }
+        } else if !c.is_ascii_whitespace() {
+            in_str = c == '"';
+            o.push(c);
+        }
+    }
+    o
 }
 
 fn file_error(what: &str) -> InputError {
@@ -536,6 +566,20 @@ mod tests {
         let mine = parse(&chrome_trace_json(sim.decisions(), 8, sc.probe_cost_ns));
         let theirs = sis_core::export::chrome_trace(sim.decisions(), 8, sc.probe_cost_ns);
         assert_eq!(norm(mine), norm(theirs));
+    }
+
+    #[test]
+    fn compact_report_json_is_serdes_text() {
+        let sc = Scenario::from_pairs([("llc_weight", "8"), ("duration", "5ms")]).unwrap();
+        let r = sis_core::run(&sc).unwrap();
+        assert_eq!(
+            compact_json(&report_json(&r)),
+            serde_json::to_string(&r).unwrap()
+        );
+        assert_eq!(
+            compact_json("{ \"a b\" : [1, \"x\\\" y\"] }\n"),
+            "{\"a b\":[1,\"x\\\" y\"]}"
+        );
     }
 
     #[test]

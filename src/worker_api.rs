@@ -3,8 +3,9 @@
 //!
 //! The worker loads the same wasm-bindgen glue and the same wasm as the page (their hashed
 //! URLs come from `static/boot.js`), so a point runs `sis_core::sweep::run_point` exactly as
-//! `sis sweep` does; the report crosses back as its JSON (`RunReport`, serde), identical to
-//! `sis sweep --format json`'s `report`.
+//! `sis sweep` does; the report crosses back as its JSON (`export::report_json`, compacted:
+//! the same text serde_json writes for `RunReport`, without serde_json in the app's wasm),
+//! identical to `sis sweep --format json`'s `report`.
 
 use sis_core::engine::{HistogramReport, RunReport};
 use sis_core::stats::Counters;
@@ -22,7 +23,7 @@ pub fn sweep_point(scenario_query: &str) -> String {
         Err(e) => return format!("error: {e}"),
     };
     match run_point(&sc) {
-        Ok(r) => serde_json::to_string(&r).unwrap_or_else(|e| format!("error: {e}")),
+        Ok(r) => crate::export::compact_json(&crate::export::report_json(&r)),
         Err(e) => format!("error: {e}"),
     }
 }
