@@ -20,10 +20,14 @@ pub struct DecisionLogProps {
     pub on_select: Callback<u64>,
 }
 
+/// `s` with its first letter upper-cased (ASCII only: the texts are ASCII, and `char::to_uppercase`
+/// would pull ~12 KB of Unicode tables into the wasm).
 fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
+    let mut o = s.to_string();
+    if let Some(f) = o.get_mut(..1) {
+        f.make_ascii_uppercase();
+    }
+    o
 }
 
 fn fmt_nr(n: Option<i64>) -> String {
