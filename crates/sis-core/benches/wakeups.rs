@@ -79,7 +79,11 @@ impl MinimalLoop {
         for _ in 0..n {
             let wakee = self.next_task;
             self.next_task = (self.next_task + 1) % Self::TASKS;
-            let burst = self.rng.around(if wakee.is_multiple_of(2) { 8_000 } else { 10_000 });
+            let burst = self.rng.around(if wakee.is_multiple_of(2) {
+                8_000
+            } else {
+                10_000
+            });
             let delay = self.rng.around(18_000);
             self.now += delay / Self::TASKS as u64 + 1;
             let prev = self.prev[wakee as usize];
