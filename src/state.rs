@@ -94,10 +94,17 @@ impl UiState {
         if on != preset_on {
             items.push((name.to_string(), on));
         }
-        // Keep FEATURES order so the URL is canonical.
-        items.sort_by_key(|(k, _)| FEATURES.iter().position(|f| f.name == k));
+        // Keep FEATURES order so the URL is canonical (unknown names first, as a stable sort
+        // on the FEATURES position would put them).
+        let known = |k: &str| FEATURES.iter().any(|f| f.name == k);
         items
             .iter()
+            .filter(|(k, _)| !known(k))
+            .chain(
+                FEATURES
+                    .iter()
+                    .flat_map(|f| items.iter().filter(move |(k, _)| k == f.name)),
+            )
             .map(|(k, v)| format!("{k}={}", if *v { "on" } else { "off" }))
             .collect::<Vec<_>>()
             .join(",")
@@ -247,8 +254,7 @@ impl UiState {
     fn reduce_fields(mut self, kv: &[(String, String)], old: &Rc<Self>, quiet: bool) -> Rc<Self> {
         let mut sc = self.scenario.clone();
         // preset first: it brings its own imbalance_pct.
-        let mut kv: Vec<&(String, String)> = kv.iter().collect();
-        kv.sort_by_key(|(k, _)| k != "preset");
+        let kv = crate::url::preset_first(kv);
         let checked = kv
             .iter()
             .try_for_each(|(k, v)| sc.set_field(k, v))

@@ -267,8 +267,16 @@ impl Scenario {
     pub fn from_pairs<'a>(
         pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<Self, InputError> {
-        let mut pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
-        pairs.sort_by_key(|(k, _)| *k != "preset");
+        Self::from_pair_vec(pairs.into_iter().collect())
+    }
+
+    /// [`Scenario::from_pairs`]'s body, not generic (one copy in a wasm build, not one per
+    /// caller's iterator type).
+    fn from_pair_vec(pairs: Vec<(&str, &str)>) -> Result<Self, InputError> {
+        // `preset` first, the rest in their order (a stable partition: no sort code in wasm).
+        let (mut pairs, rest): (Vec<_>, Vec<_>) =
+            pairs.into_iter().partition(|(k, _)| *k == "preset");
+        pairs.extend(rest);
         let warmup_given = pairs.iter().any(|(k, _)| *k == "warmup");
         let mut s = Scenario::default();
         for (k, v) in pairs {
