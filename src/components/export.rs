@@ -8,6 +8,7 @@ use crate::export::{
 };
 use crate::runner::Runner;
 use sis_core::engine::DECISION_RING;
+use sis_core::trace::Decision;
 use sis_core::Scenario;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -77,10 +78,12 @@ pub fn trace_of(r: &Runner) -> Option<String> {
     let sim = r.sim.as_ref()?;
     let n = sim.topology().nr_cpus();
     let cost = sim.scenario().probe_cost_ns;
-    Some(match r.rec.as_ref().filter(|x| !x.decisions.is_empty()) {
-        Some(rec) => chrome_trace_json(&rec.decisions, n, cost),
-        None => chrome_trace_json(sim.decisions(), n, cost),
-    })
+    // One `chrome_trace_json` instance (over a slice iterator) for both sources.
+    let list: Vec<&Decision> = match r.rec.as_ref().filter(|x| !x.decisions.is_empty()) {
+        Some(rec) => rec.decisions.iter().collect(),
+        None => sim.decisions().iter().collect(),
+    };
+    Some(chrome_trace_json(list.iter().copied(), n, cost))
 }
 
 #[function_component(ExportPanel)]
