@@ -2,7 +2,7 @@
 //! by `Scenario::set_field` in the reducer); number inputs commit on `change` and Enter, and
 //! apply valid values live on `input`.
 
-use super::Term;
+use super::tm;
 use crate::state::{Action, UiState};
 use crate::url::SPEEDS;
 use sis_core::features::FEATURES;
@@ -128,7 +128,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     };
     let num = |testid: &'static str, field: &'static str, value: String, min: u64, max: u64| {
         html! {
-            <NumField testid={testid} field={field} label={html!{<Term name={field} />}}
+            <NumField testid={testid} field={field} label={html!{{tm(field, field)}}}
                 value={value} min={min} max={max} dispatch={dispatch.clone()}
                 invalid={err_field(field)} />
         }
@@ -142,7 +142,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     let preset_sel = select(
         "preset",
         "preset",
-        html! {<Term name="preset" />},
+        html! {{tm("preset", "preset")}},
         &sc.preset,
         presets
             .iter()
@@ -159,7 +159,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     let workload_sel = select(
         "workload",
         "workload",
-        html! {<Term name="workload" />},
+        html! {{tm("workload", "workload")}},
         sc.workload.name(),
         WORKLOADS
             .iter()
@@ -170,7 +170,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     let smt_sel = select(
         "smt",
         "smt",
-        html! {<Term name="smt" />},
+        html! {{tm("smt", "smt")}},
         &sc.smt.to_string(),
         [1, 2, 4]
             .iter()
@@ -187,7 +187,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     let numbering_sel = select(
         "numbering",
         "numbering",
-        html! {<Term name="numbering" />},
+        html! {{tm("numbering", "numbering")}},
         sc.numbering.name(),
         ["contiguous", "interleaved"]
             .iter()
@@ -216,7 +216,7 @@ pub fn controls(p: &ControlsProps) -> Html {
         }
         html! {
             <label class="field">
-                <span class="label"><Term name="speed">{"speed"}</Term></span>
+                <span class="label">{tm("speed", "speed")}</span>
                 <select data-testid="speed" name="speed" {onchange}>
                     { for speeds.iter().map(|v| html! {
                         <option value={v.to_string()} selected={*v == s.speed}>

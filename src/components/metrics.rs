@@ -1,7 +1,7 @@
 //! Metrics: Chen Yu's schedstat_parse.py percentages as big numbers, nr_idle_scan, sim time,
 //! sparklines over recent windows, and the select_idle_cpu time histogram canvas.
 
-use super::Term;
+use super::tm;
 use crate::runner::Snapshot;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -43,7 +43,7 @@ pub fn metrics(p: &MetricsProps) -> Html {
     let big = |id: &'static str, term: &'static str, label: &'static str, v: f64| {
         html! {
             <div class="metric">
-                <div class="metric-label"><Term name={term}>{label}</Term></div>
+                <div class="metric-label">{tm(term, label)}</div>
                 <div class="metric-value"><span data-testid={format!("metric-{id}")}>{format!("{v:.3}")}</span><small>{"%"}</small></div>
             </div>
         }
@@ -72,30 +72,30 @@ pub fn metrics(p: &MetricsProps) -> Html {
                 {big("success_rate", "success_rate", "success_rate", m.success_rate)}
             </div>
             <div class="stat-row">
-                <div class="stat"><Term name="nr_idle_scan" /><b data-testid="nr-scan">{s.nr_idle_scan}</b></div>
-                <div class="stat"><Term name="sum_util">{"sum_util"}</Term><b>{format!("{:.1}%", s.util_balance_pct)}</b></div>
-                <div class="stat"><Term name="has_idle_cores" /><b>{s.has_idle_cores.to_string()}</b></div>
-                <div class="stat"><Term name="scanned_per_wakeup">{"scanned / wake-up"}</Term><b data-testid="scanned-per-wakeup">{format!("{:.2}", m.scanned_per_wakeup)}</b></div>
-                <div class="stat"><Term name="migrations">{"migrations"}</Term><b data-testid="migrations">{s.counters.migrations}</b></div>
-                <div class="stat"><Term name="wakeups">{"wake-ups"}</Term><b data-testid="wakeups">{s.counters.wakeups}</b></div>
+                <div class="stat">{tm("nr_idle_scan", "nr_idle_scan")}<b data-testid="nr-scan">{s.nr_idle_scan}</b></div>
+                <div class="stat">{tm("sum_util", "sum_util")}<b>{format!("{:.1}%", s.util_balance_pct)}</b></div>
+                <div class="stat">{tm("has_idle_cores", "has_idle_cores")}<b>{s.has_idle_cores.to_string()}</b></div>
+                <div class="stat">{tm("scanned_per_wakeup", "scanned / wake-up")}<b data-testid="scanned-per-wakeup">{format!("{:.2}", m.scanned_per_wakeup)}</b></div>
+                <div class="stat">{tm("migrations", "migrations")}<b data-testid="migrations">{s.counters.migrations}</b></div>
+                <div class="stat">{tm("wakeups", "wake-ups")}<b data-testid="wakeups">{s.counters.wakeups}</b></div>
                 <div class="stat"><span>{"simulated time"}</span><b data-testid="sim-time">{fmt_time(s.now_ns)}</b></div>
             </div>
             <div class="sparks">
                 <figure>
-                    <figcaption><Term name="se_eff">{"se_eff over time"}</Term>{format!(" ({})", se.last().map_or("–".into(), |v| format!("{v:.1}%")))}</figcaption>
+                    <figcaption>{tm("se_eff", "se_eff over time")}{format!(" ({})", se.last().map_or("–".into(), |v| format!("{v:.1}%")))}</figcaption>
                     <svg viewBox="0 0 100 30" preserveAspectRatio="none" class="spark">
                         <polyline points={spark_points(&se, Some(100.0))} />
                     </svg>
                 </figure>
                 <figure>
-                    <figcaption><Term name="scanned_per_wakeup">{"scanned / wake-up over time"}</Term>{format!(" ({})", sc.last().map_or("–".into(), |v| format!("{v:.2}")))}</figcaption>
+                    <figcaption>{tm("scanned_per_wakeup", "scanned / wake-up over time")}{format!(" ({})", sc.last().map_or("–".into(), |v| format!("{v:.2}")))}</figcaption>
                     <svg viewBox="0 0 100 30" preserveAspectRatio="none" class="spark">
                         <polyline points={spark_points(&sc, None)} />
                     </svg>
                 </figure>
             </div>
             <figure class="hist">
-                <figcaption><Term name="scan_hist">{"time in select_idle_cpu() per call, µs (@usecs)"}</Term>
+                <figcaption>{tm("scan_hist", "time in select_idle_cpu() per call, µs (@usecs)")}
                     {format!(" · {} calls", s.hist.iter().sum::<u64>())}</figcaption>
                 <canvas ref={p.hist_canvas.clone()} data-testid="scan-hist" class="chart small"
                     role="img" aria-label="Histogram of time spent in select_idle_cpu per call"></canvas>

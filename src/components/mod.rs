@@ -33,3 +33,14 @@ pub fn term(p: &TermProps) -> Html {
     };
     html! { <abbr class="term" title={help} tabindex="0">{body}</abbr> }
 }
+
+/// `<Term name={name}>{label}</Term>`. The components call this instead of writing the
+/// element: one copy of the props-building code in the wasm instead of one per use.
+pub fn tm(name: &'static str, label: impl Into<AttrValue>) -> Html {
+    term_el(name, label.into())
+}
+
+#[inline(never)]
+fn term_el(name: &'static str, label: AttrValue) -> Html {
+    html! { <Term name={name}>{label}</Term> }
+}

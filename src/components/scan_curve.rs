@@ -1,6 +1,6 @@
 //! SIS_UTIL's scan-depth curve (`scan-curve` canvas, drawn by `draw::curve`).
 
-use super::Term;
+use super::tm;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -23,7 +23,7 @@ pub fn scan_curve(p: &ScanCurveProps) -> Html {
     html! {
         <section class="panel curve-panel">
             <div class="panel-head">
-                <h2><Term name="nr_idle_scan">{"Scan depth"}</Term>{" vs "}<Term name="sum_util">{"LLC utilisation"}</Term></h2>
+                <h2>{tm("nr_idle_scan", "Scan depth")}{" vs "}{tm("sum_util", "LLC utilisation")}</h2>
             </div>
             <p class="caption">
                 <code>{"nr = llc_weight × (1 − (x · pct/100)²)"}</code>
