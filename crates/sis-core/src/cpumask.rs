@@ -32,6 +32,10 @@ impl CpuMask {
         &self.words
     }
 
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+
     pub fn nr_cpus(&self) -> u32 {
         self.nr_cpus
     }

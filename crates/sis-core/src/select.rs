@@ -6,6 +6,7 @@ use crate::cpumask::CpuMask;
 use crate::state::SchedState;
 use crate::stats::Counters;
 use crate::throttle;
+use crate::topology::Numbering;
 use crate::trace::{Recorder, Rule, Saw, ScanEnd};
 
 /// The waking task as the wake-up path sees it.
@@ -561,6 +562,47 @@ impl SchedState {
             if throttled {
                 nr -= probes as i64 + i64::from(end == ScanEnd::Budget);
             }
+        } else if let (None, Some(idle), false, true, true) = (
+            result,
+            &self.idle_cpus,
+            R::ON,
+            core_scan,
+            self.topo.smt() == 2 && self.topo.spec.numbering == Numbering::Contiguous,
+        ) {
+            #[cfg(debug_assertions)]
+            let check = (cpus.clone(), idle_cpu, ctx.probes);
+            let probes = core_scan_smt2(p, idle, &mut cpus, start, &mut idle_cpu);
+            if let Some(cpu) = probes.1 {
+                result = Some(Some(cpu));
+                end = ScanEnd::Found;
+            }
+            ctx.c.sis_scanned += probes.0 as u64;
+            ctx.probes += probes.0;
+            #[cfg(debug_assertions)]
+            {
+                // The same walk CPU by CPU through select_idle_core().
+                let (mut cpus2, mut idle_cpu2, probes_before) = check;
+                let mut c2 = Counters::default();
+                let mut ctx2 = Ctx {
+                    c: &mut c2,
+                    rec: &mut (),
+                    probes: probes_before,
+                };
+                let mut found = None;
+                let mut cur = cpus2.wrap_cursor(start);
+                while let Some(cpu) = cur.next(&cpus2) {
+                    let r = self.select_idle_core(p, cpu, &mut cpus2, &mut idle_cpu2, &mut ctx2);
+                    if r.is_some() {
+                        found = r;
+                        break;
+                    }
+                }
+                debug_assert_eq!(
+                    (found, idle_cpu2, ctx2.probes),
+                    (probes.1, idle_cpu, ctx.probes),
+                    "core scan from {start}"
+                );
+            }
         } else if result.is_none() {
             let mut cur = cpus.wrap_cursor(start);
             while let Some(cpu) = cur.next(&cpus) {
@@ -774,4 +816,87 @@ impl SchedState {
             }
         }
     }
+}
+
+/// The untraced single-pass core scan (the `for_each_cpu_wrap` walk calling
+/// `select_idle_core()` on each CPU left in `cpus`) for SMT-2 cores numbered contiguously
+/// (core k of an LLC is CPUs 2k and 2k+1, so a core never straddles a mask word), reading the
+/// engine-kept idle mask (no SCHED_IDLE tasks): the probes it makes and the CPU it returns.
+/// Core by core until `idle_cpu` is set (the first allowed idle sibling), then a word at a
+/// time: a busy core then costs 1 probe if its first sibling is busy, else 2.
+fn core_scan_smt2(
+    p: &Wakee,
+    idle: &CpuMask,
+    cpus: &mut CpuMask,
+    start: u32,
+    idle_cpu: &mut Option<u32>,
+) -> (u32, Option<u32>) {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let mut probes = 0u32;
+    let start = if start >= cpus.nr_cpus() { 0 } else { start };
+    let (ws, bs) = ((start / 64) as usize, start % 64);
+    let nw = cpus.words().len();
+    let lo = !0u64 << bs;
+    // From start to the end, then from 0 up to start; a word is re-read after each core it
+    // clears, as the cursor re-reads the mask.
+    for (from, to, first) in [(ws, nw, lo), (0, ws + 1, !lo)] {
+        for wi in from..to {
+            let iw = idle.words()[wi];
+            loop {
+                let mut w = cpus.words()[wi];
+                if wi == ws {
+                    w &= first;
+                }
+                if w == 0 {
+                    break;
+                }
+                if idle_cpu.is_some() {
+                    // Every core with a CPU left in w, in order; the first fully idle one is
+                    // the answer (visited at its lowest CPU left in w).
+                    let visited = (w | (w >> 1)) & EVEN;
+                    let full = iw & (iw >> 1) & EVEN;
+                    let hit = visited & full;
+                    let before = if hit == 0 {
+                        !0
+                    } else {
+                        (1u64 << hit.trailing_zeros()) - 1
+                    };
+                    let busy = visited & !full & before;
+                    probes += busy.count_ones() + (busy & iw).count_ones();
+                    if hit != 0 {
+                        let a = hit.trailing_zeros();
+                        let at = if w & (1u64 << a) != 0 { a } else { a + 1 };
+                        return (probes + 2, Some(wi as u32 * 64 + at));
+                    }
+                    cpus.words_mut()[wi] &= !(visited | (visited << 1));
+                    break;
+                }
+                // select_idle_core() on the core of the next CPU, siblings a < b.
+                let cpu = w.trailing_zeros();
+                let a = cpu & !1;
+                let (a_idle, b_idle) = (iw >> a & 1 != 0, iw >> (a + 1) & 1 != 0);
+                let base = wi as u32 * 64;
+                probes += 1;
+                if a_idle {
+                    if idle_cpu.is_none() && p.allowed.test(base + a) {
+                        *idle_cpu = Some(base + a);
+                    }
+                } else if idle_cpu.is_some() {
+                    cpus.words_mut()[wi] &= !(3u64 << a);
+                    continue;
+                }
+                probes += 1;
+                if b_idle {
+                    if idle_cpu.is_none() && p.allowed.test(base + a + 1) {
+                        *idle_cpu = Some(base + a + 1);
+                    }
+                    if a_idle {
+                        return (probes, Some(base + cpu));
+                    }
+                }
+                cpus.words_mut()[wi] &= !(3u64 << a);
+            }
+        }
+    }
+    (probes, None)
 }
