@@ -249,12 +249,16 @@ impl Simulation {
             sim.st.update_idle_core(cpu);
         }
         // First periodic balance at t=0 so nr_idle_scan reflects the start state (the seed's
-        // corner case holds from the first wake-up); then each group at its own interval.
+        // corner case holds from the first wake-up); then each group at its own interval, from
+        // a random phase within the busy interval (llc_weight ms * busy_factor), as on a machine
+        // that has been up for a while: the groups' updates interleave instead of bunching at
+        // start-up, so nr_idle_scan follows the LLC's util within a short run.
+        let phase_ms = scenario.llc_weight as u64 * scenario.busy_factor() as u64;
         for llc in 0..scenario.llcs {
             sim.st.update_llc_scan_hint(llc);
             let ng = sim.st.topo.llc_groups(llc).len() as u32;
             for g in 0..ng {
-                let first = sim.rng.below(scenario.llc_weight as u64 * 1_000_000) + 1;
+                let first = sim.rng.below(phase_ms * 1_000_000) + 1;
                 sim.push(first, Event::Balance { llc, group: g });
             }
         }
