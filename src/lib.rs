@@ -112,35 +112,11 @@ pub fn parse_config(config: &str) -> url::Parsed {
     }
 }
 
-/// A flat JSON object as (key, value-as-text) pairs, via `JSON.parse`.
+/// A flat JSON object as (key, value-as-text) pairs, via `JSON.parse`; the values are read
+/// exactly as the embed API reads its scenario object.
 fn json_pairs(text: &str) -> Option<Vec<(String, String)>> {
     let v = js_sys::JSON::parse(text).ok()?;
-    if !v.is_object() || js_sys::Array::is_array(&v) {
-        return None;
-    }
-    let obj: js_sys::Object = v.into();
-    let mut out = Vec::new();
-    for e in js_sys::Object::entries(&obj).iter() {
-        let e: js_sys::Array = e.into();
-        let k = e.get(0).as_string()?;
-        let v = e.get(1);
-        let text = if let Some(s) = v.as_string() {
-            s
-        } else if let Some(n) = v.as_f64() {
-            // Integers print without ".0"; u64 seeds above 2^53 must be given as strings.
-            if n.fract() == 0.0 && n.abs() < 9.0e15 {
-                format!("{}", n as i64)
-            } else {
-                format!("{n}")
-            }
-        } else if let Some(b) = v.as_bool() {
-            if b { "1" } else { "0" }.to_string()
-        } else {
-            String::from(js_sys::JSON::stringify(&v).ok()?)
-        };
-        out.push((k, text));
-    }
-    Some(out)
+    scenario_object_pairs(&v).ok()
 }
 
 /// Renders an instance into `element` from a config string: a JSON object of scenario fields
