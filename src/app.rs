@@ -330,11 +330,7 @@ pub fn app(props: &AppProps) -> Html {
     let on_step = {
         let (runner, state) = (runner.clone(), state.clone());
         Callback::from(move |()| {
-            let (seq, total) = {
-                let mut r = runner.borrow_mut();
-                let seq = r.step_decision();
-                (seq, r.sim.as_ref().map_or(0, |s| s.wakeups_total()))
-            };
+            let (seq, total) = runner.borrow_mut().step_for_ui();
             match seq {
                 Some(seq) => {
                     state.dispatch(Action::Stepped {
@@ -357,11 +353,7 @@ pub fn app(props: &AppProps) -> Html {
         Callback::from(move |()| {
             if state.playing {
                 // Pause on a decision boundary so `step=` in the URL restores exactly this state.
-                let (seq, total) = {
-                    let mut r = runner.borrow_mut();
-                    let seq = r.step_decision();
-                    (seq, r.sim.as_ref().map_or(0, |s| s.wakeups_total()))
-                };
+                let (seq, total) = runner.borrow_mut().step_for_ui();
                 match seq {
                     Some(seq) => state.dispatch(Action::Stepped {
                         seq,
@@ -399,11 +391,7 @@ pub fn app(props: &AppProps) -> Html {
                     state.dispatch(Action::SetProbe(Some(0)));
                 }
                 _ => {
-                    let (seq, total) = {
-                        let mut r = runner.borrow_mut();
-                        let seq = r.step_decision();
-                        (seq, r.sim.as_ref().map_or(0, |s| s.wakeups_total()))
-                    };
+                    let (seq, total) = runner.borrow_mut().step_for_ui();
                     match seq {
                         Some(seq) => state.dispatch(Action::Stepped {
                             seq,

@@ -241,6 +241,13 @@ impl Runner {
         seq
     }
 
+    /// One decision step for the UI: the new decision's seq (None when the run has no more
+    /// events) and the wake-ups made so far (the URL's `step`).
+    pub fn step_for_ui(&mut self) -> (Option<u64>, u64) {
+        let seq = self.step_decision();
+        (seq, self.sim.as_ref().map_or(0, |s| s.wakeups_total()))
+    }
+
     /// Bookkeeping after the simulation moved: operating-point trail, SIS_PROP budget.
     pub fn after_change(&mut self) {
         self.version += 1;
