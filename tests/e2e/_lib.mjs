@@ -205,3 +205,34 @@ export function launchBrowser() {
     ],
   });
 }
+
+/**
+ * Runs named checks against one browser, printing `ok`/`FAIL` per check, and returns the
+ * counts. E2E_ONLY=<substring> runs only the matching checks. After a check fails because the
+ * app never rendered, the rest are marked failed without waiting APP_TIMEOUT for each.
+ */
+export async function runChecks(browser, checks) {
+  const only = process.env.E2E_ONLY;
+  let passed = 0;
+  let failed = 0;
+  let appMissing = false;
+  for (const { name, fn } of checks) {
+    if (only && !name.includes(only)) continue;
+    if (appMissing) {
+      failed++;
+      console.log(`  FAIL  ${name}\n      not run: the app never rendered`);
+      continue;
+    }
+    const t = Date.now();
+    try {
+      await fn(browser);
+      passed++;
+      console.log(`  ok    ${name} (${Date.now() - t} ms)`);
+    } catch (e) {
+      failed++;
+      console.log(`  FAIL  ${name} (${Date.now() - t} ms)\n      ${e.message}`);
+      if (e.appMissing && !state.everRendered) appMissing = true;
+    }
+  }
+  return { passed, failed };
+}

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   DIST, SHOTS, SUB, TESTIDS, serverMisses, startServer, sleep, byId, waitFor, firstNumber, openApp,
-  setControl, decisionCount, textOf, stepAndCheck, state, launchBrowser, UI_TIMEOUT,
+  setControl, decisionCount, textOf, stepAndCheck, state, launchBrowser, UI_TIMEOUT, runChecks
 } from './_lib.mjs';
 
 // ---------------------------------------------------------------- checks
@@ -156,30 +156,10 @@ async function main() {
 
   const browser = await launchBrowser();
 
-  const only = process.env.E2E_ONLY;
   let passed = 0;
   let failed = 0;
-  let appMissing = false;
   try {
-    for (const { name, fn } of checks) {
-      if (only && !name.includes(only)) continue;
-      if (appMissing) {
-        failed++;
-        console.log(`  FAIL  ${name}\n      not run: the app never rendered`);
-        continue;
-      }
-      const t = Date.now();
-      try {
-        await fn(browser);
-        passed++;
-        console.log(`  ok    ${name} (${Date.now() - t} ms)`);
-      } catch (e) {
-        failed++;
-        console.log(`  FAIL  ${name} (${Date.now() - t} ms)\n      ${e.message}`);
-        // Fail fast instead of waiting APP_TIMEOUT for every remaining page.
-        if (e.appMissing && !state.everRendered) appMissing = true;
-      }
-    }
+    ({ passed, failed } = await runChecks(browser, checks));
   } finally {
     await browser.close();
     server.close();

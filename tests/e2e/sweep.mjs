@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   ROOT, DIST, SHOTS, SUB, startServer, sleep, byId, waitFor, openApp, setControl, decisionCount,
-  textOf, state, launchBrowser,
+  textOf, state, launchBrowser, runChecks
 } from './_lib.mjs';
 
 const GOLDEN = path.join(ROOT, 'tests', 'golden', 'sweep-llc8-20ms.json');
@@ -160,22 +160,10 @@ async function main() {
   const server = await startServer();
   state.baseUrl = `http://127.0.0.1:${server.address().port}${SUB}`;
   const browser = await launchBrowser();
-  const only = process.env.E2E_ONLY;
   let passed = 0;
   let failed = 0;
   try {
-    for (const { name, fn } of checks) {
-      if (only && !name.includes(only)) continue;
-      const t = Date.now();
-      try {
-        await fn(browser);
-        passed++;
-        console.log(`  ok    ${name} (${Date.now() - t} ms)`);
-      } catch (e) {
-        failed++;
-        console.log(`  FAIL  ${name} (${Date.now() - t} ms)\n      ${e.message}`);
-      }
-    }
+    ({ passed, failed } = await runChecks(browser, checks));
   } finally {
     await browser.close();
     server.close();
