@@ -28,7 +28,7 @@ const NONE: u32 = u32::MAX;
 enum Event {
     /// The running task's current stint on `cpu` ends (stale if `gen` moved on).
     StintEnd { cpu: u32, gen: u32 },
-    /// Pick the next task on an idle CPU (after a wake-up's scan delay).
+    /// Pick the next task on an idle CPU that was just given one.
     Dispatch { cpu: u32 },
     /// A task's timer fires (or its first wake).
     Timer { task: u32 },
@@ -37,11 +37,15 @@ enum Event {
     /// A message reaches `wakee` after the network stack's delay; the wake-up runs on
     /// `cpu`, where the sender ran (loopback softirq).
     Net { wakee: u32, waker: u32, cpu: u32 },
+    /// A woken task reaches the runqueue its wake-up chose, once the waker's scan is over.
+    Enqueue { task: u32, cpu: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TaskState {
     Sleeping,
+    /// Woken and placed on this CPU, not yet enqueued: the waker is still scanning.
+    Waking(u32),
     Queued(u32),
     Running(u32),
 }
@@ -127,6 +131,8 @@ pub struct Simulation {
     masks: Vec<CpuMask>,
     /// Every affinity mask is every CPU (no workload pins tasks).
     all_unpinned: bool,
+    /// The preset's era: newidle also needs avg_idle >= sysctl_sched_migration_cost.
+    newidle_migration_cost_gate: bool,
     /// Pending events in (time, push order) order.
     events: EventQueue<Event>,
     now: u64,
@@ -204,6 +210,7 @@ impl Simulation {
             scenario: scenario.clone(),
             cpus: vec![Cpu::default(); n as usize],
             all_unpinned: masks.iter().all(|m| m.weight() == n),
+            newidle_migration_cost_gate: scenario.newidle_migration_cost_gate(),
             masks,
             events: EventQueue::new(),
             now: 0,
@@ -407,6 +414,7 @@ impl Simulation {
                     self.wake_from(Some(waker), cpu, wakee, false);
                 }
             }
+            Event::Enqueue { task, cpu } => self.enqueue(task, cpu),
         }
     }
 
@@ -537,8 +545,8 @@ impl Simulation {
         self.st.rqs[cpu as usize].pelt.update(self.now, running);
     }
 
-    /// Puts `task` on `cpu`'s runqueue; starts it after `delay` if the CPU is idle.
-    fn enqueue(&mut self, task: u32, cpu: u32, delay: u64) {
+    /// Puts `task` on `cpu`'s runqueue; an idle CPU picks it in a Dispatch event at this time.
+    fn enqueue(&mut self, task: u32, cpu: u32) {
         self.integrate_wasted(cpu);
         let l = self.st.topo.llc_of(cpu) as usize;
         let rq = &mut self.st.rqs[cpu as usize];
@@ -564,7 +572,7 @@ impl Simulation {
         self.llc_waiting[l] += 1;
         if c.curr.is_none() && !c.dispatch_pending {
             c.dispatch_pending = true;
-            self.push(self.now + delay, Event::Dispatch { cpu });
+            self.push(self.now, Event::Dispatch { cpu });
         }
         self.sync_waiting(cpu);
     }
@@ -609,7 +617,7 @@ impl Simulation {
 
     /// The CPU has nothing to run: newidle balance, else idle.
     fn go_idle(&mut self, cpu: u32) {
-        if self.newidle_pull(cpu) {
+        if self.newidle_allowed(cpu) && self.newidle_pull(cpu) {
             return;
         }
         let l = self.st.topo.llc_of(cpu) as usize;
@@ -619,6 +627,17 @@ impl Simulation {
             let _ = l;
             self.st.update_idle_core(cpu);
         }
+    }
+
+    /// sched_balance_newidle's gate: a CPU whose recent idle periods are shorter than a balance
+    /// of its LLC domain costs does not balance (linux-6.0 fair.c newidle_balance:
+    /// `avg_idle < sd->max_newidle_lb_cost`; before 5.16 also `avg_idle < sysctl_sched_migration_cost`).
+    fn newidle_allowed(&self, cpu: u32) -> bool {
+        let avg_idle = self.st.rqs[cpu as usize].avg_idle;
+        // max_newidle_lb_cost: update_sd_lb_stats reads every runqueue of the span once.
+        let lb_cost = self.scenario.llc_weight as u64 * self.scenario.probe_cost_ns;
+        avg_idle >= lb_cost
+            && (!self.newidle_migration_cost_gate || avg_idle >= crate::state::MIGRATION_COST_NS)
     }
 
     /// sched_balance_newidle: pull one waiting task from the busiest CPU of the LLC.
@@ -680,7 +699,7 @@ impl Simulation {
             self.counters.balance_pulls += 1;
         }
         self.tasks[task as usize].prev = cpu;
-        self.enqueue(task, cpu, 0);
+        self.enqueue(task, cpu);
         true
     }
 
@@ -842,7 +861,7 @@ impl Simulation {
             // Hogs start on their CPU: no wake-up decision.
             let b = self.burst_for(task);
             self.tasks[task as usize].remaining = b;
-            self.enqueue(task, prev, 0);
+            self.enqueue(task, prev);
             return;
         }
         self.wake_from(None, prev, task, false);
@@ -978,8 +997,21 @@ impl Simulation {
         }
         let b = self.burst_for(wakee);
         self.tasks[wakee as usize].remaining = b.max(1);
-        // The scan's cost delays the wakee (the waker spent it scanning).
-        self.enqueue(wakee, out.cpu, scan_ns);
+        // The scan's cost delays the wakee (the waker spent it scanning); the chosen CPU stays
+        // as it is until then, so a concurrent wake-up can find it idle too (ttwu_queue runs
+        // after select_task_rq).
+        if scan_ns == 0 {
+            self.enqueue(wakee, out.cpu);
+        } else {
+            self.tasks[wakee as usize].state = TaskState::Waking(out.cpu);
+            self.push(
+                self.now + scan_ns,
+                Event::Enqueue {
+                    task: wakee,
+                    cpu: out.cpu,
+                },
+            );
+        }
     }
 
     /// Periodic balance of one group of an LLC domain: update nr_idle_scan (the only writer),
@@ -1069,7 +1101,10 @@ impl Simulation {
             }
         }
         for (t, task) in self.tasks.iter().enumerate() {
-            let want = u32::from(task.state != TaskState::Sleeping);
+            let want = u32::from(!matches!(
+                task.state,
+                TaskState::Sleeping | TaskState::Waking(_)
+            ));
             if seen[t] != want {
                 return Err(format!(
                     "task {t} ({:?}) found {} times on runqueues",
@@ -1126,4 +1161,76 @@ impl Simulation {
 /// Runs a scenario to its end.
 pub fn run(scenario: &Scenario) -> Result<RunReport, InputError> {
     Ok(Simulation::new(scenario)?.run_to_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sim(preset: &str) -> Simulation {
+        let mut sc = Scenario::default();
+        sc.set_field("llc_weight", "112").unwrap();
+        sc.set_field("preset", preset).unwrap();
+        sc.set_field("probe_cost_ns", "400").unwrap();
+        Simulation::new(&sc).unwrap()
+    }
+
+    #[test]
+    fn newidle_gate_follows_the_era() {
+        // max_newidle_lb_cost of a 112-CPU LLC at 400 ns per runqueue: 44.8 us.
+        for (preset, avg_idle, allowed) in [
+            ("linux-6.0", 44_799, false),
+            ("linux-6.0", 44_800, true),
+            ("linux-6.0", 499_999, true),
+            // Before 5.16 newidle also needs avg_idle >= sysctl_sched_migration_cost.
+            ("linux-5.15", 499_999, false),
+            ("linux-5.15", 500_000, true),
+            ("linux-4.13", 100_000, false),
+        ] {
+            let mut s = sim(preset);
+            s.st.rqs[3].avg_idle = avg_idle;
+            assert_eq!(
+                s.newidle_allowed(3),
+                allowed,
+                "{preset} avg_idle {avg_idle}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_scanned_wakee_reaches_its_cpu_after_the_scan() {
+        // While the waker scans, the chosen CPU is still idle to everyone else; the wakee is on
+        // no runqueue until the Enqueue event.
+        let mut sc = Scenario::default();
+        for (k, v) in [
+            ("llc_weight", "112"),
+            ("smt", "2"),
+            ("load", "150"),
+            ("preset", "linux-5.13"),
+        ] {
+            sc.set_field(k, v).unwrap();
+        }
+        let mut s = Simulation::new(&sc).unwrap();
+        s.run_for(20_000_000);
+        let mut seen = 0;
+        for _ in 0..200_000 {
+            let before = s.wakeups_total();
+            s.step();
+            if s.wakeups_total() == before {
+                continue;
+            }
+            if let Some(t) =
+                (0..s.tasks.len()).find(|t| matches!(s.tasks[*t].state, TaskState::Waking(_)))
+            {
+                let TaskState::Waking(cpu) = s.tasks[t].state else {
+                    unreachable!()
+                };
+                assert!(!s.cpus[cpu as usize].queue.contains(&(t as u32)));
+                assert_ne!(s.cpus[cpu as usize].curr, Some(t as u32));
+                s.check_invariants().unwrap();
+                seen += 1;
+            }
+        }
+        assert!(seen > 0, "no wake-up scanned at 150% load");
+    }
 }

@@ -156,6 +156,8 @@ pub struct Preset {
     /// The LLC domain's default imbalance_pct.
     pub imbalance_pct: u32,
     pub busy_factor: u32,
+    /// Newidle balance also needs `avg_idle >= sysctl_sched_migration_cost` (before 5.16).
+    pub newidle_migration_cost_gate: bool,
 }
 
 fn legacy_413() -> Features {
@@ -211,19 +213,19 @@ fn modern_67() -> Features {
 /// Every preset, in era order, with a one-line description.
 pub fn presets() -> Vec<Preset> {
     vec![
-        Preset { name: "linux-4.13", description: "Three passes: select_idle_core, select_idle_cpu (SIS_PROP on avg_idle/512), select_idle_smt(target); imbalance_pct 125.", features: legacy_413(), imbalance_pct: 125, busy_factor: 32 },
-        Preset { name: "linux-5.10", description: "As 4.13 with imbalance_pct 117 and busy_factor 16; sched-idle CPUs count as idle.", features: legacy_510(), imbalance_pct: 117, busy_factor: 16 },
-        Preset { name: "linux-5.12", description: "Mel Gorman's single pass (seed 003): one loop for idle core and idle CPU, SIS_PROP only without an idle core, no select_idle_smt.", features: mel_512(), imbalance_pct: 117, busy_factor: 16 },
-        Preset { name: "linux-5.13", description: "5.12 plus select_idle_smt(prev) before the LLC scan (Rik van Riel, seed 004).", features: rik_513(), imbalance_pct: 117, busy_factor: 16 },
-        Preset { name: "linux-5.15", description: "Aged wake_avg_idle for SIS_PROP, scan from target+1, recent_used_cpu = prev rule.", features: aged_515(), imbalance_pct: 117, busy_factor: 16 },
-        Preset { name: "linux-6.0", description: "SIS_UTIL on, SIS_PROP off: the merged form of seed 000.", features: sisutil_60(), imbalance_pct: 117, busy_factor: 16 },
-        Preset { name: "linux-6.7", description: "SIS_PROP removed; cluster-first scan where the topology has clusters.", features: modern_67(), imbalance_pct: 117, busy_factor: 16 },
-        Preset { name: "sis-util-v4", description: "Seed 000 as posted: SIS_PROP computes nr, then SIS_UTIL overrides it.", features: Features { sis_prop: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16 },
-        Preset { name: "sis-util-rfc", description: "Seed 001: a boolean 'overloaded' flag stops the scan above 100/imbalance_pct.", features: Features { sis_util_rfc: true, sis_util: false, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16 },
-        Preset { name: "sis-util-small-llc", description: "Seed 000's idea: nr_scan * 32 / llc_weight when llc_weight <= 16.", features: Features { sis_util_small_llc: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16 },
-        Preset { name: "sis-util-idle-aware", description: "Seed 001's workaround: idle CPUs' capacity subtracted from sum_util.", features: Features { sis_util_idle_aware: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16 },
-        Preset { name: "lb-promote-thin", description: "Seed 002: select_task_rq_fair_thin (prev, recent, first idle in LLC, then anywhere), no nr_idle_scan updates.", features: Features { lb_promote: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16 },
-        Preset { name: "full-scan", description: "No throttle at all: the baseline every throttle is measured against.", features: Features { sis_prop: false, sis_util: false, ..modern_67() }, imbalance_pct: 117, busy_factor: 16 },
+        Preset { name: "linux-4.13", description: "Three passes: select_idle_core, select_idle_cpu (SIS_PROP on avg_idle/512), select_idle_smt(target); imbalance_pct 125.", features: legacy_413(), imbalance_pct: 125, busy_factor: 32, newidle_migration_cost_gate: true },
+        Preset { name: "linux-5.10", description: "As 4.13 with imbalance_pct 117 and busy_factor 16; sched-idle CPUs count as idle.", features: legacy_510(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
+        Preset { name: "linux-5.12", description: "Mel Gorman's single pass (seed 003): one loop for idle core and idle CPU, SIS_PROP only without an idle core, no select_idle_smt.", features: mel_512(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
+        Preset { name: "linux-5.13", description: "5.12 plus select_idle_smt(prev) before the LLC scan (Rik van Riel, seed 004).", features: rik_513(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
+        Preset { name: "linux-5.15", description: "Aged wake_avg_idle for SIS_PROP, scan from target+1, recent_used_cpu = prev rule.", features: aged_515(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
+        Preset { name: "linux-6.0", description: "SIS_UTIL on, SIS_PROP off: the merged form of seed 000.", features: sisutil_60(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "linux-6.7", description: "SIS_PROP removed; cluster-first scan where the topology has clusters.", features: modern_67(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-util-v4", description: "Seed 000 as posted: SIS_PROP computes nr, then SIS_UTIL overrides it.", features: Features { sis_prop: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-util-rfc", description: "Seed 001: a boolean 'overloaded' flag stops the scan above 100/imbalance_pct.", features: Features { sis_util_rfc: true, sis_util: false, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-util-small-llc", description: "Seed 000's idea: nr_scan * 32 / llc_weight when llc_weight <= 16.", features: Features { sis_util_small_llc: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-util-idle-aware", description: "Seed 001's workaround: idle CPUs' capacity subtracted from sum_util.", features: Features { sis_util_idle_aware: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "lb-promote-thin", description: "Seed 002: select_task_rq_fair_thin (prev, recent, first idle in LLC, then anywhere), no nr_idle_scan updates.", features: Features { lb_promote: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "full-scan", description: "No throttle at all: the baseline every throttle is measured against.", features: Features { sis_prop: false, sis_util: false, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
     ]
 }
 

@@ -409,6 +409,11 @@ impl Scenario {
         preset(&self.preset).map(|p| p.busy_factor).unwrap_or(16)
     }
 
+    /// Whether newidle balance is also gated by sysctl_sched_migration_cost (kernels before 5.16).
+    pub fn newidle_migration_cost_gate(&self) -> bool {
+        preset(&self.preset).is_ok_and(|p| p.newidle_migration_cost_gate)
+    }
+
     pub fn nr_cpus(&self) -> u32 {
         self.llcs * self.llc_weight
     }

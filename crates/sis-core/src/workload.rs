@@ -72,7 +72,7 @@ impl Timing {
             },
             WorkloadKind::Netperf => Timing {
                 client_ns: 8_000,
-                server_ns: or(10_000),
+                server_ns: or(18_000),
                 ..Self::base()
             },
             WorkloadKind::Hackbench => Timing {
