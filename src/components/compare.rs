@@ -48,24 +48,47 @@ pub fn scanned(d: &Decision) -> String {
 
 /// The rows of the counters table: (name, value) per quantity.
 #[allow(clippy::type_complexity)]
-pub const TABLE: &[(&str, fn(&Counters, &Metrics) -> f64, bool)] = &[
-    ("wakeups", |c, _| c.wakeups as f64, false),
-    ("migrations", |c, _| c.migrations as f64, false),
-    ("sis_search", |c, _| c.sis_search as f64, false),
+/// Which way a quantity is better: `+1` higher, `-1` lower, `0` neither (it just counts).
+pub type Better = i8;
+
+/// The compare table's rows: name, value, shown as a percentage, and which way is better.
+pub const TABLE: &[(&str, fn(&Counters, &Metrics) -> f64, bool, Better)] = &[
+    ("wakeups", |c, _| c.wakeups as f64, false, 1),
+    ("migrations", |c, _| c.migrations as f64, false, -1),
+    ("sis_search", |c, _| c.sis_search as f64, false, 0),
     (
         "sis_domain_search",
         |c, _| c.sis_domain_search as f64,
         false,
+        0,
     ),
-    ("sis_scanned", |c, _| c.sis_scanned as f64, false),
-    ("sis_failed", |c, _| c.sis_failed as f64, false),
-    ("se_eff%", |_, m| m.se_eff, true),
-    ("dom_eff%", |_, m| m.dom_eff, true),
-    ("fast_rate%", |_, m| m.fast_rate, true),
-    ("success_rate%", |_, m| m.success_rate, true),
-    ("scanned/wake-up", |_, m| m.scanned_per_wakeup, true),
-    ("wake-up latency us", |_, m| m.avg_wakeup_latency_us, true),
+    ("sis_scanned", |c, _| c.sis_scanned as f64, false, -1),
+    ("sis_failed", |c, _| c.sis_failed as f64, false, -1),
+    ("se_eff%", |_, m| m.se_eff, true, 1),
+    ("dom_eff%", |_, m| m.dom_eff, true, 1),
+    ("fast_rate%", |_, m| m.fast_rate, true, 1),
+    ("success_rate%", |_, m| m.success_rate, true, 1),
+    ("scanned/wake-up", |_, m| m.scanned_per_wakeup, true, -1),
+    (
+        "wake-up latency us",
+        |_, m| m.avg_wakeup_latency_us,
+        true,
+        -1,
+    ),
 ];
+
+/// The class of a compare% cell: green when the change is for the better, red when for the
+/// worse, none when the quantity has no better direction or did not change.
+pub fn change_class(compare_pct: f64, better: Better) -> &'static str {
+    let signed = compare_pct * better as f64;
+    if signed > 0.0 {
+        "better"
+    } else if signed < 0.0 {
+        "worse"
+    } else {
+        ""
+    }
+}
 
 #[derive(Default)]
 struct Pair {
@@ -281,13 +304,13 @@ pub fn compare_panel(p: &CompareProps) -> Html {
                     wb.a, if now < warm { format!(" · counters start after the {} warm-up (now {:.1} ms)", p.scenario.warmup, now as f64 / 1e6) } else { String::new() })}</caption>
                 <thead><tr><th>{"quantity"}</th><th>{"baseline"}</th><th>{"compare%"}</th><th>{"compare"}</th></tr></thead>
                 <tbody>
-                { for TABLE.iter().map(|(name, get, pct)| {
+                { for TABLE.iter().map(|(name, get, pct, better)| {
                     let (va, vb) = (get(&ca_, &ma), get(&cb_, &mb));
                     let f = |v: f64| if *pct { format!("{v:.3}") } else { format!("{v:.0}") };
                     let c = compare_pct(va, vb);
                     html! { <tr data-testid={format!("compare-row-{name}")}>
                         <td>{*name}</td><td class="num">{f(va)}</td>
-                        <td class={classes!("num", if c > 0.0 { "up" } else if c < 0.0 { "down" } else { "" })}>{format_compare_pct(c)}</td>
+                        <td class={classes!("num", change_class(c, *better))}>{format_compare_pct(c)}</td>
                         <td class="num">{f(vb)}</td></tr> }
                 }) }
                 </tbody>
@@ -363,5 +386,22 @@ pub fn compare_panel(p: &CompareProps) -> Html {
             {diff.unwrap_or_default()}
             <div class="compare-out">{table}{log}</div>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compare_colour_follows_which_way_is_better() {
+        let better_of = |name: &str| TABLE.iter().find(|r| r.0 == name).unwrap().3;
+        // SIS_UTIL's -87.9% sis_scanned is an improvement; a lower success rate is not.
+        assert_eq!(change_class(-87.9, better_of("sis_scanned")), "better");
+        assert_eq!(change_class(-5.0, better_of("success_rate%")), "worse");
+        assert_eq!(change_class(164.9, better_of("wakeups")), "better");
+        assert_eq!(change_class(12.0, better_of("wake-up latency us")), "worse");
+        assert_eq!(change_class(30.0, better_of("sis_search")), "");
+        assert_eq!(change_class(0.0, better_of("se_eff%")), "");
     }
 }
