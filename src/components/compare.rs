@@ -51,8 +51,11 @@ pub fn scanned(d: &Decision) -> String {
 /// Which way a quantity is better: `+1` higher, `-1` lower, `0` neither (it just counts).
 pub type Better = i8;
 
+/// How a row reads its value from a run's counters and metrics.
+pub type Getter = fn(&Counters, &Metrics) -> f64;
+
 /// The compare table's rows: name, value, shown as a percentage, and which way is better.
-pub const TABLE: &[(&str, fn(&Counters, &Metrics) -> f64, bool, Better)] = &[
+pub const TABLE: &[(&str, Getter, bool, Better)] = &[
     ("wakeups", |c, _| c.wakeups as f64, false, 1),
     ("migrations", |c, _| c.migrations as f64, false, -1),
     ("sis_search", |c, _| c.sis_search as f64, false, 0),
