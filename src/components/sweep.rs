@@ -405,7 +405,9 @@ enum YParam {
 const HEAT_LOADS: &[u32] = &[50, 100, 150, 200];
 const HEAT_LLC: &[u32] = &[4, 8, 16, 32];
 const HEAT_PCT: &[u32] = &[105, 117, 125, 150];
-const HEAT_DURATION: &str = "100ms";
+const HEAT_DURATION: &str = "150ms";
+/// Each cell's warm-up, set explicitly: the scenario's own may not fit in HEAT_DURATION.
+const HEAT_WARMUP: &str = "50ms";
 
 fn heat_points(base: &Scenario, preset: &str, y: YParam) -> Result<Vec<Scenario>, String> {
     let ys = match y {
@@ -420,6 +422,7 @@ fn heat_points(base: &Scenario, preset: &str, y: YParam) -> Result<Vec<Scenario>
             let set = |sc: &mut Scenario, k: &str, v: String| sc.set_field(k, &v);
             let r = set(&mut sc, "preset", preset.to_string())
                 .and_then(|()| set(&mut sc, "duration", HEAT_DURATION.into()))
+                .and_then(|()| set(&mut sc, "warmup", HEAT_WARMUP.into()))
                 .and_then(|()| set(&mut sc, "load", load.to_string()))
                 .and_then(|()| match y {
                     YParam::LlcWeight => set(&mut sc, "llc_weight", yv.to_string()),
@@ -539,8 +542,8 @@ pub fn heat_panel(p: &PanelProps) -> Html {
     html! {
         <div class="sweep heat" data-testid="heat-view">
             <p class="caption">
-                {format!("{} × {} grid, {} simulated per cell: {} at loads {:?} against ",
-                    HEAT_LOADS.len(), HEAT_LLC.len(), HEAT_DURATION, sc.workload.name(), HEAT_LOADS)}
+                {format!("{} × {} grid, {} simulated per cell ({} of it warm-up): {} at loads {:?} against ",
+                    HEAT_LOADS.len(), HEAT_LLC.len(), HEAT_DURATION, HEAT_WARMUP, sc.workload.name(), HEAT_LOADS)}
                 {"llc_weight 4–32 (1 LLC, the scenario's smt) or imbalance_pct 105–150 (the scenario's LLC). Run in a Web Worker; takes a few seconds."}
             </p>
             <div class="bench-controls">
@@ -561,5 +564,33 @@ pub fn heat_panel(p: &PanelProps) -> Html {
                 <canvas ref={c2} class="chart heat-chart" data-testid="heat-success" role="img" aria-label="heatmap of success rate"></canvas>
             </div>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heat_points_are_valid_from_any_scenario() {
+        // The default scenario's 1 s duration and a 5 ms one: neither warm-up may leak into the
+        // cells (a cell whose warm-up outlasts it would be rejected).
+        let mut short = Scenario::default();
+        short.set_field("duration", "5ms").unwrap();
+        short.set_field("warmup", "1ms").unwrap();
+        for base in [Scenario::default(), short] {
+            for (y, ys) in [
+                (YParam::LlcWeight, HEAT_LLC),
+                (YParam::ImbalancePct, HEAT_PCT),
+            ] {
+                let points = heat_points(&base, "linux-6.0", y).unwrap();
+                assert_eq!(points.len(), HEAT_LOADS.len() * ys.len());
+                for sc in &points {
+                    sc.check().unwrap();
+                    assert_eq!(sc.preset, "linux-6.0");
+                    assert_eq!(sc.duration_ns(), 150_000_000);
+                }
+            }
+        }
     }
 }

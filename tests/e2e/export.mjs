@@ -1,0 +1,183 @@
+// End-to-end tests of what leaves the page and what embeds it: every export button downloads a
+// file with the right content, a saved scenario loads back, the examples page mounts two
+// script embeds and an iframe and destroy() removes only its own, and the heatmap paints both
+// canvases from the worker. Prints `export e2e: N passed, M failed` last.
+//
+//   node tests/e2e/export.mjs        (after trunk build --release)
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  DIST, SUB, startServer, sleep, byId, waitFor, openApp, state, launchBrowser, runChecks,
+  stepAndCheck,
+} from './_lib.mjs';
+
+const checks = [];
+const check = (name, fn) => checks.push({ name, fn });
+
+/** Clicks `testid` and returns the downloaded file's name and bytes. */
+async function download(page, testid) {
+  const [dl] = await Promise.all([
+    page.waitForEvent('download', { timeout: 5_000 }),
+    page.locator(byId(testid)).first().click(),
+  ]);
+  const file = await dl.path();
+  return { name: dl.suggestedFilename(), bytes: fs.readFileSync(file) };
+}
+
+check('export buttons download the metrics, the trace, PNGs and the scenario; a saved scenario loads back', async (browser) => {
+  const { context, page, problems } = await openApp(browser, '?llc_weight=16&load=150&seed=7');
+  try {
+    await stepAndCheck(page, 5);
+    await page.locator(`${byId('export')} summary`).click();
+
+    const txt = await download(page, 'export-text');
+    const t = txt.bytes.toString('utf8');
+    for (const want of ['se_eff%', 'success_rate%', 'sis_scanned']) {
+      if (!t.includes(want)) throw new Error(`${txt.name} lacks "${want}":\n${t.slice(0, 400)}`);
+    }
+
+    const csv = await download(page, 'export-csv');
+    const [head, row] = csv.bytes.toString('utf8').trim().split('\n');
+    const cols = head.split(',');
+    if (!cols.includes('se_eff') || !row || row.split(',').length !== cols.length) {
+      throw new Error(`${csv.name}: header ${head} / row ${row}`);
+    }
+
+    const json = JSON.parse((await download(page, 'export-json')).bytes.toString('utf8'));
+    if (json.scenario?.llc_weight !== 16 || typeof json.counters?.sis_scanned !== 'number' ||
+        json.per_cpu?.length !== 16) {
+      throw new Error(`export JSON: scenario ${JSON.stringify(json.scenario)}, per_cpu ${json.per_cpu?.length}`);
+    }
+
+    const trace = JSON.parse((await download(page, 'export-trace')).bytes.toString('utf8'));
+    const events = trace.traceEvents ?? trace;
+    const slices = events.filter((e) => e.ph === 'X' || e.ph === 'i' || e.ph === 'I');
+    if (!Array.isArray(events) || slices.length < 5) {
+      throw new Error(`trace: ${events.length} events, ${slices.length} slices/instants`);
+    }
+
+    const pngs = await page.locator(`${byId('export')} [data-testid^="export-png-"]`).all();
+    if (pngs.length === 0) throw new Error('no PNG export buttons');
+    for (const b of pngs) {
+      const id = await b.getAttribute('data-testid');
+      const png = await download(page, id);
+      if (png.bytes.length < 200 || png.bytes.subarray(1, 4).toString('latin1') !== 'PNG') {
+        throw new Error(`${id}: ${png.bytes.length} bytes, not a PNG`);
+      }
+    }
+
+    const saved = await download(page, 'save-scenario');
+    const sc = JSON.parse(saved.bytes.toString('utf8'));
+    if (sc.llc_weight !== 16 || sc.seed !== 7) throw new Error(`saved scenario: ${JSON.stringify(sc)}`);
+    // Load it back with a change: the URL (the app's state) follows the file.
+    sc.llc_weight = 24;
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sisviz-')), 'scenario.json');
+    fs.writeFileSync(file, JSON.stringify(sc));
+    await page.locator(byId('load-scenario')).setInputFiles(file);
+    const loaded = await waitFor(async () => new URL(page.url()).searchParams.get('llc_weight') === '24');
+    if (!loaded) throw new Error(`URL after loading the scenario file: ${page.url()}`);
+
+    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
+  } finally {
+    await context.close();
+  }
+});
+
+check('a scenario file with a bad field shows an error naming it', async (browser) => {
+  const { context, page } = await openApp(browser);
+  try {
+    await page.locator(`${byId('export')} summary`).click();
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sisviz-')), 'bad.json');
+    fs.writeFileSync(file, JSON.stringify({ llc_weight: 5000 }));
+    await page.locator(byId('load-scenario')).setInputFiles(file);
+    const shown = await waitFor(async () => {
+      const t = await page.locator('[role="alert"]').allTextContents();
+      return t.find((s) => s.includes('llc_weight') && s.includes('5000'));
+    });
+    if (!shown) throw new Error('no error naming llc_weight and 5000');
+  } finally {
+    await context.close();
+  }
+});
+
+check('examples page: two script embeds and an iframe; destroy() removes only its own', async (browser) => {
+  const { context, page, problems } = await openApp(browser, 'static/examples/index.html', { waitApp: false });
+  try {
+    const canvases = (id) => page.locator(`${byId(id)} canvas`).count();
+    const both = await waitFor(async () => (await canvases('mount-a')) > 0 && (await canvases('mount-b')) > 0, 20_000);
+    if (!both) throw new Error(`mounts did not render: status "${await page.locator(byId('api-status')).textContent()}"`);
+    const frame = page.frameLocator(byId('iframe'));
+    const inFrame = await waitFor(async () => (await frame.locator(byId('decision-log')).count()) > 0, 20_000);
+    if (!inFrame) throw new Error('the iframe did not render the decision trace');
+    await page.locator(byId('destroy-a')).click();
+    const gone = await waitFor(async () => (await page.locator(`${byId('mount-a')} *`).count()) === 0);
+    if (!gone) throw new Error('destroy() left content in mount-a');
+    await sleep(300);
+    if ((await canvases('mount-b')) === 0) throw new Error("destroying A removed B's canvases");
+    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
+  } finally {
+    await context.close();
+  }
+});
+
+check('heatmap: 16 cells in the worker paint both canvases', async (browser) => {
+  const { context, page, problems } = await openApp(browser, '?workload=netperf');
+  try {
+    await page.locator(byId('tab-heatmap')).click();
+    await page.locator(byId('heat-run')).click();
+    const done = await waitFor(async () => {
+      const p = page.locator(`${byId('heat-view')} ${byId('sweep-progress')}`).first();
+      return (await p.getAttribute('value')) === '16' && (await p.getAttribute('max')) === '16';
+    }, 60_000, 250);
+    if (!done) throw new Error('the heatmap did not reach 16/16 cells');
+    await sleep(300);
+    for (const id of ['heat-scanned', 'heat-success']) {
+      // Colours that each fill at least 1% of the canvas: cell fills, not anti-aliased text.
+      // A painted 4x4 heatmap of varying values has several; a blank canvas has one.
+      const fills = await page.locator(byId(id)).evaluate((c) => {
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        const count = new Map();
+        for (let i = 0; i < d.length; i += 4) {
+          const k = (d[i] << 16) | (d[i + 1] << 8) | d[i + 2];
+          count.set(k, (count.get(k) ?? 0) + 1);
+        }
+        const px = d.length / 4;
+        return [...count.values()].filter((n) => n >= px / 100).length;
+      });
+      console.log(`      ${id}: ${fills} fill colours`);
+      if (fills < 4) throw new Error(`${id}: ${fills} colours fill >= 1% of the canvas, not painted`);
+    }
+    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
+  } finally {
+    await context.close();
+  }
+});
+
+async function main() {
+  if (!fs.existsSync(path.join(DIST, 'index.html'))) {
+    console.error(`export e2e: ${DIST}/index.html not found; run \`trunk build --release\` first`);
+    console.log(`export e2e: 0 passed, ${checks.length} failed`);
+    process.exit(1);
+  }
+  const server = await startServer();
+  state.baseUrl = `http://127.0.0.1:${server.address().port}${SUB}`;
+  const browser = await launchBrowser();
+  let passed = 0;
+  let failed = 0;
+  try {
+    ({ passed, failed } = await runChecks(browser, checks));
+  } finally {
+    await browser.close();
+    server.close();
+  }
+  console.log(`export e2e: ${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 && passed > 0 ? 0 : 1);
+}
+
+main().catch((e) => {
+  console.error(e);
+  console.log('export e2e: 0 passed, 1 failed');
+  process.exit(1);
+});
