@@ -236,3 +236,36 @@ export async function runChecks(browser, checks) {
   }
   return { passed, failed };
 }
+
+/**
+ * The whole of an e2e file's main: checks that dist/ was built, serves it under SUB, runs the
+ * checks in one browser and exits 0 only when at least one ran and none failed. `label`
+ * prefixes the summary line (`<label>: N passed, M failed`, printed last).
+ */
+export async function runFile(label, checks) {
+  try {
+    if (!fs.existsSync(path.join(DIST, 'index.html'))) {
+      console.error(`${label}: ${DIST}/index.html not found; run \`trunk build --release\` first`);
+      console.log(`${label}: 0 passed, ${checks.length} failed`);
+      process.exit(1);
+    }
+    const server = await startServer();
+    state.baseUrl = `http://127.0.0.1:${server.address().port}${SUB}`;
+    console.log(`${label}: serving ${DIST} at ${state.baseUrl}`);
+    const browser = await launchBrowser();
+    let passed = 0;
+    let failed = 0;
+    try {
+      ({ passed, failed } = await runChecks(browser, checks));
+    } finally {
+      await browser.close();
+      server.close();
+    }
+    console.log(`${label}: ${passed} passed, ${failed} failed`);
+    process.exit(failed === 0 && passed > 0 ? 0 : 1);
+  } catch (e) {
+    console.error(e);
+    console.log(`${label}: 0 passed, 1 failed`);
+    process.exit(1);
+  }
+}

@@ -9,8 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  DIST, SUB, startServer, sleep, byId, waitFor, openApp, state, launchBrowser, runChecks,
-  stepAndCheck,
+  sleep, byId, waitFor, openApp, state, stepAndCheck, runFile
 } from './_lib.mjs';
 
 const checks = [];
@@ -155,29 +154,4 @@ check('heatmap: 16 cells in the worker paint both canvases', async (browser) => 
   }
 });
 
-async function main() {
-  if (!fs.existsSync(path.join(DIST, 'index.html'))) {
-    console.error(`export e2e: ${DIST}/index.html not found; run \`trunk build --release\` first`);
-    console.log(`export e2e: 0 passed, ${checks.length} failed`);
-    process.exit(1);
-  }
-  const server = await startServer();
-  state.baseUrl = `http://127.0.0.1:${server.address().port}${SUB}`;
-  const browser = await launchBrowser();
-  let passed = 0;
-  let failed = 0;
-  try {
-    ({ passed, failed } = await runChecks(browser, checks));
-  } finally {
-    await browser.close();
-    server.close();
-  }
-  console.log(`export e2e: ${passed} passed, ${failed} failed`);
-  process.exit(failed === 0 && passed > 0 ? 0 : 1);
-}
-
-main().catch((e) => {
-  console.error(e);
-  console.log('export e2e: 0 passed, 1 failed');
-  process.exit(1);
-});
+runFile('export e2e', checks);

@@ -13,8 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  DIST, SHOTS, SUB, TESTIDS, serverMisses, startServer, sleep, byId, waitFor, firstNumber, openApp,
-  setControl, decisionCount, textOf, stepAndCheck, state, launchBrowser, UI_TIMEOUT, runChecks
+  SHOTS, TESTIDS, serverMisses, sleep, byId, waitFor, firstNumber, openApp, setControl, textOf,
+  stepAndCheck, state, UI_TIMEOUT, runFile
 } from './_lib.mjs';
 
 // ---------------------------------------------------------------- checks
@@ -144,32 +144,4 @@ check('screenshots at llc_weight 4/16/112/256, light and dark', async (browser) 
 // ---------------------------------------------------------------- main
 
 
-async function main() {
-  if (!fs.existsSync(path.join(DIST, 'index.html'))) {
-    console.error(`e2e: ${DIST}/index.html not found; run \`trunk build --release\` first`);
-    console.log(`e2e: 0 passed, ${checks.length} failed`);
-    process.exit(1);
-  }
-  const server = await startServer();
-  state.baseUrl = `http://127.0.0.1:${server.address().port}${SUB}`;
-  console.log(`e2e: serving ${DIST} at ${state.baseUrl}`);
-
-  const browser = await launchBrowser();
-
-  let passed = 0;
-  let failed = 0;
-  try {
-    ({ passed, failed } = await runChecks(browser, checks));
-  } finally {
-    await browser.close();
-    server.close();
-  }
-  console.log(`e2e: ${passed} passed, ${failed} failed`);
-  process.exit(failed === 0 && passed > 0 ? 0 : 1);
-}
-
-main().catch((e) => {
-  console.error(e);
-  console.log('e2e: 0 passed, 1 failed');
-  process.exit(1);
-});
+runFile('e2e', checks);

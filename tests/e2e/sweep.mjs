@@ -8,8 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, DIST, SHOTS, SUB, startServer, sleep, byId, waitFor, openApp, setControl, decisionCount,
-  textOf, state, launchBrowser, runChecks
+  ROOT, SHOTS, sleep, byId, waitFor, openApp, setControl, decisionCount, textOf, runFile
 } from './_lib.mjs';
 
 const GOLDEN = path.join(ROOT, 'tests', 'golden', 'sweep-llc8-20ms.json');
@@ -151,29 +150,4 @@ check('seed scenarios: one entry each, a click sets the scenario', async (browse
   }
 });
 
-async function main() {
-  if (!fs.existsSync(path.join(DIST, 'index.html'))) {
-    console.error(`sweep e2e: ${DIST}/index.html not found; run \`trunk build --release\` first`);
-    console.log(`sweep e2e: 0 passed, ${checks.length} failed`);
-    process.exit(1);
-  }
-  const server = await startServer();
-  state.baseUrl = `http://127.0.0.1:${server.address().port}${SUB}`;
-  const browser = await launchBrowser();
-  let passed = 0;
-  let failed = 0;
-  try {
-    ({ passed, failed } = await runChecks(browser, checks));
-  } finally {
-    await browser.close();
-    server.close();
-  }
-  console.log(`sweep e2e: ${passed} passed, ${failed} failed`);
-  process.exit(failed === 0 && passed > 0 ? 0 : 1);
-}
-
-main().catch((e) => {
-  console.error(e);
-  console.log('sweep e2e: 0 passed, 1 failed');
-  process.exit(1);
-});
+runFile('sweep e2e', checks);
