@@ -71,6 +71,24 @@ struct Task {
     wakee_flip_decay_ts: u64,
 }
 
+/// One LLC's inputs to the wasted-time integral.
+#[derive(Clone, Copy, Debug, Default)]
+struct LlcLoad {
+    /// CPUs with nr_running 0.
+    idle: u32,
+    /// Tasks queued behind a running one.
+    waiting: u32,
+    /// When wasted time was last integrated.
+    wasted_at: u64,
+}
+
+impl LlcLoad {
+    #[inline(always)]
+    fn wasted_since(&self, now: u64) -> u64 {
+        self.idle.min(self.waiting) as u64 * now.saturating_sub(self.wasted_at)
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 struct Cpu {
     curr: Option<u32>,
@@ -152,10 +170,8 @@ pub struct Simulation {
     woke: bool,
     /// Per group of each LLC: balance_interval (ms) as sd->balance_interval adapts.
     balance_interval_ms: Vec<Vec<u64>>,
-    /// Per LLC: idle CPUs and queued (waiting) tasks, and when wasted time was last integrated.
-    llc_idle: Vec<u32>,
-    llc_waiting: Vec<u32>,
-    llc_wasted_at: Vec<u64>,
+    /// Per LLC: idle CPUs, waiting tasks and when wasted time was last integrated.
+    llc_load: Vec<LlcLoad>,
     /// CPUs with tasks queued behind a running one (what newidle balance can pull).
     waiting: CpuMask,
 }
@@ -233,9 +249,7 @@ impl Simulation {
             stop_at_wakeup: false,
             woke: false,
             balance_interval_ms: groups,
-            llc_idle: vec![0; nr_llcs],
-            llc_waiting: vec![0; nr_llcs],
-            llc_wasted_at: vec![0; nr_llcs],
+            llc_load: vec![LlcLoad::default(); nr_llcs],
             waiting: CpuMask::new(n),
             tasks,
             st: {
@@ -249,7 +263,7 @@ impl Simulation {
             },
         };
         for llc in 0..scenario.llcs {
-            sim.llc_idle[llc as usize] = scenario.llc_weight;
+            sim.llc_load[llc as usize].idle = scenario.llc_weight;
         }
         // All CPUs start idle: has_idle_cores as the idle loop would set it.
         for cpu in 0..n {
@@ -501,30 +515,24 @@ impl Simulation {
             p.placed = 0;
             p.found_by_scan = 0;
         }
-        for l in 0..self.llc_wasted_at.len() {
-            self.llc_wasted_at[l] = self.now;
+        for l in &mut self.llc_load {
+            l.wasted_at = self.now;
         }
     }
 
     // ---- wasted-time accounting: idle CPUs while tasks wait in the same LLC ----
 
     fn pending_wasted(&self) -> u64 {
-        (0..self.llc_idle.len()).map(|l| self.wasted_since(l)).sum()
+        self.llc_load.iter().map(|l| l.wasted_since(self.now)).sum()
     }
 
-    #[inline]
-    fn wasted_since(&self, l: usize) -> u64 {
-        let w = self.llc_idle[l].min(self.llc_waiting[l]) as u64;
-        w * self.now.saturating_sub(self.llc_wasted_at[l])
-    }
-
-    #[inline]
+    #[inline(always)]
     fn integrate_wasted(&mut self, cpu: u32) {
-        let l = self.st.topo.llc_of(cpu) as usize;
+        let l = &mut self.llc_load[self.st.topo.llc_of(cpu) as usize];
         if self.measuring {
-            self.counters.wasted_ns += self.wasted_since(l);
+            self.counters.wasted_ns += l.wasted_since(self.now);
         }
-        self.llc_wasted_at[l] = self.now;
+        l.wasted_at = self.now;
     }
 
     // ---- CPU state transitions ----
@@ -539,7 +547,7 @@ impl Simulation {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn update_cpu_pelt(&mut self, cpu: u32) {
         let running = self.cpus[cpu as usize].curr.is_some();
         self.st.rqs[cpu as usize].pelt.update(self.now, running);
@@ -551,7 +559,7 @@ impl Simulation {
         let l = self.st.topo.llc_of(cpu) as usize;
         let rq = &mut self.st.rqs[cpu as usize];
         if rq.nr_running == 0 {
-            self.llc_idle[l] -= 1;
+            self.llc_load[l].idle -= 1;
             if let Some(m) = &mut self.st.idle_cpus {
                 m.clear(cpu);
             }
@@ -569,7 +577,7 @@ impl Simulation {
         self.tasks[task as usize].state = TaskState::Queued(cpu);
         let c = &mut self.cpus[cpu as usize];
         c.queue.push_back(task);
-        self.llc_waiting[l] += 1;
+        self.llc_load[l].waiting += 1;
         if c.curr.is_none() && !c.dispatch_pending {
             c.dispatch_pending = true;
             self.push(self.now, Event::Dispatch { cpu });
@@ -587,7 +595,7 @@ impl Simulation {
             self.go_idle(cpu);
             return;
         };
-        self.llc_waiting[l] -= 1;
+        self.llc_load[l].waiting -= 1;
         let now = self.now;
         let t = &mut self.tasks[task as usize];
         t.pelt.update(now, false);
@@ -644,7 +652,7 @@ impl Simulation {
     /// (Newidle balance never writes nr_idle_scan.)
     fn newidle_pull(&mut self, cpu: u32) -> bool {
         let llc = self.st.topo.llc_of(cpu);
-        if self.llc_waiting[llc as usize] == 0 {
+        if self.llc_load[llc as usize].waiting == 0 {
             return false;
         }
         // Candidates: CPUs with tasks waiting behind a running one (a pending dispatch is
@@ -684,12 +692,12 @@ impl Simulation {
         self.sync_waiting(src);
         self.integrate_wasted(src);
         let l = llc as usize;
-        self.llc_waiting[l] -= 1;
+        self.llc_load[l].waiting -= 1;
         let src_rq = &mut self.st.rqs[src as usize];
         src_rq.nr_running -= 1;
         if src_rq.nr_running == 0 {
             // It had a wake-up pending dispatch and nothing else: it is idle again.
-            self.llc_idle[l] += 1;
+            self.llc_load[l].idle += 1;
             src_rq.idle_stamp = self.now.max(1);
             if let Some(m) = &mut self.st.idle_cpus {
                 m.set(src);
@@ -728,7 +736,7 @@ impl Simulation {
         let c = &mut self.cpus[cpu as usize];
         c.curr = None;
         c.queue.push_back(task);
-        self.llc_waiting[l] += 1;
+        self.llc_load[l].waiting += 1;
         self.pick_next(cpu);
     }
 
@@ -818,7 +826,7 @@ impl Simulation {
         rq.nr_running -= 1;
         if rq.nr_running == 0 {
             let l = self.st.topo.llc_of(cpu) as usize;
-            self.llc_idle[l] += 1;
+            self.llc_load[l].idle += 1;
             if let Some(m) = &mut self.st.idle_cpus {
                 m.set(cpu);
             }
@@ -929,14 +937,20 @@ impl Simulation {
             now_ns: self.now,
             jiffies,
         };
-        let mut c = Counters::default();
+        // The wake-up path only adds to its counters: while measuring, straight into the run's.
+        let mut warmup_counters = Counters::default();
+        let c = if self.measuring {
+            &mut self.counters
+        } else {
+            &mut warmup_counters
+        };
         let out: Outcome = if self.recording {
             let mut d = std::mem::take(&mut self.scratch_decision);
             d.reset();
             let llc = self.st.topo.llc_of(prev) as usize;
             d.has_idle_core = self.st.llcs[llc].has_idle_cores;
             d.nr_idle_scan = self.st.llcs[llc].nr_idle_scan;
-            let out = self.st.select_task_rq_fair(&p, &w, &mut c, &mut d);
+            let out = self.st.select_task_rq_fair(&p, &w, c, &mut d);
             d.seq = self.decision_seq + 1;
             d.time_ns = self.now;
             d.waker_cpu = waker_cpu;
@@ -957,7 +971,7 @@ impl Simulation {
             self.decisions.push_back(d);
             out
         } else {
-            self.st.select_task_rq_fair(&p, &w, &mut c, &mut ())
+            self.st.select_task_rq_fair(&p, &w, c, &mut ())
         };
         self.masks[aff] = allowed;
         self.woke = true;
@@ -966,14 +980,6 @@ impl Simulation {
         let scan_ns = out.probes.saturating_sub(1) as u64 * self.scenario.probe_cost_ns;
         if self.measuring {
             let k = &mut self.counters;
-            k.sis_search += c.sis_search;
-            k.sis_domain_search += c.sis_domain_search;
-            k.sis_scanned += c.sis_scanned;
-            k.sis_failed += c.sis_failed;
-            k.sis_recent_hit += c.sis_recent_hit;
-            k.sis_recent_miss += c.sis_recent_miss;
-            k.sis_core_search += c.sis_core_search;
-            k.sis_core_miss += c.sis_core_miss;
             k.wakeups += 1;
             if out.cpu != prev {
                 k.migrations += 1;
@@ -1112,7 +1118,7 @@ impl Simulation {
                 ));
             }
         }
-        for l in 0..self.llc_idle.len() {
+        for l in 0..self.llc_load.len() {
             let idle = self
                 .st
                 .topo
@@ -1127,10 +1133,10 @@ impl Simulation {
                     return Err(format!("cpu {c}: idle mask out of date"));
                 }
             }
-            if idle != self.llc_idle[l] {
+            if idle != self.llc_load[l].idle {
                 return Err(format!(
                     "llc {l}: idle count {} but {idle} idle",
-                    self.llc_idle[l]
+                    self.llc_load[l].idle
                 ));
             }
             let waiting: u32 = self
@@ -1140,10 +1146,10 @@ impl Simulation {
                 .iter()
                 .map(|c| self.cpus[c as usize].queue.len() as u32)
                 .sum();
-            if waiting != self.llc_waiting[l] {
+            if waiting != self.llc_load[l].waiting {
                 return Err(format!(
                     "llc {l}: waiting {} but {waiting} queued",
-                    self.llc_waiting[l]
+                    self.llc_load[l].waiting
                 ));
             }
         }

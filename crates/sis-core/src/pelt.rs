@@ -61,16 +61,17 @@ impl SchedAvg {
 
     /// linux-6.0 pelt.c `___update_load_sum()` + `___update_load_avg()` for util only:
     /// `running` says whether the entity ran during [last_update_time, now).
-    #[inline]
+    #[inline(always)]
     pub fn update(&mut self, now: u64, running: bool) {
-        if now <= self.last_update_time {
+        // Less than one 1024 ns unit since the last update: nothing to do.
+        if now < self.last_update_time.saturating_add(1024) {
             return;
         }
-        let mut delta = now - self.last_update_time;
-        delta >>= 10;
-        if delta == 0 {
-            return;
-        }
+        self.advance(now, running);
+    }
+
+    fn advance(&mut self, now: u64, running: bool) {
+        let delta = (now - self.last_update_time) >> 10;
         self.last_update_time += delta << 10;
         if self.accumulate_sum(delta, running) {
             // get_pelt_divider(): PELT_MIN_DIVIDER + period_contrib

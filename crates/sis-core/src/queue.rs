@@ -8,15 +8,22 @@
 //! - a timing wheel of [`BUCKETS`] buckets of 2^[`SHIFT`] ns for events due within its horizon
 //!   (~0.5 ms: the wake-up path's delays are µs), with a bitmap of non-empty buckets. A bucket
 //!   is a short singly linked list of nodes in one slab (compact: the whole wheel stays in
-//!   cache); the earliest `(time, seq)` in it is found by walking it.
-//! - `overflow`: a 4-ary min-heap for events beyond the horizon (balance, long sleeps).
+//!   cache), kept sorted by time, equal times in push order: a push walks the (rarely longer
+//!   than one) list to its place, and the wheel's next event is the head of the first
+//!   non-empty bucket.
+//! - `overflow`: a 4-ary min-heap on `(time, seq)` for events beyond the horizon (balance, long
+//!   sleeps), `seq` being a u64 count of overflow pushes.
 //!
-//! Wheel and overflow events carry `seq`, a u64 count of pushes, and the next one is the least
-//! `(time, seq)` of the two. Why `due_now` keeps push order: a scheduled event due at `now` was
-//! pushed while the clock was still before `now`, so before every event in `due_now` (pushed
-//! once the clock reached `now`); and the clock only moves on once `due_now` is empty. So popping
-//! scheduled events due at `now` first, then `due_now` in FIFO order, then the next scheduled
-//! event, is exactly the `(time, push order)` order.
+//! Why an overflow event goes before a wheel event due at the same time: an event due at `t`
+//! goes to the wheel once `(t >> SHIFT) - (now >> SHIFT) < BUCKETS`, which, as the clock only
+//! grows, stays true from then on; so every overflow event due at `t` was pushed before every
+//! wheel event due at `t`.
+//!
+//! Why `due_now` keeps push order: a scheduled event due at `now` was pushed while the clock was
+//! still before `now`, so before every event in `due_now` (pushed once the clock reached `now`);
+//! and the clock only moves on once `due_now` is empty. So popping scheduled events due at
+//! `now` first, then `due_now` in FIFO order, then the next scheduled event, is exactly the
+//! `(time, push order)` order.
 //!
 //! Why the wheel needs no re-bucketing: every wheel event lies in the bucket range
 //! `[now >> SHIFT, (now >> SHIFT) + BUCKETS)` when pushed, is never earlier than the clock, and
@@ -38,6 +45,7 @@ const ARITY: usize = 4;
 /// No node (end of a bucket's list, or of the free list).
 const NIL: u32 = u32::MAX;
 
+/// An overflow event.
 #[derive(Clone, Copy, Debug)]
 struct Entry<E> {
     time: u64,
@@ -55,62 +63,40 @@ impl<E> Entry<E> {
 /// A wheel event in the slab, linked to the next one of its bucket (or of the free list).
 #[derive(Clone, Copy, Debug)]
 struct Node<E> {
-    e: Entry<E>,
-    next: u32,
-}
-
-/// The next scheduled (wheel or overflow) event: its key and where it is.
-#[derive(Clone, Copy, Debug)]
-struct Next {
     time: u64,
-    seq: u64,
-    /// The wheel bucket and node, or `bucket == NIL` for the overflow heap's top.
-    bucket: u32,
-    node: u32,
-}
-
-impl Next {
-    #[inline(always)]
-    fn before<E>(&self, e: &Entry<E>) -> bool {
-        self.time < e.time || (self.time == e.time && self.seq < e.seq)
-    }
+    ev: E,
+    next: u32,
 }
 
 /// A deterministic time-ordered event queue with FIFO order among equal times.
 #[derive(Clone, Debug)]
 pub(crate) struct EventQueue<E> {
     /// First node of each bucket's list.
-    heads: Vec<u32>,
-    occupied: Vec<u64>,
+    heads: Box<[u32; BUCKETS]>,
+    occupied: Box<[u64; WORDS]>,
     summary: [u64; SUMMARY],
     nodes: Vec<Node<E>>,
     free: u32,
     wheel_len: usize,
     overflow: Vec<Entry<E>>,
+    overflow_seq: u64,
     due_now: VecDeque<E>,
     now: u64,
-    seq: u64,
-    /// The earliest scheduled event when `next_known` (None: there is none). Pushes keep it
-    /// exact; taking an event forgets it.
-    next: Option<Next>,
-    next_known: bool,
 }
 
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            heads: vec![NIL; BUCKETS],
-            occupied: vec![0; WORDS],
+            heads: Box::new([NIL; BUCKETS]),
+            occupied: Box::new([0; WORDS]),
             summary: [0; SUMMARY],
             nodes: Vec::with_capacity(512),
             free: NIL,
             wheel_len: 0,
             overflow: Vec::with_capacity(64),
+            overflow_seq: 0,
             due_now: VecDeque::with_capacity(64),
             now: 0,
-            seq: 0,
-            next: None,
-            next_known: true,
         }
     }
 
@@ -127,54 +113,61 @@ impl<E: Copy> EventQueue<E> {
             self.due_now.push_back(ev);
             return;
         }
-        self.seq += 1;
-        let e = Entry {
+        if (time >> SHIFT) - (self.now >> SHIFT) >= BUCKETS as u64 {
+            self.overflow_seq += 1;
+            let seq = self.overflow_seq;
+            self.overflow_push(Entry { time, seq, ev });
+            return;
+        }
+        let b = (time >> SHIFT) as usize & (BUCKETS - 1);
+        let n = Node {
             time,
-            seq: self.seq,
             ev,
+            next: NIL,
         };
-        let (bucket, node) = if (time >> SHIFT) - (self.now >> SHIFT) < BUCKETS as u64 {
-            let b = (time >> SHIFT) as usize & (BUCKETS - 1);
-            let n = Node {
-                e,
-                next: self.heads[b],
-            };
-            let i = if self.free != NIL {
-                let i = self.free;
-                self.free = self.nodes[i as usize].next;
-                self.nodes[i as usize] = n;
-                i
-            } else {
-                self.nodes.push(n);
-                (self.nodes.len() - 1) as u32
-            };
+        let i = if self.free != NIL {
+            let i = self.free;
+            self.free = self.nodes[i as usize].next;
+            self.nodes[i as usize] = n;
+            i
+        } else {
+            self.nodes.push(n);
+            (self.nodes.len() - 1) as u32
+        };
+        self.wheel_len += 1;
+        let head = self.heads[b];
+        if head == NIL || self.nodes[head as usize].time > time {
+            self.nodes[i as usize].next = head;
             self.heads[b] = i;
             self.occupied[b / 64] |= 1u64 << (b % 64);
             self.summary[b / 4096] |= 1u64 << ((b / 64) % 64);
-            self.wheel_len += 1;
-            (b as u32, i)
-        } else {
-            self.overflow_push(e);
-            (NIL, NIL)
-        };
-        // A push moves no other wheel node, and the overflow top only changes to `e` if `e`
-        // is earlier than it: the known next event stays exact.
-        if self.next_known && self.next.is_none_or(|n| !n.before(&e)) {
-            self.next = Some(Next {
-                time,
-                seq: e.seq,
-                bucket,
-                node,
-            });
+            return;
+        }
+        // After every node due at or before `time`.
+        let mut at = head;
+        loop {
+            let next = self.nodes[at as usize].next;
+            if next == NIL || self.nodes[next as usize].time > time {
+                self.nodes[i as usize].next = next;
+                self.nodes[at as usize].next = i;
+                return;
+            }
+            at = next;
         }
     }
 
     /// The time of the next event, if any.
-    pub fn peek_time(&mut self) -> Option<u64> {
+    pub fn peek_time(&self) -> Option<u64> {
         if !self.due_now.is_empty() {
             return Some(self.now);
         }
-        self.next_scheduled().map(|n| n.time)
+        let wheel = (self.wheel_len != 0)
+            .then(|| self.nodes[self.heads[self.first_bucket()] as usize].time);
+        let over = self.overflow.first().map(|o| o.time);
+        match (wheel, over) {
+            (Some(w), Some(o)) => Some(w.min(o)),
+            (w, o) => w.or(o),
+        }
     }
 
     /// Removes the next event and moves the clock to its time.
@@ -186,20 +179,39 @@ impl<E: Copy> EventQueue<E> {
     /// Removes the next event if it is due at or before `limit`, moving the clock to its time.
     #[inline]
     pub fn pop_until(&mut self, limit: u64) -> Option<(u64, E)> {
-        if let Some(next) = self.next_scheduled() {
-            if next.time <= self.now || self.due_now.is_empty() {
-                if next.time > limit {
-                    return None;
-                }
-                let e = self.take(next);
-                self.now = e.time;
-                return Some((e.time, e.ev));
-            }
+        // The next scheduled event: the wheel's first, unless the overflow's top is due no later.
+        let mut bucket = None;
+        let mut time = u64::MAX;
+        if self.wheel_len != 0 {
+            let b = self.first_bucket();
+            time = self.nodes[self.heads[b] as usize].time;
+            bucket = Some(b);
         }
-        if self.now > limit {
+        let from_overflow = self.overflow.first().is_some_and(|o| o.time <= time);
+        if from_overflow {
+            time = self.overflow[0].time;
+        } else if bucket.is_none() {
+            // Nothing scheduled.
+            if self.now > limit {
+                return None;
+            }
+            return self.due_now.pop_front().map(|ev| (self.now, ev));
+        }
+        if time > self.now && !self.due_now.is_empty() {
+            if self.now > limit {
+                return None;
+            }
+            return self.due_now.pop_front().map(|ev| (self.now, ev));
+        }
+        if time > limit {
             return None;
         }
-        self.due_now.pop_front().map(|ev| (self.now, ev))
+        self.now = time;
+        let ev = match bucket {
+            Some(b) if !from_overflow => self.take_head(b),
+            _ => self.overflow_pop().ev,
+        };
+        Some((time, ev))
     }
 
     /// Moves the clock forward to `t` (no event may be due before it).
@@ -210,67 +222,20 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// The earliest wheel or overflow event.
-    #[inline]
-    fn next_scheduled(&mut self) -> Option<Next> {
-        if !self.next_known {
-            self.next = self.find_next();
-            self.next_known = true;
-        }
-        self.next
-    }
-
-    fn find_next(&self) -> Option<Next> {
-        let wheel = self.wheel_min();
-        let over = self.overflow.first().map(|o| Next {
-            time: o.time,
-            seq: o.seq,
-            bucket: NIL,
-            node: NIL,
-        });
-        match (wheel, over) {
-            (Some(w), Some(o)) => Some(if w.time < o.time || (w.time == o.time && w.seq < o.seq) {
-                w
-            } else {
-                o
-            }),
-            (w, o) => w.or(o),
-        }
-    }
-
-    #[inline]
-    fn wheel_min(&self) -> Option<Next> {
-        if self.wheel_len == 0 {
-            return None;
-        }
-        let bucket = self.first_occupied_from((self.now >> SHIFT) as usize & (BUCKETS - 1));
-        let mut best = self.heads[bucket];
-        let mut i = self.nodes[best as usize].next;
-        while i != NIL {
-            let n = &self.nodes[i as usize];
-            if n.e.before(&self.nodes[best as usize].e) {
-                best = i;
-            }
-            i = n.next;
-        }
-        let e = &self.nodes[best as usize].e;
-        Some(Next {
-            time: e.time,
-            seq: e.seq,
-            bucket: bucket as u32,
-            node: best,
-        })
-    }
-
-    /// The first non-empty bucket going round from `start` (some bucket is non-empty): in
-    /// `start`'s word, else the first non-zero word after it found through the summary.
-    #[inline]
-    fn first_occupied_from(&self, start: usize) -> usize {
+    /// The first non-empty bucket going round from the clock's (some bucket is non-empty).
+    #[inline(always)]
+    fn first_bucket(&self) -> usize {
+        let start = (self.now >> SHIFT) as usize & (BUCKETS - 1);
         let wi = start / 64;
         let w = self.occupied[wi] & (!0u64 << (start % 64));
         if w != 0 {
             return wi * 64 + w.trailing_zeros() as usize;
         }
+        self.first_occupied_after_word(wi)
+    }
+
+    /// The first non-empty bucket in the words after `wi` (going round), through the summary.
+    fn first_occupied_after_word(&self, wi: usize) -> usize {
         let next_word = (wi + 1) % WORDS;
         let si = next_word / 64;
         let s = self.summary[si] & (!0u64 << (next_word % 64));
@@ -286,36 +251,23 @@ impl<E: Copy> EventQueue<E> {
         word * 64 + self.occupied[word].trailing_zeros() as usize
     }
 
-    #[inline]
-    fn take(&mut self, next: Next) -> Entry<E> {
-        self.next_known = false;
-        if next.bucket == NIL {
-            return self.overflow_pop();
-        }
-        let b = next.bucket as usize;
-        let node = next.node;
-        let after = self.nodes[node as usize].next;
-        if self.heads[b] == node {
-            self.heads[b] = after;
-            if after == NIL {
-                let w = &mut self.occupied[b / 64];
-                *w &= !(1u64 << (b % 64));
-                if *w == 0 {
-                    self.summary[b / 4096] &= !(1u64 << ((b / 64) % 64));
-                }
+    /// Unlinks and frees the first node of bucket `b` (non-empty).
+    #[inline(always)]
+    fn take_head(&mut self, b: usize) -> E {
+        let node = self.heads[b];
+        let n = self.nodes[node as usize];
+        self.heads[b] = n.next;
+        if n.next == NIL {
+            let w = &mut self.occupied[b / 64];
+            *w &= !(1u64 << (b % 64));
+            if *w == 0 {
+                self.summary[b / 4096] &= !(1u64 << ((b / 64) % 64));
             }
-        } else {
-            let mut i = self.heads[b];
-            while self.nodes[i as usize].next != node {
-                i = self.nodes[i as usize].next;
-            }
-            self.nodes[i as usize].next = after;
         }
-        let e = self.nodes[node as usize].e;
         self.nodes[node as usize].next = self.free;
         self.free = node;
         self.wheel_len -= 1;
-        e
+        n.ev
     }
 
     fn overflow_push(&mut self, e: Entry<E>) {
