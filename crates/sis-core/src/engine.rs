@@ -69,6 +69,8 @@ struct Task {
     wakee_flips: u32,
     last_wakee: u32,
     wakee_flip_decay_ts: u64,
+    /// The mean of the jittered burst `burst_for` draws for this role, or 0 if not jittered.
+    jittered_burst_ns: u64,
 }
 
 /// One LLC's inputs to the wasted-time integral.
@@ -198,7 +200,15 @@ impl Simulation {
         let groups: Vec<Vec<u64>> = (0..scenario.llcs)
             .map(|l| vec![scenario.llc_weight as u64; st.topo.llc_groups(l).len()])
             .collect();
+        let timing = Timing::for_scenario(scenario);
         let tasks = specs.iter().map(|s: &TaskSpec| Task {
+            jittered_burst_ns: match s.role {
+                Role::Client { .. } => timing.client_ns,
+                Role::Server { .. } => timing.server_ns,
+                Role::Worker => timing.worker_ns,
+                Role::Waker => timing.waker_run_ns,
+                _ => 0,
+            },
             role: s.role,
             affinity: s.affinity,
             state: TaskState::Sleeping,
@@ -231,7 +241,7 @@ impl Simulation {
             events: EventQueue::new(),
             now: 0,
             rng,
-            timing: Timing::for_scenario(scenario),
+            timing,
             counters: Counters::default(),
             hist: ScanHistogram::default(),
             per_cpu: (0..n)
@@ -838,7 +848,18 @@ impl Simulation {
     }
 
     /// The burst a task runs when woken.
+    #[inline(always)]
     fn burst_for(&mut self, task: u32) -> u64 {
+        // Jittered roles (netperf's client and server...) without matching on the role: the
+        // role alternates unpredictably from one wake-up to the next.
+        let mean = self.tasks[task as usize].jittered_burst_ns;
+        if mean != 0 {
+            return self.rng.around(mean);
+        }
+        self.burst_for_role(task)
+    }
+
+    fn burst_for_role(&mut self, task: u32) -> u64 {
         let tm = self.timing;
         let jitter = |rng: &mut Rng, ns: u64| rng.around(ns);
         match self.tasks[task as usize].role {
@@ -922,11 +943,10 @@ impl Simulation {
         let aff = t.affinity as usize;
         let mut task_pelt = t.pelt;
         task_pelt.update(self.now, false);
-        let allowed = std::mem::take(&mut self.masks[aff]);
         let p = Wakee {
             prev,
             recent_used_cpu: t.recent_used_cpu,
-            allowed: &allowed,
+            allowed: &self.masks[aff],
             load: task_pelt.util_avg as u64,
             wake_wide: wide,
         };
@@ -973,7 +993,6 @@ impl Simulation {
         } else {
             self.st.select_task_rq_fair(&p, &w, c, &mut ())
         };
-        self.masks[aff] = allowed;
         self.woke = true;
         self.decision_seq += 1;
         // Account.

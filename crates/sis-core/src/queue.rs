@@ -80,6 +80,8 @@ pub(crate) struct EventQueue<E> {
     wheel_len: usize,
     overflow: Vec<Entry<E>>,
     overflow_seq: u64,
+    /// The overflow top's time, u64::MAX when the overflow is empty.
+    overflow_next: u64,
     due_now: VecDeque<E>,
     now: u64,
 }
@@ -95,6 +97,7 @@ impl<E: Copy> EventQueue<E> {
             wheel_len: 0,
             overflow: Vec::with_capacity(64),
             overflow_seq: 0,
+            overflow_next: u64::MAX,
             due_now: VecDeque::with_capacity(64),
             now: 0,
         }
@@ -120,13 +123,15 @@ impl<E: Copy> EventQueue<E> {
             return;
         }
         let b = (time >> SHIFT) as usize & (BUCKETS - 1);
+        let head = self.heads[b];
+        let first = head == NIL || self.nodes[head as usize].time > time;
         let n = Node {
             time,
             ev,
-            next: NIL,
+            next: if first { head } else { NIL },
         };
-        let i = if self.free != NIL {
-            let i = self.free;
+        let i = self.free;
+        let i = if i != NIL {
             self.free = self.nodes[i as usize].next;
             self.nodes[i as usize] = n;
             i
@@ -135,9 +140,7 @@ impl<E: Copy> EventQueue<E> {
             (self.nodes.len() - 1) as u32
         };
         self.wheel_len += 1;
-        let head = self.heads[b];
-        if head == NIL || self.nodes[head as usize].time > time {
-            self.nodes[i as usize].next = head;
+        if first {
             self.heads[b] = i;
             self.occupied[b / 64] |= 1u64 << (b % 64);
             self.summary[b / 4096] |= 1u64 << ((b / 64) % 64);
@@ -171,8 +174,19 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Removes the next event and moves the clock to its time.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(u64, E)> {
+        // The usual case: nothing due now, and the wheel's first event is before the overflow's.
+        if self.due_now.is_empty() && self.wheel_len != 0 {
+            let b = self.first_bucket();
+            let node = self.heads[b];
+            let n = self.nodes[node as usize];
+            if n.time < self.overflow_next {
+                self.unlink_head(b, node, n.next);
+                self.now = n.time;
+                return Some((n.time, n.ev));
+            }
+        }
         self.pop_until(u64::MAX)
     }
 
@@ -187,9 +201,9 @@ impl<E: Copy> EventQueue<E> {
             time = self.nodes[self.heads[b] as usize].time;
             bucket = Some(b);
         }
-        let from_overflow = self.overflow.first().is_some_and(|o| o.time <= time);
+        let from_overflow = !self.overflow.is_empty() && self.overflow_next <= time;
         if from_overflow {
-            time = self.overflow[0].time;
+            time = self.overflow_next;
         } else if bucket.is_none() {
             // Nothing scheduled.
             if self.now > limit {
@@ -256,8 +270,15 @@ impl<E: Copy> EventQueue<E> {
     fn take_head(&mut self, b: usize) -> E {
         let node = self.heads[b];
         let n = self.nodes[node as usize];
-        self.heads[b] = n.next;
-        if n.next == NIL {
+        self.unlink_head(b, node, n.next);
+        n.ev
+    }
+
+    /// Unlinks and frees `node`, the first of bucket `b`, followed by `next`.
+    #[inline(always)]
+    fn unlink_head(&mut self, b: usize, node: u32, next: u32) {
+        self.heads[b] = next;
+        if next == NIL {
             let w = &mut self.occupied[b / 64];
             *w &= !(1u64 << (b % 64));
             if *w == 0 {
@@ -267,7 +288,6 @@ impl<E: Copy> EventQueue<E> {
         self.nodes[node as usize].next = self.free;
         self.free = node;
         self.wheel_len -= 1;
-        n.ev
     }
 
     fn overflow_push(&mut self, e: Entry<E>) {
@@ -283,6 +303,7 @@ impl<E: Copy> EventQueue<E> {
             i = parent;
         }
         h[i] = e;
+        self.overflow_next = h[0].time;
     }
 
     fn overflow_pop(&mut self) -> Entry<E> {
@@ -290,6 +311,7 @@ impl<E: Copy> EventQueue<E> {
         let last = h.pop().expect("non-empty heap");
         let n = h.len();
         if n == 0 {
+            self.overflow_next = u64::MAX;
             return last;
         }
         let top = h[0];
@@ -314,6 +336,7 @@ impl<E: Copy> EventQueue<E> {
             i = m;
         }
         h[i] = last;
+        self.overflow_next = h[0].time;
         top
     }
 }

@@ -51,6 +51,14 @@ pub struct Outcome {
 
 const NR_INF: i64 = i64::MAX;
 
+/// select_idle_cpu()'s scan budget: `nr` (NR_INF: unthrottled) and whether SIS_PROP times the
+/// scan into avg_scan_cost.
+#[derive(Clone, Copy)]
+struct Budget {
+    nr: i64,
+    timed: bool,
+}
+
 fn nr_opt(nr: i64) -> Option<i64> {
     (nr != NR_INF).then_some(nr)
 }
@@ -424,7 +432,9 @@ impl SchedState {
     }
 
     /// `select_idle_cpu()`: the throttled LLC scan. Returns the CPU found and the simulated
-    /// time spent (probes * probe_cost_ns).
+    /// time spent (probes * probe_cost_ns). The budget is worked out here, inline in the
+    /// caller, as most wake-ups at high load stop at it (SIS_UTIL's nr == 1).
+    #[inline(always)]
     fn select_idle_cpu<R: Recorder>(
         &mut self,
         p: &Wakee,
@@ -433,10 +443,9 @@ impl SchedState {
         target: u32,
         ctx: &mut Ctx<'_, R>,
     ) -> (Option<u32>, u64) {
-        let f = self.features;
+        let f = &self.features;
         let llc = self.topo.llc_of(target);
         let this_llc = self.topo.llc_of(w.cpu) as usize;
-        let probes_at_start = ctx.probes;
         let mut nr: i64 = NR_INF;
         let mut timed = false;
         // SIS_PROP: only without an idle core in the single pass; always in the legacy form.
@@ -487,6 +496,24 @@ impl SchedState {
         if R::ON {
             ctx.rec.nr_before(nr_opt(nr));
         }
+        self.select_idle_cpu_scan(p, w, has_idle_core, target, ctx, Budget { nr, timed })
+    }
+
+    /// `select_idle_cpu()`'s scan with its budget worked out.
+    fn select_idle_cpu_scan<R: Recorder>(
+        &mut self,
+        p: &Wakee,
+        w: &Waker,
+        has_idle_core: bool,
+        target: u32,
+        ctx: &mut Ctx<'_, R>,
+        budget: Budget,
+    ) -> (Option<u32>, u64) {
+        let f = self.features;
+        let llc = self.topo.llc_of(target);
+        let this_llc = self.topo.llc_of(w.cpu) as usize;
+        let probes_at_start = ctx.probes;
+        let Budget { mut nr, timed } = budget;
         // No throttle (the kernel's nr = INT_MAX): never decrement, so that the trace keeps
         // reporting "unlimited" (None) instead of i64::MAX - k for every probe and nr_after.
         let throttled = nr != NR_INF;
