@@ -71,6 +71,8 @@ struct Task {
     wakee_flip_decay_ts: u64,
     /// The mean of the jittered burst `burst_for` draws for this role, or 0 if not jittered.
     jittered_burst_ns: u64,
+    /// The next task in its CPU's queue (NONE: the last, or not queued).
+    next_queued: u32,
 }
 
 /// One LLC's inputs to the wasted-time integral.
@@ -91,10 +93,89 @@ impl LlcLoad {
     }
 }
 
+/// A CPU's waiting tasks in FIFO order, linked through `Task::next_queued`: no buffer of its
+/// own to reach, and the tasks are touched anyway when queued or picked.
+#[derive(Clone, Copy, Debug)]
+struct RunList {
+    head: u32,
+    tail: u32,
+    len: u32,
+}
+
+impl Default for RunList {
+    fn default() -> Self {
+        RunList {
+            head: NONE,
+            tail: NONE,
+            len: 0,
+        }
+    }
+}
+
+impl RunList {
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline(always)]
+    fn push_back(&mut self, tasks: &mut [Task], t: u32) {
+        tasks[t as usize].next_queued = NONE;
+        if self.len == 0 {
+            self.head = t;
+        } else {
+            tasks[self.tail as usize].next_queued = t;
+        }
+        self.tail = t;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    fn pop_front(&mut self, tasks: &[Task]) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        let t = self.head;
+        self.head = tasks[t as usize].next_queued;
+        self.len -= 1;
+        if self.len == 0 {
+            self.tail = NONE;
+        }
+        Some(t)
+    }
+
+    /// Removes and returns the task at `pos` (< len).
+    fn remove_at(&mut self, tasks: &mut [Task], pos: u32) -> u32 {
+        if pos == 0 {
+            return self.pop_front(tasks).unwrap_or(NONE);
+        }
+        let mut before = self.head;
+        for _ in 1..pos {
+            before = tasks[before as usize].next_queued;
+        }
+        let t = tasks[before as usize].next_queued;
+        let after = tasks[t as usize].next_queued;
+        tasks[before as usize].next_queued = after;
+        if after == NONE {
+            self.tail = before;
+        }
+        self.len -= 1;
+        t
+    }
+
+    fn iter<'a>(&self, tasks: &'a [Task]) -> impl Iterator<Item = u32> + 'a {
+        let head = (self.len > 0).then_some(self.head);
+        std::iter::successors(head, move |&t| {
+            let n = tasks[t as usize].next_queued;
+            (n != NONE).then_some(n)
+        })
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 struct Cpu {
     curr: Option<u32>,
-    queue: VecDeque<u32>,
+    queue: RunList,
     /// When the current stint started.
     stint_start: u64,
     gen: u32,
@@ -202,6 +283,7 @@ impl Simulation {
             .collect();
         let timing = Timing::for_scenario(scenario);
         let tasks = specs.iter().map(|s: &TaskSpec| Task {
+            next_queued: NONE,
             jittered_burst_ns: match s.role {
                 Role::Client { .. } => timing.client_ns,
                 Role::Server { .. } => timing.server_ns,
@@ -301,7 +383,7 @@ impl Simulation {
         Ok(sim)
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, t: u64, e: Event) {
         self.events.push(t, e);
     }
@@ -586,13 +668,17 @@ impl Simulation {
         rq.nr_running += 1;
         self.tasks[task as usize].state = TaskState::Queued(cpu);
         let c = &mut self.cpus[cpu as usize];
-        c.queue.push_back(task);
+        c.queue.push_back(&mut self.tasks, task);
         self.llc_load[l].waiting += 1;
-        if c.curr.is_none() && !c.dispatch_pending {
-            c.dispatch_pending = true;
-            self.push(self.now, Event::Dispatch { cpu });
+        if c.curr.is_some() {
+            self.waiting.set(cpu);
+        } else {
+            if !c.dispatch_pending {
+                c.dispatch_pending = true;
+                self.push(self.now, Event::Dispatch { cpu });
+            }
+            self.waiting.clear(cpu);
         }
-        self.sync_waiting(cpu);
     }
 
     /// Starts the next queued task on an idle `cpu`, or lets it go idle.
@@ -600,8 +686,9 @@ impl Simulation {
         self.integrate_wasted(cpu);
         self.update_cpu_pelt(cpu);
         let l = self.st.topo.llc_of(cpu) as usize;
-        let Some(task) = self.cpus[cpu as usize].queue.pop_front() else {
-            self.sync_waiting(cpu);
+        debug_assert!(self.cpus[cpu as usize].curr.is_none());
+        let Some(task) = self.cpus[cpu as usize].queue.pop_front(&self.tasks) else {
+            self.waiting.clear(cpu);
             self.go_idle(cpu);
             return;
         };
@@ -629,8 +716,13 @@ impl Simulation {
             self.tasks[task as usize].remaining.min(SLICE_NS)
         };
         let gen = c.gen;
+        let waiting = !c.queue.is_empty();
         self.push(now + stint.max(1), Event::StintEnd { cpu, gen });
-        self.sync_waiting(cpu);
+        if waiting {
+            self.waiting.set(cpu);
+        } else {
+            self.waiting.clear(cpu);
+        }
     }
 
     /// The CPU has nothing to run: newidle balance, else idle.
@@ -668,7 +760,7 @@ impl Simulation {
         // Candidates: CPUs with tasks waiting behind a running one (a pending dispatch is
         // about to run anyway), found by bitmask search from cpu+1; the longest queue among
         // the first few wins (the kernel looks for the busiest queue; this bounds the cost).
-        let mut best: Option<(u32, usize)> = None;
+        let mut best: Option<(u32, u32)> = None;
         let mut looked = 0;
         let (cpus, tasks, masks) = (&self.cpus, &self.tasks, &self.masks);
         let all_unpinned = self.all_unpinned;
@@ -684,11 +776,12 @@ impl Simulation {
                 debug_assert!(!q.is_empty());
                 Some(0)
             } else {
-                q.iter()
-                    .position(|t| masks[tasks[*t as usize].affinity as usize].test(cpu))
+                q.iter(tasks)
+                    .position(|t| masks[tasks[t as usize].affinity as usize].test(cpu))
+                    .map(|p| p as u32)
             };
             if let Some(pos) = pos {
-                if best.is_none_or(|(b, _)| cpus[b as usize].queue.len() < q.len()) {
+                if best.is_none_or(|(b, _)| cpus[b as usize].queue.len < q.len) {
                     best = Some((src, pos));
                 }
                 looked += 1;
@@ -698,7 +791,9 @@ impl Simulation {
         let Some((src, pos)) = best else {
             return false;
         };
-        let task = self.cpus[src as usize].queue.remove(pos).unwrap_or(0);
+        let task = self.cpus[src as usize]
+            .queue
+            .remove_at(&mut self.tasks, pos);
         self.sync_waiting(src);
         self.integrate_wasted(src);
         let l = llc as usize;
@@ -745,7 +840,7 @@ impl Simulation {
         self.tasks[task as usize].state = TaskState::Queued(cpu);
         let c = &mut self.cpus[cpu as usize];
         c.curr = None;
-        c.queue.push_back(task);
+        c.queue.push_back(&mut self.tasks, task);
         self.llc_load[l].waiting += 1;
         self.pick_next(cpu);
     }
@@ -1094,7 +1189,7 @@ impl Simulation {
                     ));
                 }
             }
-            for &t in &c.queue {
+            for t in c.queue.iter(&self.tasks) {
                 seen[t as usize] += 1;
                 n += 1;
                 if self.tasks[t as usize].state != TaskState::Queued(cpu as u32) {
@@ -1163,7 +1258,7 @@ impl Simulation {
                 .topo
                 .llc_span(l as u32)
                 .iter()
-                .map(|c| self.cpus[c as usize].queue.len() as u32)
+                .map(|c| self.cpus[c as usize].queue.len)
                 .sum();
             if waiting != self.llc_load[l].waiting {
                 return Err(format!(
@@ -1250,7 +1345,10 @@ mod tests {
                 let TaskState::Waking(cpu) = s.tasks[t].state else {
                     unreachable!()
                 };
-                assert!(!s.cpus[cpu as usize].queue.contains(&(t as u32)));
+                assert!(!s.cpus[cpu as usize]
+                    .queue
+                    .iter(&s.tasks)
+                    .any(|q| q == t as u32));
                 assert_ne!(s.cpus[cpu as usize].curr, Some(t as u32));
                 s.check_invariants().unwrap();
                 seen += 1;

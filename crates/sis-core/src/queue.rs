@@ -109,20 +109,44 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedules `ev` at `time` (never before the clock: an earlier time is treated as now).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: u64, ev: E) {
         debug_assert!(time >= self.now, "event scheduled in the past");
+        if time <= self.now || (time >> SHIFT) - (self.now >> SHIFT) >= BUCKETS as u64 {
+            self.push_unscheduled_or_far(time, ev);
+            return;
+        }
+        let b = (time >> SHIFT) as usize & (BUCKETS - 1);
+        let i = self.free;
+        if i == NIL || self.heads[b] != NIL {
+            self.push_into_list(b, time, ev);
+            return;
+        }
+        // The usual case: a free node and an empty bucket.
+        self.free = self.nodes[i as usize].next;
+        self.nodes[i as usize] = Node { time, ev, next: NIL };
+        self.wheel_len += 1;
+        self.heads[b] = i;
+        self.occupied[b / 64] |= 1u64 << (b % 64);
+        self.summary[b / 4096] |= 1u64 << ((b / 64) % 64);
+    }
+
+    /// `push` for an event due now (`due_now`) or beyond the wheel's horizon (`overflow`).
+    #[inline(never)]
+    fn push_unscheduled_or_far(&mut self, time: u64, ev: E) {
         if time <= self.now {
             self.due_now.push_back(ev);
             return;
         }
-        if (time >> SHIFT) - (self.now >> SHIFT) >= BUCKETS as u64 {
-            self.overflow_seq += 1;
-            let seq = self.overflow_seq;
-            self.overflow_push(Entry { time, seq, ev });
-            return;
-        }
-        let b = (time >> SHIFT) as usize & (BUCKETS - 1);
+        self.overflow_seq += 1;
+        let seq = self.overflow_seq;
+        self.overflow_push(Entry { time, seq, ev });
+    }
+
+    /// `push` into wheel bucket `b` in general: a new node if none is free, and the bucket's
+    /// list kept sorted (after every node due at or before `time`).
+    #[inline(never)]
+    fn push_into_list(&mut self, b: usize, time: u64, ev: E) {
         let head = self.heads[b];
         let first = head == NIL || self.nodes[head as usize].time > time;
         let n = Node {
@@ -146,7 +170,6 @@ impl<E: Copy> EventQueue<E> {
             self.summary[b / 4096] |= 1u64 << ((b / 64) % 64);
             return;
         }
-        // After every node due at or before `time`.
         let mut at = head;
         loop {
             let next = self.nodes[at as usize].next;
@@ -176,12 +199,15 @@ impl<E: Copy> EventQueue<E> {
     /// Removes the next event and moves the clock to its time.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(u64, E)> {
-        // The usual case: nothing due now, and the wheel's first event is before the overflow's.
-        if self.due_now.is_empty() && self.wheel_len != 0 {
+        // The usual case: the wheel's first event is before the overflow's.
+        if self.wheel_len != 0 {
             let b = self.first_bucket();
             let node = self.heads[b];
             let n = self.nodes[node as usize];
             if n.time < self.overflow_next {
+                if n.time > self.now && !self.due_now.is_empty() {
+                    return self.due_now.pop_front().map(|ev| (self.now, ev));
+                }
                 self.unlink_head(b, node, n.next);
                 self.now = n.time;
                 return Some((n.time, n.ev));
