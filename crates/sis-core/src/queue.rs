@@ -124,7 +124,11 @@ impl<E: Copy> EventQueue<E> {
         }
         // The usual case: a free node and an empty bucket.
         self.free = self.nodes[i as usize].next;
-        self.nodes[i as usize] = Node { time, ev, next: NIL };
+        self.nodes[i as usize] = Node {
+            time,
+            ev,
+            next: NIL,
+        };
         self.wheel_len += 1;
         self.heads[b] = i;
         self.occupied[b / 64] |= 1u64 << (b % 64);
