@@ -234,6 +234,8 @@ pub struct Simulation {
     all_unpinned: bool,
     /// The preset's era: newidle also needs avg_idle >= sysctl_sched_migration_cost.
     newidle_migration_cost_gate: bool,
+    /// llc_weight * probe_cost_ns: what a newidle balance of the LLC domain costs.
+    max_newidle_lb_cost: u64,
     /// Pending events in (time, push order) order.
     events: EventQueue<Event>,
     now: u64,
@@ -319,6 +321,7 @@ impl Simulation {
             cpus: vec![Cpu::default(); n as usize],
             all_unpinned: masks.iter().all(|m| m.weight() == n),
             newidle_migration_cost_gate: scenario.newidle_migration_cost_gate(),
+            max_newidle_lb_cost: scenario.llc_weight as u64 * scenario.probe_cost_ns,
             masks,
             events: EventQueue::new(),
             now: 0,
@@ -494,7 +497,7 @@ impl Simulation {
     }
 
     /// Handles one event popped at time `t`.
-    #[inline]
+    #[inline(always)]
     fn process(&mut self, t: u64, ev: Event) {
         debug_assert!(t >= self.now, "time went backwards");
         self.now = t.max(self.now);
@@ -745,7 +748,7 @@ impl Simulation {
     fn newidle_allowed(&self, cpu: u32) -> bool {
         let avg_idle = self.st.rqs[cpu as usize].avg_idle;
         // max_newidle_lb_cost: update_sd_lb_stats reads every runqueue of the span once.
-        let lb_cost = self.scenario.llc_weight as u64 * self.scenario.probe_cost_ns;
+        let lb_cost = self.max_newidle_lb_cost;
         avg_idle >= lb_cost
             && (!self.newidle_migration_cost_gate || avg_idle >= crate::state::MIGRATION_COST_NS)
     }
@@ -1053,33 +1056,18 @@ impl Simulation {
             jiffies,
         };
         // The wake-up path only adds to its counters: while measuring, straight into the run's.
-        let mut warmup_counters = Counters::default();
+        let mut warmup_counters;
         let c = if self.measuring {
             &mut self.counters
         } else {
+            warmup_counters = Counters::default();
             &mut warmup_counters
         };
         let out: Outcome = if self.recording {
             let mut d = std::mem::take(&mut self.scratch_decision);
-            d.reset();
-            let llc = self.st.topo.llc_of(prev) as usize;
-            d.has_idle_core = self.st.llcs[llc].has_idle_cores;
-            d.nr_idle_scan = self.st.llcs[llc].nr_idle_scan;
-            let out = self.st.select_task_rq_fair(&p, &w, c, &mut d);
+            let out = decide_recorded(&mut self.st, &p, &w, c, &mut d);
             d.seq = self.decision_seq + 1;
-            d.time_ns = self.now;
-            d.waker_cpu = waker_cpu;
             d.wakee = wakee;
-            d.sync = sync;
-            d.prev = prev;
-            d.target = out.target;
-            d.recent_used_cpu = p.recent_used_cpu;
-            d.result = out.cpu;
-            d.decided_by = Some(out.rule);
-            let mut missed = std::mem::take(&mut d.missed_idle);
-            // select_task_rq_fair does not change any CPU's state, so this is what it saw.
-            self.st.missed_idle(&p, out.target, &d, &mut missed);
-            d.missed_idle = missed;
             if self.decisions.len() >= DECISION_RING {
                 self.scratch_decision = self.decisions.pop_front().unwrap_or_default();
             }
@@ -1276,6 +1264,36 @@ impl Simulation {
         }
         Ok(())
     }
+}
+
+/// `select_task_rq_fair` recorded into `d` (all but its `seq` and `wakee`), with the idle CPUs
+/// it missed. Out of line: the untraced wake-up path stays small.
+#[inline(never)]
+fn decide_recorded(
+    st: &mut SchedState,
+    p: &Wakee,
+    w: &Waker,
+    c: &mut Counters,
+    d: &mut Decision,
+) -> Outcome {
+    d.reset();
+    let llc = st.topo.llc_of(p.prev) as usize;
+    d.has_idle_core = st.llcs[llc].has_idle_cores;
+    d.nr_idle_scan = st.llcs[llc].nr_idle_scan;
+    let out = st.select_task_rq_fair(p, w, c, d);
+    d.time_ns = w.now_ns;
+    d.waker_cpu = w.cpu;
+    d.sync = w.sync;
+    d.prev = p.prev;
+    d.target = out.target;
+    d.recent_used_cpu = p.recent_used_cpu;
+    d.result = out.cpu;
+    d.decided_by = Some(out.rule);
+    let mut missed = std::mem::take(&mut d.missed_idle);
+    // select_task_rq_fair does not change any CPU's state, so this is what it saw.
+    st.missed_idle(p, out.target, d, &mut missed);
+    d.missed_idle = missed;
+    out
 }
 
 /// Runs a scenario to its end.
