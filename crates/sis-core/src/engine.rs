@@ -688,6 +688,12 @@ impl Simulation {
     fn pick_next(&mut self, cpu: u32) {
         self.integrate_wasted(cpu);
         self.update_cpu_pelt(cpu);
+        self.pick_next_integrated(cpu);
+    }
+
+    /// `pick_next` once wasted time and the CPU's PELT are integrated up to now (doing it
+    /// again at the same time would change nothing).
+    fn pick_next_integrated(&mut self, cpu: u32) {
         let l = self.st.topo.llc_of(cpu) as usize;
         debug_assert!(self.cpus[cpu as usize].curr.is_none());
         let Some(task) = self.cpus[cpu as usize].queue.pop_front(&self.tasks) else {
@@ -819,6 +825,7 @@ impl Simulation {
         true
     }
 
+    #[inline(always)]
     fn stint_end(&mut self, cpu: u32) {
         let Some(task) = self.cpus[cpu as usize].curr else {
             return;
@@ -845,7 +852,7 @@ impl Simulation {
         c.curr = None;
         c.queue.push_back(&mut self.tasks, task);
         self.llc_load[l].waiting += 1;
-        self.pick_next(cpu);
+        self.pick_next_integrated(cpu);
     }
 
     /// The running task's burst is over: act per role, then block or continue.
@@ -942,7 +949,7 @@ impl Simulation {
         if let Some(d) = timer {
             self.push(self.now + d.max(1), Event::Timer { task });
         }
-        self.pick_next(cpu);
+        self.pick_next_integrated(cpu);
     }
 
     /// The burst a task runs when woken.
