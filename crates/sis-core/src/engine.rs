@@ -28,6 +28,15 @@ const NONE: u32 = u32::MAX;
 enum Event {
     /// The running task's current stint on `cpu` ends (stale if `gen` moved on).
     StintEnd { cpu: u32, gen: u32 },
+    /// A StintEnd that ends the task's burst, for the commonest roles: what it does is known
+    /// when the stint starts (a task's role, and whether it runs a syscall tail, do not change
+    /// while it runs), so one jump on the event reaches it instead of a second one on the role.
+    /// A client's request: it wakes its server and runs its syscall tail.
+    ClientRequestEnd { cpu: u32, gen: u32 },
+    /// A server's reply: it goes through the network stack, and the server blocks.
+    ServerReplyEnd { cpu: u32, gen: u32 },
+    /// The end of a syscall tail: the task blocks.
+    TailEnd { cpu: u32, gen: u32 },
     /// Pick the next task on an idle CPU that was just given one.
     Dispatch { cpu: u32 },
     /// A task's timer fires (or its first wake).
@@ -510,6 +519,22 @@ impl Simulation {
                     self.stint_end(cpu);
                 }
             }
+            Event::ClientRequestEnd { cpu, gen } => {
+                if let Some(task) = self.burst_end(cpu, gen) {
+                    self.client_request(cpu, task);
+                }
+            }
+            Event::ServerReplyEnd { cpu, gen } => {
+                if let Some(task) = self.burst_end(cpu, gen) {
+                    self.server_reply(cpu, task);
+                }
+            }
+            Event::TailEnd { cpu, gen } => {
+                if let Some(task) = self.burst_end(cpu, gen) {
+                    self.tasks[task as usize].in_tail = false;
+                    self.block(cpu, task, None);
+                }
+            }
             Event::Dispatch { cpu } => {
                 self.cpus[cpu as usize].dispatch_pending = false;
                 if self.cpus[cpu as usize].curr.is_none() {
@@ -726,7 +751,8 @@ impl Simulation {
         };
         let gen = c.gen;
         let waiting = !c.queue.is_empty();
-        self.push(now + stint.max(1), Event::StintEnd { cpu, gen });
+        let ev = self.stint_end_event(cpu, gen, task, stint);
+        self.push(now + stint.max(1), ev);
         if waiting {
             self.waiting.set(cpu);
         } else {
@@ -915,21 +941,96 @@ impl Simulation {
             Role::Hog => next_burst = Some(u64::MAX / 4),
             Role::Waker => timer = Some(self.rng.exp_ns(tm.waker_sleep_ns)),
         }
-        if let Some(b) = next_burst {
-            self.tasks[task as usize].remaining = b.max(1);
-            self.update_cpu_pelt(cpu);
-            let c = &mut self.cpus[cpu as usize];
-            c.stint_start = self.now;
-            c.gen = c.gen.wrapping_add(1);
-            let stint = if c.queue.is_empty() {
-                b
-            } else {
-                b.min(SLICE_NS)
-            };
-            let gen = c.gen;
-            self.push(self.now + stint.max(1), Event::StintEnd { cpu, gen });
-            return;
+        match next_burst {
+            Some(b) => self.run_on(cpu, task, b),
+            None => self.block(cpu, task, timer),
         }
+    }
+
+    /// The StintEnd event of `task`'s stint on `cpu`: a burst-ending one by role when the stint
+    /// runs the whole burst (`remaining`), else the generic one (a slice: preemption).
+    #[inline(always)]
+    fn stint_end_event(&self, cpu: u32, gen: u32, task: u32, stint: u64) -> Event {
+        let t = &self.tasks[task as usize];
+        if stint < t.remaining {
+            return Event::StintEnd { cpu, gen };
+        }
+        match t.role {
+            _ if t.in_tail => Event::TailEnd { cpu, gen },
+            Role::Client { .. } => Event::ClientRequestEnd { cpu, gen },
+            Role::Server { .. } => Event::ServerReplyEnd { cpu, gen },
+            _ => Event::StintEnd { cpu, gen },
+        }
+    }
+
+    /// A burst-ending stint's end: the CPU's running task with its burst run (None if stale),
+    /// as `stint_end` leaves it before `burst_done`.
+    #[inline(always)]
+    fn burst_end(&mut self, cpu: u32, gen: u32) -> Option<u32> {
+        let c = &self.cpus[cpu as usize];
+        if c.gen != gen {
+            return None;
+        }
+        let task = c.curr?;
+        let ran = self.now - c.stint_start;
+        let t = &mut self.tasks[task as usize];
+        t.remaining = t.remaining.saturating_sub(ran);
+        debug_assert_eq!(t.remaining, 0, "a burst-ending stint ran its whole burst");
+        Some(task)
+    }
+
+    /// burst_done for a netperf/tbench client (not in its tail): the request is a sync wake-up
+    /// from the still-running client, which then finishes its send and blocks in recv.
+    #[inline(always)]
+    fn client_request(&mut self, cpu: u32, task: u32) {
+        let Role::Client { server } = self.tasks[task as usize].role else {
+            unreachable!("ClientRequestEnd of a task that is not a client")
+        };
+        self.wake(task, server, true);
+        self.tasks[task as usize].in_tail = true;
+        let b = self.rng.around(self.timing.tail_ns);
+        self.run_on(cpu, task, b);
+    }
+
+    /// burst_done for a netperf/tbench server (not in a tail): the reply crosses the loopback
+    /// stack (both ends are blocked meanwhile).
+    #[inline(always)]
+    fn server_reply(&mut self, cpu: u32, task: u32) {
+        let Role::Server { client } = self.tasks[task as usize].role else {
+            unreachable!("ServerReplyEnd of a task that is not a server")
+        };
+        let d = self.rng.around(self.timing.wire_ns);
+        self.push(
+            self.now + d.max(1),
+            Event::Net {
+                wakee: client,
+                waker: task,
+                cpu,
+            },
+        );
+        self.block(cpu, task, None);
+    }
+
+    /// The running `task` goes on with a burst of `b` ns on `cpu`.
+    #[inline(always)]
+    fn run_on(&mut self, cpu: u32, task: u32, b: u64) {
+        self.tasks[task as usize].remaining = b.max(1);
+        self.update_cpu_pelt(cpu);
+        let c = &mut self.cpus[cpu as usize];
+        c.stint_start = self.now;
+        c.gen = c.gen.wrapping_add(1);
+        let stint = if c.queue.is_empty() {
+            b
+        } else {
+            b.min(SLICE_NS)
+        };
+        let gen = c.gen;
+        let ev = self.stint_end_event(cpu, gen, task, stint);
+        self.push(self.now + stint.max(1), ev);
+    }
+
+    /// The running `task` blocks (with a timer after `timer` ns, if any); `cpu` switches.
+    fn block(&mut self, cpu: u32, task: u32, timer: Option<u64>) {
         // Block: dequeue and switch.
         self.update_cpu_pelt(cpu);
         self.tasks[task as usize].pelt.update(self.now, true);
