@@ -1145,15 +1145,14 @@ impl Simulation {
         self.update_cpu_pelt(waker_cpu);
         let prev = self.tasks[wakee as usize].prev;
         self.update_cpu_pelt(prev);
-        let t = &self.tasks[wakee as usize];
+        let t = &mut self.tasks[wakee as usize];
+        t.pelt.update(self.now, false);
         let aff = t.affinity as usize;
-        let mut task_pelt = t.pelt;
-        task_pelt.update(self.now, false);
         let p = Wakee {
             prev,
             recent_used_cpu: t.recent_used_cpu,
             allowed: &self.masks[aff],
-            load: task_pelt.util_avg as u64,
+            load: t.pelt.util_avg as u64,
             wake_wide: wide,
         };
         let w = Waker {
@@ -1207,7 +1206,6 @@ impl Simulation {
         let t = &mut self.tasks[wakee as usize];
         t.recent_used_cpu = out.recent_used_cpu;
         t.woken_at = self.now;
-        t.pelt = task_pelt;
         if t.prev != out.cpu {
             t.prev = out.cpu;
         }

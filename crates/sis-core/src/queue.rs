@@ -203,6 +203,12 @@ impl<E: Copy> EventQueue<E> {
     /// Removes the next event and moves the clock to its time.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(u64, E)> {
+        self.pop_until(u64::MAX)
+    }
+
+    /// Removes the next event if it is due at or before `limit`, moving the clock to its time.
+    #[inline(always)]
+    pub fn pop_until(&mut self, limit: u64) -> Option<(u64, E)> {
         // The usual case: the wheel's first event is before the overflow's.
         if self.wheel_len != 0 {
             let b = self.first_bucket();
@@ -210,19 +216,25 @@ impl<E: Copy> EventQueue<E> {
             let n = self.nodes[node as usize];
             if n.time < self.overflow_next {
                 if n.time > self.now && !self.due_now.is_empty() {
+                    if self.now > limit {
+                        return None;
+                    }
                     return self.due_now.pop_front().map(|ev| (self.now, ev));
+                }
+                if n.time > limit {
+                    return None;
                 }
                 self.unlink_head(b, node, n.next);
                 self.now = n.time;
                 return Some((n.time, n.ev));
             }
         }
-        self.pop_until(u64::MAX)
+        self.pop_until_slow(limit)
     }
 
-    /// Removes the next event if it is due at or before `limit`, moving the clock to its time.
-    #[inline]
-    pub fn pop_until(&mut self, limit: u64) -> Option<(u64, E)> {
+    /// `pop_until` when the wheel is empty or the overflow's top comes first.
+    #[inline(never)]
+    fn pop_until_slow(&mut self, limit: u64) -> Option<(u64, E)> {
         // The next scheduled event: the wheel's first, unless the overflow's top is due no later.
         let mut bucket = None;
         let mut time = u64::MAX;
