@@ -1115,7 +1115,12 @@ impl Simulation {
     }
 
     fn wake_from(&mut self, waker: Option<u32>, waker_cpu: u32, wakee: u32, sync: bool) {
-        let jiffies = self.now * self.scenario.hz as u64 / 1_000_000_000;
+        let f = &self.st.features;
+        let jiffies = if f.sis_prop && f.sis_prop_aged {
+            self.now * self.scenario.hz as u64 / 1_000_000_000
+        } else {
+            0
+        };
         let hz_ns = 1_000_000_000;
         // record_wakee() on the waker and wake_wide().
         let mut wide = false;

@@ -70,9 +70,26 @@ impl SchedAvg {
         self.advance(now, running);
     }
 
+    #[inline(always)]
     fn advance(&mut self, now: u64, running: bool) {
         let delta = (now - self.last_update_time) >> 10;
         self.last_update_time += delta << 10;
+        // The usual case: still within the current 1024-unit period. accumulate_sum() then
+        // only adds the units (when running) and moves period_contrib; util_avg stays.
+        let within = delta + self.period_contrib as u64;
+        if within < 1024 {
+            self.period_contrib = within as u32;
+            if running {
+                self.util_sum += delta << 10;
+            }
+            return;
+        }
+        self.advance_periods(delta, running);
+    }
+
+    /// `advance` across at least one period boundary: decay, and a new util_avg.
+    #[inline(never)]
+    fn advance_periods(&mut self, delta: u64, running: bool) {
         if self.accumulate_sum(delta, running) {
             // get_pelt_divider(): PELT_MIN_DIVIDER + period_contrib
             let divider = PELT_MIN_DIVIDER + self.period_contrib as u64;

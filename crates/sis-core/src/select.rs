@@ -29,6 +29,7 @@ pub struct Waker {
     /// task_h_load(current).
     pub load: u64,
     pub now_ns: u64,
+    /// Only SIS_PROP's wake_avg_idle aging (`sis_prop_aged`) reads it.
     pub jiffies: u64,
 }
 
