@@ -189,6 +189,8 @@ struct Cpu {
     stint_start: u64,
     gen: u32,
     dispatch_pending: bool,
+    /// Its LLC (the topology's, next to the state read with it).
+    llc: u32,
 }
 
 /// Per-CPU results.
@@ -255,6 +257,8 @@ pub struct Simulation {
     per_cpu: Vec<PerCpu>,
     warmup_ns: u64,
     measuring: bool,
+    /// When measuring starts: warmup_ns, or u64::MAX once it has (one compare per event).
+    measure_at: u64,
     /// Record every wake-up's decision into the ring.
     recording: bool,
     decisions: VecDeque<Decision>,
@@ -327,7 +331,12 @@ impl Simulation {
         let nr_llcs = scenario.llcs as usize;
         let mut sim = Simulation {
             scenario: scenario.clone(),
-            cpus: vec![Cpu::default(); n as usize],
+            cpus: (0..n)
+                .map(|cpu| Cpu {
+                    llc: st.topo.llc_of(cpu),
+                    ..Cpu::default()
+                })
+                .collect(),
             all_unpinned: masks.iter().all(|m| m.weight() == n),
             newidle_migration_cost_gate: scenario.newidle_migration_cost_gate(),
             max_newidle_lb_cost: scenario.llc_weight as u64 * scenario.probe_cost_ns,
@@ -346,6 +355,10 @@ impl Simulation {
                 .collect(),
             warmup_ns: scenario.warmup_ns(),
             measuring: scenario.warmup_ns() == 0,
+            measure_at: match scenario.warmup_ns() {
+                0 => u64::MAX,
+                w => w,
+            },
             recording: false,
             decisions: VecDeque::with_capacity(DECISION_RING),
             decision_seq: 0,
@@ -510,7 +523,7 @@ impl Simulation {
     fn process(&mut self, t: u64, ev: Event) {
         debug_assert!(t >= self.now, "time went backwards");
         self.now = t.max(self.now);
-        if !self.measuring && self.now >= self.warmup_ns {
+        if self.now >= self.measure_at {
             self.start_measuring();
         }
         match ev {
@@ -629,6 +642,7 @@ impl Simulation {
 
     fn start_measuring(&mut self) {
         self.measuring = true;
+        self.measure_at = u64::MAX;
         self.counters = Counters::default();
         self.hist = ScanHistogram::default();
         for p in &mut self.per_cpu {
@@ -648,7 +662,7 @@ impl Simulation {
 
     #[inline(always)]
     fn integrate_wasted(&mut self, cpu: u32) {
-        let l = &mut self.llc_load[self.st.topo.llc_of(cpu) as usize];
+        let l = &mut self.llc_load[self.cpus[cpu as usize].llc as usize];
         if self.measuring {
             self.counters.wasted_ns += l.wasted_since(self.now);
         }
@@ -676,7 +690,7 @@ impl Simulation {
     /// Puts `task` on `cpu`'s runqueue; an idle CPU picks it in a Dispatch event at this time.
     fn enqueue(&mut self, task: u32, cpu: u32) {
         self.integrate_wasted(cpu);
-        let l = self.st.topo.llc_of(cpu) as usize;
+        let l = self.cpus[cpu as usize].llc as usize;
         let rq = &mut self.st.rqs[cpu as usize];
         if rq.nr_running == 0 {
             self.llc_load[l].idle -= 1;
@@ -719,7 +733,7 @@ impl Simulation {
     /// `pick_next` once wasted time and the CPU's PELT are integrated up to now (doing it
     /// again at the same time would change nothing).
     fn pick_next_integrated(&mut self, cpu: u32) {
-        let l = self.st.topo.llc_of(cpu) as usize;
+        let l = self.cpus[cpu as usize].llc as usize;
         debug_assert!(self.cpus[cpu as usize].curr.is_none());
         let Some(task) = self.cpus[cpu as usize].queue.pop_front(&self.tasks) else {
             self.waiting.clear(cpu);
@@ -765,7 +779,7 @@ impl Simulation {
         if self.newidle_allowed(cpu) && self.newidle_pull(cpu) {
             return;
         }
-        let l = self.st.topo.llc_of(cpu) as usize;
+        let l = self.cpus[cpu as usize].llc as usize;
         let rq = &mut self.st.rqs[cpu as usize];
         if rq.nr_running == 0 && rq.idle_stamp == 0 {
             rq.idle_stamp = self.now.max(1);
@@ -788,7 +802,7 @@ impl Simulation {
     /// sched_balance_newidle: pull one waiting task from the busiest CPU of the LLC.
     /// (Newidle balance never writes nr_idle_scan.)
     fn newidle_pull(&mut self, cpu: u32) -> bool {
-        let llc = self.st.topo.llc_of(cpu);
+        let llc = self.cpus[cpu as usize].llc;
         if self.llc_load[llc as usize].waiting == 0 {
             return false;
         }
@@ -872,7 +886,7 @@ impl Simulation {
         self.update_cpu_pelt(cpu);
         self.tasks[task as usize].pelt.update(self.now, true);
         self.integrate_wasted(cpu);
-        let l = self.st.topo.llc_of(cpu) as usize;
+        let l = self.cpus[cpu as usize].llc as usize;
         self.tasks[task as usize].state = TaskState::Queued(cpu);
         let c = &mut self.cpus[cpu as usize];
         c.curr = None;
@@ -1041,7 +1055,7 @@ impl Simulation {
         let rq = &mut self.st.rqs[cpu as usize];
         rq.nr_running -= 1;
         if rq.nr_running == 0 {
-            let l = self.st.topo.llc_of(cpu) as usize;
+            let l = self.cpus[cpu as usize].llc as usize;
             self.llc_load[l].idle += 1;
             if let Some(m) = &mut self.st.idle_cpus {
                 m.set(cpu);

@@ -189,7 +189,6 @@ impl SchedState {
         c: &mut Counters,
         rec: &mut R,
     ) -> Outcome {
-        let f = self.features;
         let mut ctx = Ctx { c, rec, probes: 0 };
         ctx.c.sis_search += 1;
         // SIS-STAT: target, prev and recent together count as one probe.
@@ -215,7 +214,7 @@ impl SchedState {
                 return out;
             }};
         }
-        let cluster_active = f.cluster && self.topo.has_clusters();
+        let cluster_active = self.features.cluster && self.topo.has_clusters();
 
         // 1. target
         if R::ON {
@@ -246,7 +245,7 @@ impl SchedState {
         }
         // 4. recent_used_cpu
         let r = p.recent_used_cpu;
-        if f.recent_prev_update {
+        if self.features.recent_prev_update {
             recent = Some(prev); // 5.15+: updated whenever we get this far
         }
         let mut recent_fallback = None;
@@ -277,7 +276,7 @@ impl SchedState {
         ctx.c.sis_domain_search += 1;
         let llc = self.topo.llc_of(target);
         let smt_active = self.topo.smt() > 1;
-        if !f.single_pass {
+        if !self.features.single_pass {
             // Legacy (4.13-5.11): three passes.
             if smt_active && self.llcs[llc as usize].has_idle_cores {
                 if let Some(i) = self.select_idle_core_legacy(p, target, &mut ctx) {
@@ -289,7 +288,7 @@ impl SchedState {
             if let Some(i) = i {
                 done!(i, Rule::SelectIdleCpu);
             }
-            if f.smt_target && smt_active {
+            if self.features.smt_target && smt_active {
                 if let Some(i) = self.select_idle_smt(p, target, target, true, &mut ctx) {
                     done!(i, Rule::SelectIdleSmt);
                 }
@@ -298,7 +297,7 @@ impl SchedState {
             let mut has_idle_core = false;
             if smt_active {
                 has_idle_core = self.llcs[llc as usize].has_idle_cores;
-                if !has_idle_core && f.smt_prev && self.topo.share_llc(prev, target) {
+                if !has_idle_core && self.features.smt_prev && self.topo.share_llc(prev, target) {
                     if let Some(i) = self.select_idle_smt(p, prev, target, false, &mut ctx) {
                         done!(i, Rule::SelectIdleSmt);
                     }
