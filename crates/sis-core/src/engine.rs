@@ -660,13 +660,22 @@ impl Simulation {
         self.llc_load.iter().map(|l| l.wasted_since(self.now)).sum()
     }
 
+    /// LLC `l` gains `idle` idle CPUs and `waiting` waiting tasks (negative: loses) now. The
+    /// wasted time so far is integrated only when min(idle, waiting) changes: splitting an
+    /// interval where it does not change adds the same integer total.
     #[inline(always)]
-    fn integrate_wasted(&mut self, cpu: u32) {
-        let l = &mut self.llc_load[self.cpus[cpu as usize].llc as usize];
-        if self.measuring {
-            self.counters.wasted_ns += l.wasted_since(self.now);
+    fn llc_change(&mut self, l: usize, idle: i32, waiting: i32) {
+        let ld = &mut self.llc_load[l];
+        let before = ld.idle.min(ld.waiting);
+        ld.idle = ld.idle.wrapping_add_signed(idle);
+        ld.waiting = ld.waiting.wrapping_add_signed(waiting);
+        if ld.idle.min(ld.waiting) != before {
+            let wasted = before as u64 * self.now.saturating_sub(ld.wasted_at);
+            ld.wasted_at = self.now;
+            if self.measuring {
+                self.counters.wasted_ns += wasted;
+            }
         }
-        l.wasted_at = self.now;
     }
 
     // ---- CPU state transitions ----
@@ -689,11 +698,10 @@ impl Simulation {
 
     /// Puts `task` on `cpu`'s runqueue; an idle CPU picks it in a Dispatch event at this time.
     fn enqueue(&mut self, task: u32, cpu: u32) {
-        self.integrate_wasted(cpu);
         let l = self.cpus[cpu as usize].llc as usize;
         let rq = &mut self.st.rqs[cpu as usize];
-        if rq.nr_running == 0 {
-            self.llc_load[l].idle -= 1;
+        let was_idle = rq.nr_running == 0;
+        if was_idle {
             if let Some(m) = &mut self.st.idle_cpus {
                 m.clear(cpu);
             }
@@ -711,8 +719,10 @@ impl Simulation {
         self.tasks[task as usize].state = TaskState::Queued(cpu);
         let c = &mut self.cpus[cpu as usize];
         c.queue.push_back(&mut self.tasks, task);
-        self.llc_load[l].waiting += 1;
-        if c.curr.is_some() {
+        let has_curr = c.curr.is_some();
+        self.llc_change(l, -i32::from(was_idle), 1);
+        let c = &mut self.cpus[cpu as usize];
+        if has_curr {
             self.waiting.set(cpu);
         } else {
             if !c.dispatch_pending {
@@ -725,13 +735,12 @@ impl Simulation {
 
     /// Starts the next queued task on an idle `cpu`, or lets it go idle.
     fn pick_next(&mut self, cpu: u32) {
-        self.integrate_wasted(cpu);
         self.update_cpu_pelt(cpu);
         self.pick_next_integrated(cpu);
     }
 
-    /// `pick_next` once wasted time and the CPU's PELT are integrated up to now (doing it
-    /// again at the same time would change nothing).
+    /// `pick_next` once the CPU's PELT is integrated up to now (doing it again at the same
+    /// time would change nothing).
     fn pick_next_integrated(&mut self, cpu: u32) {
         let l = self.cpus[cpu as usize].llc as usize;
         debug_assert!(self.cpus[cpu as usize].curr.is_none());
@@ -740,7 +749,7 @@ impl Simulation {
             self.go_idle(cpu);
             return;
         };
-        self.llc_load[l].waiting -= 1;
+        self.llc_change(l, 0, -1);
         let now = self.now;
         let t = &mut self.tasks[task as usize];
         t.pelt.update(now, false);
@@ -844,14 +853,14 @@ impl Simulation {
             .queue
             .remove_at(&mut self.tasks, pos);
         self.sync_waiting(src);
-        self.integrate_wasted(src);
         let l = llc as usize;
-        self.llc_load[l].waiting -= 1;
         let src_rq = &mut self.st.rqs[src as usize];
         src_rq.nr_running -= 1;
-        if src_rq.nr_running == 0 {
+        let src_idle = src_rq.nr_running == 0;
+        self.llc_change(l, i32::from(src_idle), -1);
+        let src_rq = &mut self.st.rqs[src as usize];
+        if src_idle {
             // It had a wake-up pending dispatch and nothing else: it is idle again.
-            self.llc_load[l].idle += 1;
             src_rq.idle_stamp = self.now.max(1);
             if let Some(m) = &mut self.st.idle_cpus {
                 m.set(src);
@@ -885,13 +894,12 @@ impl Simulation {
     fn preempt(&mut self, cpu: u32, task: u32) {
         self.update_cpu_pelt(cpu);
         self.tasks[task as usize].pelt.update(self.now, true);
-        self.integrate_wasted(cpu);
         let l = self.cpus[cpu as usize].llc as usize;
         self.tasks[task as usize].state = TaskState::Queued(cpu);
         let c = &mut self.cpus[cpu as usize];
         c.curr = None;
         c.queue.push_back(&mut self.tasks, task);
-        self.llc_load[l].waiting += 1;
+        self.llc_change(l, 0, 1);
         self.pick_next_integrated(cpu);
     }
 
@@ -1051,12 +1059,11 @@ impl Simulation {
         self.tasks[task as usize].state = TaskState::Sleeping;
         self.tasks[task as usize].prev = cpu;
         self.cpus[cpu as usize].curr = None;
-        self.integrate_wasted(cpu);
         let rq = &mut self.st.rqs[cpu as usize];
         rq.nr_running -= 1;
         if rq.nr_running == 0 {
             let l = self.cpus[cpu as usize].llc as usize;
-            self.llc_load[l].idle += 1;
+            self.llc_change(l, 1, 0);
             if let Some(m) = &mut self.st.idle_cpus {
                 m.set(cpu);
             }
