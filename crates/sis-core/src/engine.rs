@@ -96,7 +96,7 @@ struct LlcLoad {
 }
 
 impl LlcLoad {
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn wasted_since(&self, now: u64) -> u64 {
         self.idle.min(self.waiting) as u64 * now.saturating_sub(self.wasted_at)
     }
@@ -122,12 +122,12 @@ impl Default for RunList {
 }
 
 impl RunList {
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn is_empty(&self) -> bool {
         self.len == 0
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn push_back(&mut self, tasks: &mut [Task], t: u32) {
         tasks[t as usize].next_queued = NONE;
         if self.len == 0 {
@@ -139,7 +139,7 @@ impl RunList {
         self.len += 1;
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn pop_front(&mut self, tasks: &[Task]) -> Option<u32> {
         if self.len == 0 {
             return None;
@@ -408,7 +408,7 @@ impl Simulation {
         Ok(sim)
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn push(&mut self, t: u64, e: Event) {
         self.events.push(t, e);
     }
@@ -519,7 +519,7 @@ impl Simulation {
     }
 
     /// Handles one event popped at time `t`.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn process(&mut self, t: u64, ev: Event) {
         debug_assert!(t >= self.now, "time went backwards");
         self.now = t.max(self.now);
@@ -663,7 +663,7 @@ impl Simulation {
     /// LLC `l` gains `idle` idle CPUs and `waiting` waiting tasks (negative: loses) now. The
     /// wasted time so far is integrated only when min(idle, waiting) changes: splitting an
     /// interval where it does not change adds the same integer total.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn llc_change(&mut self, l: usize, idle: i32, waiting: i32) {
         let ld = &mut self.llc_load[l];
         let before = ld.idle.min(ld.waiting);
@@ -690,7 +690,7 @@ impl Simulation {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn update_cpu_pelt(&mut self, cpu: u32) {
         let running = self.cpus[cpu as usize].curr.is_some();
         self.st.rqs[cpu as usize].pelt.update(self.now, running);
@@ -874,7 +874,7 @@ impl Simulation {
         true
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn stint_end(&mut self, cpu: u32) {
         let Some(task) = self.cpus[cpu as usize].curr else {
             return;
@@ -971,7 +971,7 @@ impl Simulation {
 
     /// The StintEnd event of `task`'s stint on `cpu`: a burst-ending one by role when the stint
     /// runs the whole burst (`remaining`), else the generic one (a slice: preemption).
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn stint_end_event(&self, cpu: u32, gen: u32, task: u32, stint: u64) -> Event {
         let t = &self.tasks[task as usize];
         if stint < t.remaining {
@@ -987,7 +987,7 @@ impl Simulation {
 
     /// A burst-ending stint's end: the CPU's running task with its burst run (None if stale),
     /// as `stint_end` leaves it before `burst_done`.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn burst_end(&mut self, cpu: u32, gen: u32) -> Option<u32> {
         let c = &self.cpus[cpu as usize];
         if c.gen != gen {
@@ -1003,7 +1003,7 @@ impl Simulation {
 
     /// burst_done for a netperf/tbench client (not in its tail): the request is a sync wake-up
     /// from the still-running client, which then finishes its send and blocks in recv.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn client_request(&mut self, cpu: u32, task: u32) {
         let Role::Client { server } = self.tasks[task as usize].role else {
             unreachable!("ClientRequestEnd of a task that is not a client")
@@ -1016,7 +1016,7 @@ impl Simulation {
 
     /// burst_done for a netperf/tbench server (not in a tail): the reply crosses the loopback
     /// stack (both ends are blocked meanwhile).
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn server_reply(&mut self, cpu: u32, task: u32) {
         let Role::Server { client } = self.tasks[task as usize].role else {
             unreachable!("ServerReplyEnd of a task that is not a server")
@@ -1034,7 +1034,7 @@ impl Simulation {
     }
 
     /// The running `task` goes on with a burst of `b` ns on `cpu`.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn run_on(&mut self, cpu: u32, task: u32, b: u64) {
         self.tasks[task as usize].remaining = b.max(1);
         self.update_cpu_pelt(cpu);
@@ -1075,7 +1075,7 @@ impl Simulation {
     }
 
     /// The burst a task runs when woken.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn burst_for(&mut self, task: u32) -> u64 {
         // Jittered roles (netperf's client and server...) without matching on the role: the
         // role alternates unpredictably from one wake-up to the next.

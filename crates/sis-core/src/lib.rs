@@ -2,6 +2,11 @@
 //! its LLC scan, throttled by SIS_PROP or SIS_UTIL), with the kernel's integer arithmetic.
 //!
 //! No web dependencies: the app and the CLI render what this crate computes.
+//!
+//! The hot path's `inline(always)` applies to native builds only
+//! (`cfg_attr(not(target_arch = "wasm32"), ...)`): forced inlining duplicates the event loop,
+//! which costs the app ~4 KB gzipped of its 250 KB budget; wasm keeps over half the native rate
+//! without it (docs/performance.md).
 
 pub mod cpumask;
 pub mod decide;

@@ -61,7 +61,7 @@ impl SchedAvg {
 
     /// linux-6.0 pelt.c `___update_load_sum()` + `___update_load_avg()` for util only:
     /// `running` says whether the entity ran during [last_update_time, now).
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub fn update(&mut self, now: u64, running: bool) {
         // Less than one 1024 ns unit since the last update: nothing to do.
         if now < self.last_update_time.saturating_add(1024) {
@@ -70,7 +70,7 @@ impl SchedAvg {
         self.advance(now, running);
     }
 
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn advance(&mut self, now: u64, running: bool) {
         let delta = (now - self.last_update_time) >> 10;
         self.last_update_time += delta << 10;

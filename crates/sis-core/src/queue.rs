@@ -54,7 +54,7 @@ struct Entry<E> {
 }
 
 impl<E> Entry<E> {
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn before(&self, other: &Self) -> bool {
         self.time < other.time || (self.time == other.time && self.seq < other.seq)
     }
@@ -109,7 +109,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedules `ev` at `time` (never before the clock: an earlier time is treated as now).
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub fn push(&mut self, time: u64, ev: E) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         if time <= self.now || (time >> SHIFT) - (self.now >> SHIFT) >= BUCKETS as u64 {
@@ -201,13 +201,13 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Removes the next event and moves the clock to its time.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub fn pop(&mut self) -> Option<(u64, E)> {
         self.pop_until(u64::MAX)
     }
 
     /// Removes the next event if it is due at or before `limit`, moving the clock to its time.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub fn pop_until(&mut self, limit: u64) -> Option<(u64, E)> {
         // The usual case: the wheel's first event is before the overflow's.
         if self.wheel_len != 0 {
@@ -279,7 +279,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// The first non-empty bucket going round from the clock's (some bucket is non-empty).
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn first_bucket(&self) -> usize {
         let start = (self.now >> SHIFT) as usize & (BUCKETS - 1);
         let wi = start / 64;
@@ -308,7 +308,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Unlinks and frees the first node of bucket `b` (non-empty).
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn take_head(&mut self, b: usize) -> E {
         let node = self.heads[b];
         let n = self.nodes[node as usize];
@@ -317,7 +317,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Unlinks and frees `node`, the first of bucket `b`, followed by `next`.
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn unlink_head(&mut self, b: usize, node: u32, next: u32) {
         self.heads[b] = next;
         if next == NIL {

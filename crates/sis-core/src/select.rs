@@ -434,7 +434,7 @@ impl SchedState {
     /// `select_idle_cpu()`: the throttled LLC scan. Returns the CPU found and the simulated
     /// time spent (probes * probe_cost_ns). The budget is worked out here, inline in the
     /// caller, as most wake-ups at high load stop at it (SIS_UTIL's nr == 1).
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn select_idle_cpu<R: Recorder>(
         &mut self,
         p: &Wakee,

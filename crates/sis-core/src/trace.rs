@@ -147,11 +147,11 @@ pub trait Recorder {
 
 impl Recorder for () {
     const ON: bool = false;
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn step(&mut self, _: Rule, _: u32, _: Saw, _: Option<i64>) {}
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn nr_before(&mut self, _: Option<i64>) {}
-    #[inline(always)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn scan_end(&mut self, _: ScanEnd, _: Option<i64>) {}
 }
 
