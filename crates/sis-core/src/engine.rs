@@ -37,8 +37,6 @@ enum Event {
     ServerReplyEnd { cpu: u32, gen: u32 },
     /// The end of a syscall tail: the task blocks.
     TailEnd { cpu: u32, gen: u32 },
-    /// Pick the next task on an idle CPU that was just given one.
-    Dispatch { cpu: u32 },
     /// A task's timer fires (or its first wake).
     Timer { task: u32 },
     /// Periodic balance of one group of an LLC domain.
@@ -188,7 +186,6 @@ struct Cpu {
     /// When the current stint started.
     stint_start: u64,
     gen: u32,
-    dispatch_pending: bool,
     /// Its LLC (the topology's, next to the state read with it).
     llc: u32,
 }
@@ -548,12 +545,6 @@ impl Simulation {
                     self.block(cpu, task, None);
                 }
             }
-            Event::Dispatch { cpu } => {
-                self.cpus[cpu as usize].dispatch_pending = false;
-                if self.cpus[cpu as usize].curr.is_none() {
-                    self.pick_next(cpu);
-                }
-            }
             Event::Timer { task } => self.timer(task),
             Event::Balance { llc, group } => self.periodic_balance(llc, group),
             Event::Net { wakee, waker, cpu } => {
@@ -696,7 +687,7 @@ impl Simulation {
         self.st.rqs[cpu as usize].pelt.update(self.now, running);
     }
 
-    /// Puts `task` on `cpu`'s runqueue; an idle CPU picks it in a Dispatch event at this time.
+    /// Puts `task` on `cpu`'s runqueue; an idle CPU starts running it now.
     fn enqueue(&mut self, task: u32, cpu: u32) {
         let l = self.cpus[cpu as usize].llc as usize;
         let rq = &mut self.st.rqs[cpu as usize];
@@ -721,15 +712,12 @@ impl Simulation {
         c.queue.push_back(&mut self.tasks, task);
         let has_curr = c.curr.is_some();
         self.llc_change(l, -i32::from(was_idle), 1);
-        let c = &mut self.cpus[cpu as usize];
         if has_curr {
             self.waiting.set(cpu);
         } else {
-            if !c.dispatch_pending {
-                c.dispatch_pending = true;
-                self.push(self.now, Event::Dispatch { cpu });
-            }
-            self.waiting.clear(cpu);
+            // An idle CPU switches to the task at once (no event: nothing else can run on it
+            // between the wake-up and the switch, and the wake-up path already sees it busy).
+            self.pick_next(cpu);
         }
     }
 
