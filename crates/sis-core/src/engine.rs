@@ -1217,6 +1217,13 @@ impl Simulation {
                 pc.found_by_scan += 1;
             }
         }
+        if let Some(cpu) = out.waker_recent_used_cpu {
+            // `current` is whatever runs on the waking CPU (the waker, or what a softirq or
+            // timer interrupted).
+            if let Some(cur) = self.cpus[waker_cpu as usize].curr {
+                self.tasks[cur as usize].recent_used_cpu = Some(cpu);
+            }
+        }
         let t = &mut self.tasks[wakee as usize];
         t.recent_used_cpu = out.recent_used_cpu;
         t.woken_at = self.now;
@@ -1452,6 +1459,41 @@ mod tests {
                 allowed,
                 "{preset} avg_idle {avg_idle}"
             );
+        }
+    }
+
+    #[test]
+    fn the_waker_gets_its_cpu_as_recent_used_cpu_until_5_16() {
+        // 4.16-5.15: `if (want_affine) current->recent_used_cpu = cpu;` (gone in 5.16).
+        for (preset, always) in [("linux-5.13", true), ("linux-6.0", false)] {
+            let mut sc = Scenario::default();
+            for (k, v) in [("llc_weight", "16"), ("load", "100"), ("preset", preset)] {
+                sc.set_field(k, v).unwrap();
+            }
+            let mut s = Simulation::new(&sc).unwrap();
+            s.set_recording(true);
+            let (mut sync, mut set) = (0, 0);
+            for _ in 0..400 {
+                let Some(d) = s.next_wakeup() else { break };
+                let (waker_cpu, is_sync) = (d.waker_cpu, d.sync);
+                if !is_sync {
+                    continue;
+                }
+                let cur = s.cpus[waker_cpu as usize]
+                    .curr
+                    .expect("a sync waker is running");
+                sync += 1;
+                set += u32::from(s.tasks[cur as usize].recent_used_cpu == Some(waker_cpu));
+            }
+            assert!(sync > 100, "{preset}: {sync} sync wake-ups");
+            if always {
+                assert_eq!(set, sync, "{preset}");
+            } else {
+                assert!(
+                    set < sync,
+                    "{preset}: every waker had its CPU as recent_used_cpu"
+                );
+            }
         }
     }
 

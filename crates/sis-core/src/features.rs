@@ -31,6 +31,11 @@ pub struct Features {
     pub smt_prev: bool,
     /// SIS_SCAN_NEXT: the LLC scan starts at target + 1 (5.15+), else at target.
     pub scan_from_next: bool,
+    /// SIS_RECENT: recent_used_cpu is an idle candidate after target and prev (4.16+).
+    pub recent: bool,
+    /// RECENT_WAKER_UPDATE: the fast path sets the waker's recent_used_cpu to its CPU when
+    /// want_affine (4.16-5.15).
+    pub recent_waker_update: bool,
     /// RECENT_PREV_UPDATE: `p->recent_used_cpu = prev` whenever SIS reaches the check (5.15+).
     pub recent_prev_update: bool,
     /// SCHED_IDLE_AS_IDLE: a CPU running only SCHED_IDLE tasks counts as idle (5.4+).
@@ -76,6 +81,8 @@ feature_table! {
     "SIS_SMT_TARGET", smt_target, "Legacy third pass: select_idle_smt(target) after select_idle_core and select_idle_cpu (4.13-5.11).";
     "SIS_SMT_PREV", smt_prev, "When the LLC has no idle core, try prev's idle SMT siblings before scanning (5.13). Rik van Riel, seed 004.";
     "SIS_SCAN_NEXT", scan_from_next, "The LLC scan starts at target+1 instead of target (5.15, 56498cfb045d).";
+    "SIS_RECENT", recent, "Check p->recent_used_cpu (idle, same LLC, allowed) after target and prev, and hand prev to it when taken (4.16, 32e839dda3ba).";
+    "RECENT_WAKER_UPDATE", recent_waker_update, "select_task_rq_fair's fast path also sets the waker's recent_used_cpu to the waking CPU when want_affine (4.16-5.15; removed in 5.16 by a7ba894821b6).";
     "RECENT_PREV_UPDATE", recent_prev_update, "p->recent_used_cpu = prev whenever select_idle_sibling reaches the check (5.15, 89aafd67f28c).";
     "SCHED_IDLE_AS_IDLE", sched_idle_as_idle, "A CPU running only SCHED_IDLE tasks counts as idle for the wake-up (5.4+).";
     "SIS_CLUSTER", cluster, "Scan the target's cluster first, then the rest of the LLC; prev/recent in another cluster are fallbacks (6.7).";
@@ -136,6 +143,8 @@ impl Features {
             smt_target: false,
             smt_prev: false,
             scan_from_next: false,
+            recent: false,
+            recent_waker_update: false,
             recent_prev_update: false,
             sched_idle_as_idle: false,
             cluster: false,
@@ -171,6 +180,8 @@ fn legacy_510() -> Features {
     Features {
         sched_idle_as_idle: true,
         core_break: true,
+        recent: true,
+        recent_waker_update: true,
         ..legacy_413()
     }
 }
@@ -179,6 +190,8 @@ fn mel_512() -> Features {
         sis_prop: true,
         single_pass: true,
         sched_idle_as_idle: true,
+        recent: true,
+        recent_waker_update: true,
         ..Features::none()
     }
 }
@@ -200,6 +213,7 @@ fn sisutil_60() -> Features {
     Features {
         sis_prop: false,
         sis_util: true,
+        recent_waker_update: false,
         ..aged_515()
     }
 }
@@ -273,6 +287,16 @@ mod tests {
         assert!(v4.sis_util && v4.sis_prop);
         assert!(!preset("linux-5.12").unwrap().features.smt_prev);
         assert!(preset("linux-5.13").unwrap().features.smt_prev);
+        // recent_used_cpu arrived in 4.16; the waker's update went in 5.16.
+        let recent = |p: &str| {
+            let f = preset(p).unwrap().features;
+            (f.recent, f.recent_waker_update)
+        };
+        assert_eq!(recent("linux-4.13"), (false, false));
+        assert_eq!(recent("linux-5.10"), (true, true));
+        assert_eq!(recent("linux-5.15"), (true, true));
+        assert_eq!(recent("linux-6.0"), (true, false));
+        assert_eq!(recent("sis-util-v4"), (true, false));
     }
 
     #[test]

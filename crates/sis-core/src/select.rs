@@ -48,6 +48,8 @@ pub struct Outcome {
     pub select_idle_cpu_ns: Option<u64>,
     /// The new `p->recent_used_cpu`.
     pub recent_used_cpu: Option<u32>,
+    /// The new `current->recent_used_cpu` of the task running on the waker's CPU, if set.
+    pub waker_recent_used_cpu: Option<u32>,
 }
 
 const NR_INF: i64 = i64::MAX;
@@ -112,7 +114,12 @@ impl SchedState {
                 );
             }
         }
-        self.select_idle_sibling(p, w, new_cpu, c, rec)
+        let mut out = self.select_idle_sibling(p, w, new_cpu, c, rec);
+        // 4.16-5.15 fast path: `if (want_affine) current->recent_used_cpu = cpu;`
+        if want_affine && self.features.recent_waker_update {
+            out.waker_recent_used_cpu = Some(w.cpu);
+        }
+        out
     }
 
     /// linux-6.0 fair.c `wake_affine()`: WA_IDLE then WA_WEIGHT; `this` wins or prev stays.
@@ -203,6 +210,7 @@ impl SchedState {
             probes: 0,
             select_idle_cpu_ns: None,
             recent_used_cpu: recent,
+            waker_recent_used_cpu: None,
         };
         macro_rules! done {
             ($cpu:expr, $rule:expr) => {{
@@ -243,9 +251,9 @@ impl SchedState {
                 prev_aff = Some(prev);
             }
         }
-        // 4. recent_used_cpu
-        let r = p.recent_used_cpu;
-        if self.features.recent_prev_update {
+        // 4. recent_used_cpu (4.16+)
+        let r = p.recent_used_cpu.filter(|_| self.features.recent);
+        if self.features.recent && self.features.recent_prev_update {
             recent = Some(prev); // 5.15+: updated whenever we get this far
         }
         let mut recent_fallback = None;
@@ -708,6 +716,7 @@ impl SchedState {
             probes: 0,
             select_idle_cpu_ns: None,
             recent_used_cpu: Some(prev),
+            waker_recent_used_cpu: None,
         };
         if R::ON {
             ctx.rec
