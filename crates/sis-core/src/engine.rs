@@ -507,6 +507,7 @@ impl Simulation {
     }
 
     /// Processes one event; false when there is none left.
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
     pub fn step(&mut self) -> bool {
         let Some((t, ev)) = self.events.pop() else {
             return false;
