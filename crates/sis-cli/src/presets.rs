@@ -19,6 +19,9 @@ struct PresetJson {
     description: &'static str,
     imbalance_pct: u32,
     busy_factor: u32,
+    /// Newidle balance's avg_idle floor, ns: the LLC's balance cost, and before 5.16 also
+    /// sysctl_sched_migration_cost (500 us). 0 = the balance cost only.
+    newidle_min_avg_idle_ns: u64,
     /// The features the preset turns on, in the feature table's order.
     features: Vec<&'static str>,
 }
@@ -32,6 +35,11 @@ pub fn main(a: &PresetsArgs) -> Result<String, InputError> {
             description: p.description,
             imbalance_pct: p.imbalance_pct,
             busy_factor: p.busy_factor,
+            newidle_min_avg_idle_ns: if p.newidle_migration_cost_gate {
+                sis_core::state::MIGRATION_COST_NS
+            } else {
+                0
+            },
             features: p.features.enabled_names(),
         })
         .collect();
@@ -45,10 +53,15 @@ pub fn main(a: &PresetsArgs) -> Result<String, InputError> {
         let _ = writeln!(s, "{:<20} {}", p.name, p.description);
         let _ = writeln!(
             s,
-            "{:<20} imbalance_pct {}, busy_factor {}; features: {}",
+            "{:<20} imbalance_pct {}, busy_factor {}, newidle when avg_idle >= {}; features: {}",
             "",
             p.imbalance_pct,
             p.busy_factor,
+            if p.newidle_min_avg_idle_ns > 0 {
+                "max(balance cost, 500 us)"
+            } else {
+                "balance cost"
+            },
             p.features.join(" ")
         );
     }

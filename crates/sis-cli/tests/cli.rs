@@ -447,6 +447,18 @@ fn presets_lists_every_preset() {
     let f = six["features"].as_array().unwrap();
     assert!(f.contains(&Value::from("SIS_UTIL")) && !f.contains(&Value::from("SIS_PROP")));
     assert!(ok(&["presets"]).contains("SIS_UTIL"));
+    // Newidle's sysctl_sched_migration_cost floor went in 5.16.
+    let floor = |name: &str| {
+        j.as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap()["newidle_min_avg_idle_ns"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(floor("linux-5.15"), 500_000);
+    assert_eq!(floor("linux-6.0"), 0);
 }
 
 #[test]
