@@ -902,25 +902,9 @@ impl Simulation {
         let in_tail = std::mem::take(&mut self.tasks[task as usize].in_tail);
         match role {
             _ if in_tail => {}
-            Role::Client { server } => {
-                // The request: a sync wake-up from the still-running client, which then
-                // finishes its send and blocks in recv.
-                self.wake(task, server, true);
-                self.tasks[task as usize].in_tail = true;
-                next_burst = Some(self.rng.around(tm.tail_ns));
-            }
-            Role::Server { client } => {
-                // The reply crosses the loopback stack: both ends are blocked meanwhile.
-                let d = self.rng.around(tm.wire_ns);
-                self.push(
-                    self.now + d.max(1),
-                    Event::Net {
-                        wakee: client,
-                        waker: task,
-                        cpu,
-                    },
-                );
-            }
+            // netperf/tbench burst ends normally come as their own events (stint_end_event).
+            Role::Client { .. } => return self.client_request(cpu, task),
+            Role::Server { .. } => return self.server_reply(cpu, task),
             Role::Sender {
                 first_receiver,
                 receivers,
