@@ -982,6 +982,10 @@ impl Simulation {
             unreachable!("ClientRequestEnd of a task that is not a client")
         };
         self.wake(task, server, true);
+        if self.timing.tail_ns == 0 {
+            self.block(cpu, task, None);
+            return;
+        }
         self.tasks[task as usize].in_tail = true;
         let b = self.rng.around(self.timing.tail_ns);
         self.run_on(cpu, task, b);
@@ -1452,7 +1456,14 @@ mod tests {
         // 4.16-5.15: `if (want_affine) current->recent_used_cpu = cpu;` (gone in 5.16).
         for (preset, always) in [("linux-5.13", true), ("linux-6.0", false)] {
             let mut sc = Scenario::default();
-            for (k, v) in [("llc_weight", "16"), ("load", "100"), ("preset", preset)] {
+            // tbench: its client is still running its syscall tail when the wake-up returns.
+            let fields = [
+                ("llc_weight", "16"),
+                ("load", "100"),
+                ("workload", "tbench"),
+                ("preset", preset),
+            ];
+            for (k, v) in fields {
                 sc.set_field(k, v).unwrap();
             }
             let mut s = Simulation::new(&sc).unwrap();

@@ -45,7 +45,8 @@ pub struct TaskSpec {
 pub struct Timing {
     /// netperf/tbench: time a message spends in the loopback stack before the wake-up.
     pub wire_ns: u64,
-    /// netperf/tbench: the sender's syscall tail after its sync wake-up of the server.
+    /// netperf/tbench: the sender's syscall tail after its sync wake-up of the server (0: it
+    /// blocks at once, as WF_SYNC assumes; netperf's client time includes its send).
     pub tail_ns: u64,
     pub client_ns: u64,
     pub server_ns: u64,
@@ -71,8 +72,9 @@ impl Timing {
                 ..Self::base()
             },
             WorkloadKind::Netperf => Timing {
-                client_ns: 8_000,
-                server_ns: or(18_000),
+                client_ns: 10_000,
+                server_ns: or(20_000),
+                tail_ns: 0,
                 ..Self::base()
             },
             WorkloadKind::Hackbench => Timing {
