@@ -3,7 +3,7 @@
 //! diffed and their counters tabled with mmtests' `baseline compare% compare` columns
 //! (sis-core's `compare_pct`).
 
-use super::workbench::{preset_select, Wb, WbAction};
+use super::workbench::{dispatch_input, dispatch_to, preset_select, Wb, WbAction};
 use crate::draw::cpus::{draw_cpus, layout, Overlay};
 use crate::draw::Palette;
 use crate::runner::{found_idle, Runner};
@@ -266,22 +266,9 @@ pub fn compare_panel(p: &CompareProps) -> Html {
             force.force_update();
         })
     };
-    let on_a = {
-        let wb = wb.clone();
-        Callback::from(move |v| wb.dispatch(WbAction::A(v)))
-    };
-    let on_b = {
-        let wb = wb.clone();
-        Callback::from(move |v| wb.dispatch(WbAction::B(v)))
-    };
-    let on_feat = {
-        let wb = wb.clone();
-        Callback::from(move |e: Event| {
-            if let Some(t) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
-                wb.dispatch(WbAction::BFeatures(t.value()));
-            }
-        })
-    };
+    let on_a = dispatch_to(wb, WbAction::A);
+    let on_b = dispatch_to(wb, WbAction::B);
+    let on_feat = dispatch_input(wb, WbAction::BFeatures);
 
     let pr = pair.borrow();
     let snap = |r: &Runner| {

@@ -2,7 +2,7 @@
 //! (`worker_api::SweepJob`), so the page stays responsive; progress bar, cancel, the seed's
 //! table (sis-core's `format_table` / `format_compare`) and plots (`draw::sweep`).
 
-use super::workbench::{preset_select, Wb, WbAction};
+use super::workbench::{dispatch_input, dispatch_to, preset_select, Wb, WbAction};
 use crate::draw::sweep::{draw_heatmap, draw_sweep_lines, Heat, Series};
 use crate::draw::Palette;
 use crate::worker_api::{point_query, report_from_json, JobMsg, SweepJob};
@@ -333,22 +333,9 @@ pub fn sweep_panel(p: &PanelProps) -> Html {
         });
     }
     let wb = &p.wb;
-    let on_a = {
-        let wb = wb.clone();
-        Callback::from(move |v| wb.dispatch(WbAction::A(v)))
-    };
-    let on_b = {
-        let wb = wb.clone();
-        Callback::from(move |v| wb.dispatch(WbAction::B(v)))
-    };
-    let on_loads = {
-        let wb = wb.clone();
-        Callback::from(move |e: Event| {
-            if let Some(t) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
-                wb.dispatch(WbAction::Loads(t.value()));
-            }
-        })
-    };
+    let on_a = dispatch_to(wb, WbAction::A);
+    let on_b = dispatch_to(wb, WbAction::B);
+    let on_loads = dispatch_input(wb, WbAction::Loads);
     let on_metric = {
         let metric = metric.clone();
         Callback::from(move |e: Event| {
@@ -476,10 +463,7 @@ pub fn heat_panel(p: &PanelProps) -> Html {
             }
         })
     };
-    let on_a = {
-        let wb = p.wb.clone();
-        Callback::from(move |v| wb.dispatch(WbAction::A(v)))
-    };
+    let on_a = dispatch_to(&p.wb, WbAction::A);
     // The grid of the job that ran (its points say which parameter).
     let (ys, y_name): (Vec<u32>, &str) = match job.points.first() {
         Some(_)

@@ -155,6 +155,25 @@ pub fn workbench(p: &WorkbenchProps) -> Html {
     }
 }
 
+/// A callback that dispatches `action(value)` to the workbench (a preset select's choice).
+pub fn dispatch_to(wb: &UseReducerHandle<Wb>, action: fn(String) -> WbAction) -> Callback<String> {
+    let wb = wb.clone();
+    Callback::from(move |v| wb.dispatch(action(v)))
+}
+
+/// An `onchange` for a text `<input>` that dispatches `action(its value)` to the workbench.
+pub fn dispatch_input(
+    wb: &UseReducerHandle<Wb>,
+    action: fn(String) -> WbAction,
+) -> Callback<Event> {
+    let wb = wb.clone();
+    Callback::from(move |e: Event| {
+        if let Some(t) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+            wb.dispatch(action(t.value()));
+        }
+    })
+}
+
 /// A `<select>` of every preset (plus "none" when `none` is given).
 pub fn preset_select(testid: &str, value: &str, none: Option<&str>, on: Callback<String>) -> Html {
     let onchange = Callback::from(move |e: Event| {
