@@ -9,6 +9,10 @@ use crate::throttle;
 use crate::topology::Numbering;
 use crate::trace::{Recorder, Rule, Saw, ScanEnd};
 
+mod fast_scan;
+mod missed;
+mod thin;
+
 /// The waking task as the wake-up path sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct Wakee<'a> {
@@ -64,6 +68,18 @@ struct Budget {
 
 fn nr_opt(nr: i64) -> Option<i64> {
     (nr != NR_INF).then_some(nr)
+}
+
+/// How select_idle_cpu's walk of the LLC (or of the 6.7 cluster pass) ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walk {
+    /// On to the post-loop code: the loop ran out of CPUs, or broke at an idle CPU (left in
+    /// `idle_cpu`); has_idle_cores is cleared and SIS_PROP's avg_scan_cost updated there.
+    Completed,
+    /// `return i` from inside the loop: an idle core, or an idle CPU of the cluster pass.
+    Returned(u32),
+    /// `if (!--nr) return -1;` (`--nr <= 0` in the cluster pass): the budget ran out.
+    OutOfBudget,
 }
 
 struct Ctx<'c, R: Recorder> {
@@ -507,7 +523,9 @@ impl SchedState {
         self.select_idle_cpu_scan(p, w, has_idle_core, target, ctx, Budget { nr, timed })
     }
 
-    /// `select_idle_cpu()`'s scan with its budget worked out.
+    /// `select_idle_cpu()`'s scan with its budget worked out: the 6.7 cluster pass, then the
+    /// LLC walk (CPU by CPU, or one of `fast_scan`'s equivalents when nothing is recorded),
+    /// then the post-loop bookkeeping.
     fn select_idle_cpu_scan<R: Recorder>(
         &mut self,
         p: &Wakee,
@@ -522,165 +540,65 @@ impl SchedState {
         let this_llc = self.topo.llc_of(w.cpu) as usize;
         let probes_at_start = ctx.probes;
         let Budget { mut nr, timed } = budget;
-        // No throttle (the kernel's nr = INT_MAX): never decrement, so that the trace keeps
-        // reporting "unlimited" (None) instead of i64::MAX - k for every probe and nr_after.
-        let throttled = nr != NR_INF;
         let mut cpus = std::mem::replace(&mut self.scratch, CpuMask::new(0));
         cpus.assign_and(self.topo.llc_span(llc), p.allowed);
-        if has_idle_core && f.single_pass {
+        let core_scan = has_idle_core && f.single_pass;
+        if core_scan {
             ctx.c.sis_core_search += 1;
         }
         let start = if f.scan_from_next { target + 1 } else { target };
         let mut idle_cpu: Option<u32> = None;
-        let mut result: Option<Option<u32>> = None; // Some(x) = returned early with x
-        let mut end = ScanEnd::Exhausted;
-
-        // 6.7: the target's cluster first.
+        let mut walk = Walk::Completed;
         if f.cluster && self.topo.has_clusters() && f.single_pass {
-            let cl = self.topo.cluster_span_of(target).clone();
-            let mut cur = cl.wrap_cursor(start);
-            while let Some(cpu) = cur.next(&cl) {
-                if !cpus.test(cpu) {
-                    continue;
-                }
-                if has_idle_core {
-                    if let Some(i) = self.select_idle_core(p, cpu, &mut cpus, &mut idle_cpu, ctx) {
-                        result = Some(Some(i));
-                        end = ScanEnd::Found;
-                        break;
-                    }
-                } else {
-                    if throttled {
-                        nr -= 1;
-                    }
-                    if nr <= 0 {
-                        result = Some(None);
-                        end = ScanEnd::Budget;
-                        break;
-                    }
-                    if ctx.probe(self, Rule::SelectIdleCluster, cpu, nr) {
-                        result = Some(Some(cpu));
-                        end = ScanEnd::Found;
-                        break;
-                    }
-                }
-            }
-            cpus.and_not(&cl);
+            walk = self.select_idle_cluster(
+                p,
+                core_scan,
+                target,
+                start,
+                &mut cpus,
+                &mut idle_cpu,
+                &mut nr,
+                ctx,
+            );
         }
-        let core_scan = has_idle_core && f.single_pass;
-        if let (None, Some(idle), false, false) = (result, &self.idle_cpus, R::ON, core_scan) {
-            // Untraced, with the idle mask kept: the loop below's outcome a word at a time.
-            // It probes CPUs in wrap order until an idle one or the budget (`--nr` reaching
-            // 0 before a probe) stops it, so: the first idle CPU if fewer than nr-1 CPUs come
-            // before it, else every CPU if there are at most nr-1, else nr-1 probes and out.
-            debug_assert!(cpus.iter().all(|c| idle.test(c) == self.idleish(c)));
-            let len = cpus.weight();
-            let max_probes = match throttled {
-                false => u32::MAX,
-                true => (nr - 1).clamp(0, u32::MAX as i64) as u32,
+        if walk == Walk::Completed {
+            walk = match (&self.idle_cpus, R::ON) {
+                (Some(idle), false) if !core_scan => fast_scan::idle_cpu_words(
+                    self,
+                    p,
+                    idle,
+                    &mut cpus,
+                    start,
+                    &mut idle_cpu,
+                    &mut nr,
+                    ctx,
+                ),
+                (Some(idle), false)
+                    if self.topo.smt() == 2
+                        && self.topo.spec.numbering == Numbering::Contiguous =>
+                {
+                    fast_scan::core_scan_smt2(self, p, idle, &mut cpus, start, &mut idle_cpu, ctx)
+                }
+                _ => self.walk_llc(p, core_scan, start, &mut cpus, &mut idle_cpu, &mut nr, ctx),
             };
-            let probes = match cpus.wrap_first_common(idle, start) {
-                Some((cpu, before)) if before < max_probes => {
-                    idle_cpu = Some(cpu);
-                    end = ScanEnd::Found;
-                    before + 1
-                }
-                _ if len <= max_probes => len,
-                _ => {
-                    result = Some(None);
-                    end = ScanEnd::Budget;
-                    max_probes
-                }
-            };
-            ctx.c.sis_scanned += probes as u64;
-            ctx.probes += probes;
-            if throttled {
-                nr -= probes as i64 + i64::from(end == ScanEnd::Budget);
-            }
-        } else if let (None, Some(idle), false, true, true) = (
-            result,
-            &self.idle_cpus,
-            R::ON,
-            core_scan,
-            self.topo.smt() == 2 && self.topo.spec.numbering == Numbering::Contiguous,
-        ) {
-            #[cfg(debug_assertions)]
-            let check = (cpus.clone(), idle_cpu, ctx.probes);
-            let probes = core_scan_smt2(p, idle, &mut cpus, start, &mut idle_cpu);
-            if let Some(cpu) = probes.1 {
-                result = Some(Some(cpu));
-                end = ScanEnd::Found;
-            }
-            ctx.c.sis_scanned += probes.0 as u64;
-            ctx.probes += probes.0;
-            #[cfg(debug_assertions)]
-            {
-                // The same walk CPU by CPU through select_idle_core().
-                let (mut cpus2, mut idle_cpu2, probes_before) = check;
-                let mut c2 = Counters::default();
-                let mut ctx2 = Ctx {
-                    c: &mut c2,
-                    rec: &mut (),
-                    probes: probes_before,
-                };
-                let mut found = None;
-                let mut cur = cpus2.wrap_cursor(start);
-                while let Some(cpu) = cur.next(&cpus2) {
-                    let r = self.select_idle_core(p, cpu, &mut cpus2, &mut idle_cpu2, &mut ctx2);
-                    if r.is_some() {
-                        found = r;
-                        break;
-                    }
-                }
-                debug_assert_eq!(
-                    (found, idle_cpu2, ctx2.probes),
-                    (probes.1, idle_cpu, ctx.probes),
-                    "core scan from {start}"
-                );
-            }
-        } else if result.is_none() {
-            let mut cur = cpus.wrap_cursor(start);
-            while let Some(cpu) = cur.next(&cpus) {
-                if core_scan {
-                    if let Some(i) = self.select_idle_core(p, cpu, &mut cpus, &mut idle_cpu, ctx) {
-                        result = Some(Some(i));
-                        end = ScanEnd::Found;
-                        break;
-                    }
-                } else {
-                    if throttled {
-                        nr -= 1;
-                    }
-                    if nr <= 0 {
-                        // `if (!--nr) return -1;` — no avg_scan_cost update on this path
-                        result = Some(None);
-                        end = ScanEnd::Budget;
-                        break;
-                    }
-                    if ctx.probe(self, Rule::SelectIdleCpu, cpu, nr) {
-                        idle_cpu = Some(cpu);
-                        end = ScanEnd::Found;
-                        break;
-                    }
-                }
-            }
         }
         self.scratch = cpus;
         let ns = (ctx.probes - probes_at_start) as u64 * self.probe_cost_ns;
         if R::ON {
-            ctx.rec.scan_end(
-                if end == ScanEnd::Exhausted && idle_cpu.is_some() {
-                    ScanEnd::Found
-                } else {
-                    end
-                },
-                nr_opt(nr),
-            );
+            let end = match walk {
+                Walk::Returned(_) => ScanEnd::Found,
+                Walk::OutOfBudget => ScanEnd::Budget,
+                Walk::Completed if idle_cpu.is_some() => ScanEnd::Found,
+                Walk::Completed => ScanEnd::Exhausted,
+            };
+            ctx.rec.scan_end(end, nr_opt(nr));
         }
-        if let Some(r) = result {
-            return (r, ns);
+        match walk {
+            Walk::Returned(i) => return (Some(i), ns),
+            Walk::OutOfBudget => return (None, ns),
+            Walk::Completed => {}
         }
-        if has_idle_core && f.single_pass {
+        if core_scan {
             self.llcs[llc as usize].has_idle_cores = false; // set_idle_cores(target, false)
             ctx.c.sis_core_miss += 1;
         }
@@ -696,243 +614,82 @@ impl SchedState {
         (idle_cpu, ns)
     }
 
-    /// Seed 002 `select_task_rq_fair_thin()` (LB_PROMOTE).
-    pub fn select_task_rq_fair_thin<R: Recorder>(
-        &mut self,
-        p: &Wakee,
-        c: &mut Counters,
-        rec: &mut R,
-    ) -> Outcome {
-        let mut ctx = Ctx { c, rec, probes: 0 };
-        ctx.c.sis_search += 1;
-        ctx.c.sis_scanned += 1;
-        ctx.probes += 1;
-        let prev = p.prev;
-        let mut out = Outcome {
-            cpu: prev,
-            rule: Rule::Prev,
-            target: prev,
-            found_by_scan: false,
-            probes: 0,
-            select_idle_cpu_ns: None,
-            recent_used_cpu: Some(prev),
-            waker_recent_used_cpu: None,
-        };
-        if R::ON {
-            ctx.rec
-                .step(Rule::Prev, prev, self.rqs[prev as usize].saw(), None);
-        }
-        if self.rqs[prev as usize].available_idle() {
-            out.recent_used_cpu = p.recent_used_cpu;
-            out.probes = ctx.probes;
-            return out;
-        }
-        // p->recent_used_cpu = prev_cpu (already in `out`)
-        if let Some(r) = p.recent_used_cpu {
-            if r != prev {
-                if R::ON {
-                    let saw = if p.allowed.test(r) {
-                        self.rqs[r as usize].saw()
-                    } else {
-                        Saw::NotAllowed
-                    };
-                    ctx.rec.step(Rule::RecentUsedCpu, r, saw, None);
-                }
-                // select_task_rq() would reject a CPU outside p->cpus_ptr, so test it here.
-                if self.rqs[r as usize].available_idle() && p.allowed.test(r) {
-                    ctx.c.sis_recent_hit += 1;
-                    out.cpu = r;
-                    out.rule = Rule::RecentUsedCpu;
-                    out.probes = ctx.probes;
-                    return out;
-                }
-                ctx.c.sis_recent_miss += 1;
-            }
-        }
-        ctx.c.sis_domain_search += 1;
-        let llc = self.topo.llc_of(prev);
-        let mut first_llc = None;
-        for cpu in self.topo.llc_span(llc).iter() {
-            if p.allowed.test(cpu) {
-                first_llc = Some(cpu);
-                break;
-            }
-        }
-        let start = first_llc.or_else(|| p.allowed.first());
-        if let Some(start) = start {
-            let mut cur = p.allowed.wrap_cursor(start);
-            while let Some(cpu) = cur.next(p.allowed) {
-                let rule = if self.topo.llc_of(cpu) == llc {
-                    Rule::ThinLlc
-                } else {
-                    Rule::ThinRest
-                };
-                ctx.c.sis_scanned += 1;
-                ctx.probes += 1;
-                if R::ON {
-                    ctx.rec.step(rule, cpu, self.rqs[cpu as usize].saw(), None);
-                }
-                if self.rqs[cpu as usize].available_idle() {
-                    out.cpu = cpu;
-                    out.rule = rule;
-                    out.found_by_scan = true;
-                    out.probes = ctx.probes;
-                    return out;
-                }
-            }
-        }
-        ctx.c.sis_failed += 1;
-        out.rule = Rule::Fallback;
-        out.probes = ctx.probes;
-        out
-    }
-
-    /// Idle CPUs of `target`'s LLC that p may use and that no step of `d` looked at (the
-    /// design's `missed_idle`: literal, whether or not the wake-up needed them).
-    pub fn missed_idle(
+    /// linux-6.7 fair.c select_idle_cpu: the target's cluster first (`--nr <= 0` there), then
+    /// its CPUs are taken out of `cpus`.
+    #[allow(clippy::too_many_arguments)]
+    fn select_idle_cluster<R: Recorder>(
         &self,
         p: &Wakee,
+        core_scan: bool,
         target: u32,
-        d: &crate::trace::Decision,
-        out: &mut Vec<u32>,
-    ) {
-        out.clear();
-        let llc = self.topo.llc_of(target);
-        if let Some(idle) = &self.idle_cpus {
-            // The same list a word at a time: with the idle mask kept, no CPU runs SCHED_IDLE
-            // tasks, so both kinds of candidate are exactly the mask's CPUs.
-            let mut looked = [0u64; (crate::topology::MAX_CPUS / 64) as usize];
-            for s in d.steps.iter().filter(|s| s.rule != Rule::WakeAffine) {
-                if let Some(w) = looked.get_mut((s.cpu / 64) as usize) {
-                    *w |= 1u64 << (s.cpu % 64);
+        start: u32,
+        cpus: &mut CpuMask,
+        idle_cpu: &mut Option<u32>,
+        nr: &mut i64,
+        ctx: &mut Ctx<'_, R>,
+    ) -> Walk {
+        let cl = self.topo.cluster_span_of(target);
+        let mut cur = cl.wrap_cursor(start);
+        while let Some(cpu) = cur.next(cl) {
+            if !cpus.test(cpu) {
+                continue;
+            }
+            if core_scan {
+                if let Some(i) = self.select_idle_core(p, cpu, cpus, idle_cpu, ctx) {
+                    return Walk::Returned(i);
+                }
+            } else {
+                if *nr != NR_INF {
+                    *nr -= 1;
+                }
+                if *nr <= 0 {
+                    return Walk::OutOfBudget;
+                }
+                if ctx.probe(self, Rule::SelectIdleCluster, cpu, *nr) {
+                    return Walk::Returned(cpu);
                 }
             }
-            let words = self.topo.llc_span(llc).words().iter();
-            let words = words.zip(p.allowed.words()).zip(idle.words()).zip(looked);
-            for (wi, (((span, allowed), idle), looked)) in words.enumerate() {
-                let mut w = span & allowed & idle & !looked;
-                while w != 0 {
-                    out.push(wi as u32 * 64 + w.trailing_zeros());
-                    w &= w - 1;
-                }
-            }
-            #[cfg(debug_assertions)]
-            {
-                let mut slow = Vec::new();
-                self.missed_idle_cpu_by_cpu(p, llc, d, &mut slow);
-                debug_assert_eq!(*out, slow, "missed_idle: idle mask out of date");
-            }
-            return;
         }
-        self.missed_idle_cpu_by_cpu(p, llc, d, out);
+        cpus.and_not(cl);
+        Walk::Completed
     }
 
-    fn missed_idle_cpu_by_cpu(
+    /// The reference walk, as fair.c writes it (linux-6.0 select_idle_cpu):
+    /// `for_each_cpu_wrap(cpu, cpus, target + 1)`, either `select_idle_core()` per core (an
+    /// idle core returns at once) or `if (!--nr) return -1;` then `__select_idle_cpu()`.
+    /// No throttle (nr == NR_INF, the kernel's INT_MAX) never decrements, so the trace keeps
+    /// reporting "unlimited" instead of INT_MAX - k.
+    #[allow(clippy::too_many_arguments)]
+    fn walk_llc<R: Recorder>(
         &self,
         p: &Wakee,
-        llc: u32,
-        d: &crate::trace::Decision,
-        out: &mut Vec<u32>,
-    ) {
-        for cpu in self.topo.llc_span(llc).iter() {
-            // The thin path takes only fully idle CPUs; the others count sched-idle ones too.
-            let candidate = if self.features.lb_promote {
-                self.rqs[cpu as usize].available_idle()
+        core_scan: bool,
+        start: u32,
+        cpus: &mut CpuMask,
+        idle_cpu: &mut Option<u32>,
+        nr: &mut i64,
+        ctx: &mut Ctx<'_, R>,
+    ) -> Walk {
+        let mut cur = cpus.wrap_cursor(start);
+        while let Some(cpu) = cur.next(cpus) {
+            if core_scan {
+                if let Some(i) = self.select_idle_core(p, cpu, cpus, idle_cpu, ctx) {
+                    return Walk::Returned(i);
+                }
             } else {
-                self.idleish(cpu)
-            };
-            if p.allowed.test(cpu)
-                && candidate
-                && !d
-                    .steps
-                    .iter()
-                    .any(|s| s.cpu == cpu && s.rule != Rule::WakeAffine)
-            {
-                out.push(cpu);
+                if *nr != NR_INF {
+                    *nr -= 1;
+                }
+                if *nr <= 0 {
+                    // `if (!--nr) return -1;`: no avg_scan_cost update on this path
+                    return Walk::OutOfBudget;
+                }
+                if ctx.probe(self, Rule::SelectIdleCpu, cpu, *nr) {
+                    *idle_cpu = Some(cpu);
+                    return Walk::Completed; // `break`: on to the post-loop code
+                }
             }
         }
+        Walk::Completed
     }
-}
-
-/// The untraced single-pass core scan (the `for_each_cpu_wrap` walk calling
-/// `select_idle_core()` on each CPU left in `cpus`) for SMT-2 cores numbered contiguously
-/// (core k of an LLC is CPUs 2k and 2k+1, so a core never straddles a mask word), reading the
-/// engine-kept idle mask (no SCHED_IDLE tasks): the probes it makes and the CPU it returns.
-/// Core by core until `idle_cpu` is set (the first allowed idle sibling), then a word at a
-/// time: a busy core then costs 1 probe if its first sibling is busy, else 2.
-fn core_scan_smt2(
-    p: &Wakee,
-    idle: &CpuMask,
-    cpus: &mut CpuMask,
-    start: u32,
-    idle_cpu: &mut Option<u32>,
-) -> (u32, Option<u32>) {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    let mut probes = 0u32;
-    let start = if start >= cpus.nr_cpus() { 0 } else { start };
-    let (ws, bs) = ((start / 64) as usize, start % 64);
-    let nw = cpus.words().len();
-    let lo = !0u64 << bs;
-    // From start to the end, then from 0 up to start; a word is re-read after each core it
-    // clears, as the cursor re-reads the mask.
-    for (from, to, first) in [(ws, nw, lo), (0, ws + 1, !lo)] {
-        for wi in from..to {
-            let iw = idle.words()[wi];
-            loop {
-                let mut w = cpus.words()[wi];
-                if wi == ws {
-                    w &= first;
-                }
-                if w == 0 {
-                    break;
-                }
-                if idle_cpu.is_some() {
-                    // Every core with a CPU left in w, in order; the first fully idle one is
-                    // the answer (visited at its lowest CPU left in w).
-                    let visited = (w | (w >> 1)) & EVEN;
-                    let full = iw & (iw >> 1) & EVEN;
-                    let hit = visited & full;
-                    let before = if hit == 0 {
-                        !0
-                    } else {
-                        (1u64 << hit.trailing_zeros()) - 1
-                    };
-                    let busy = visited & !full & before;
-                    probes += busy.count_ones() + (busy & iw).count_ones();
-                    if hit != 0 {
-                        let a = hit.trailing_zeros();
-                        let at = if w & (1u64 << a) != 0 { a } else { a + 1 };
-                        return (probes + 2, Some(wi as u32 * 64 + at));
-                    }
-                    cpus.words_mut()[wi] &= !(visited | (visited << 1));
-                    break;
-                }
-                // select_idle_core() on the core of the next CPU, siblings a < b.
-                let cpu = w.trailing_zeros();
-                let a = cpu & !1;
-                let (a_idle, b_idle) = (iw >> a & 1 != 0, iw >> (a + 1) & 1 != 0);
-                let base = wi as u32 * 64;
-                probes += 1;
-                if a_idle {
-                    if idle_cpu.is_none() && p.allowed.test(base + a) {
-                        *idle_cpu = Some(base + a);
-                    }
-                } else if idle_cpu.is_some() {
-                    cpus.words_mut()[wi] &= !(3u64 << a);
-                    continue;
-                }
-                probes += 1;
-                if b_idle {
-                    if idle_cpu.is_none() && p.allowed.test(base + a + 1) {
-                        *idle_cpu = Some(base + a + 1);
-                    }
-                    if a_idle {
-                        return (probes, Some(base + cpu));
-                    }
-                }
-                cpus.words_mut()[wi] &= !(3u64 << a);
-            }
-        }
-    }
-    (probes, None)
 }

@@ -1,0 +1,134 @@
+//! Building a Simulation from a Scenario: tasks, CPUs, the first timers and balances.
+
+use super::*;
+
+impl Simulation {
+    pub fn new(scenario: &Scenario) -> Result<Self, InputError> {
+        scenario.check()?;
+        let features: Features = scenario.features()?;
+        let topo = Topology::new(scenario.topology_spec())?;
+        let n = topo.nr_cpus();
+        let mut rng = Rng::new(scenario.seed);
+        let llc0: Vec<u32> = topo.llc_span(0).iter().collect();
+        let (specs, mask_lists) = crate::workload::build(scenario, &llc0, &mut rng);
+        let mut masks = vec![CpuMask::full(n)];
+        for m in mask_lists.iter().skip(1) {
+            masks.push(CpuMask::from_cpus(n, m.iter().copied()));
+        }
+        let mut st = SchedState::new(
+            topo,
+            features,
+            scenario.imbalance_pct,
+            scenario.probe_cost_ns,
+        );
+        let groups: Vec<Vec<u64>> = (0..scenario.llcs)
+            .map(|l| vec![scenario.llc_weight as u64; st.topo.llc_groups(l).len()])
+            .collect();
+        let timing = Timing::for_scenario(scenario);
+        let tasks = specs.iter().map(|s: &TaskSpec| Task {
+            next_queued: NONE,
+            jittered_burst_ns: match s.role {
+                Role::Client { .. } => timing.client_ns,
+                Role::Server { .. } => timing.server_ns,
+                Role::Worker => timing.worker_ns,
+                Role::Waker => timing.waker_run_ns,
+                _ => 0,
+            },
+            role: s.role,
+            affinity: s.affinity,
+            state: TaskState::Sleeping,
+            prev: s.start_cpu,
+            recent_used_cpu: None,
+            pelt: SchedAvg::settled(0, s.initial_util),
+            remaining: 0,
+            woken_at: u64::MAX,
+            pending_msgs: 0,
+            in_tail: false,
+            wakee_flips: 0,
+            last_wakee: NONE,
+            wakee_flip_decay_ts: 0,
+        });
+        let tasks: Vec<Task> = tasks.collect();
+        // Pinned hogs start with util 1024 on their CPU (the seed's table).
+        for s in specs.iter().filter(|s| s.initial_util > 0) {
+            st.rqs[s.start_cpu as usize].pelt = SchedAvg::settled(0, s.initial_util);
+        }
+        let nr_llcs = scenario.llcs as usize;
+        let mut sim = Simulation {
+            scenario: scenario.clone(),
+            cpus: (0..n)
+                .map(|cpu| Cpu {
+                    llc: st.topo.llc_of(cpu),
+                    ..Cpu::default()
+                })
+                .collect(),
+            all_unpinned: masks.iter().all(|m| m.weight() == n),
+            newidle_migration_cost_gate: scenario.newidle_migration_cost_gate(),
+            max_newidle_lb_cost: scenario.llc_weight as u64 * scenario.probe_cost_ns,
+            masks,
+            events: EventQueue::new(),
+            now: 0,
+            rng,
+            timing,
+            counters: Counters::default(),
+            hist: ScanHistogram::default(),
+            per_cpu: (0..n)
+                .map(|cpu| PerCpu {
+                    cpu,
+                    ..Default::default()
+                })
+                .collect(),
+            warmup_ns: scenario.warmup_ns(),
+            measuring: scenario.warmup_ns() == 0,
+            measure_at: match scenario.warmup_ns() {
+                0 => u64::MAX,
+                w => w,
+            },
+            recording: false,
+            decisions: VecDeque::with_capacity(DECISION_RING),
+            decision_seq: 0,
+            scratch_decision: Decision::default(),
+            woke: false,
+            balance_interval_ms: groups,
+            llc_load: vec![LlcLoad::default(); nr_llcs],
+            waiting: CpuMask::new(n),
+            tasks,
+            st: {
+                for rq in st.rqs.iter_mut() {
+                    rq.idle_stamp = 0;
+                }
+                // Every CPU starts empty; enqueue and block keep the mask (no SCHED_IDLE tasks
+                // here, so it is exactly what idleish() accepts).
+                st.idle_cpus = Some(CpuMask::full(n));
+                st
+            },
+        };
+        for llc in 0..scenario.llcs {
+            sim.llc_load[llc as usize].idle = scenario.llc_weight;
+        }
+        // All CPUs start idle: has_idle_cores as the idle loop would set it.
+        for cpu in 0..n {
+            sim.st.update_idle_core(cpu);
+        }
+        // First periodic balance at t=0 so nr_idle_scan reflects the start state (the seed's
+        // corner case holds from the first wake-up); then each group at its own interval, from
+        // a random phase within the busy interval (llc_weight ms * busy_factor), as on a machine
+        // that has been up for a while: the groups' updates interleave instead of bunching at
+        // start-up, so nr_idle_scan follows the LLC's util within a short run.
+        let phase_ms = scenario.llc_weight as u64 * scenario.busy_factor() as u64;
+        for llc in 0..scenario.llcs {
+            sim.st.update_llc_scan_hint(llc);
+            let ng = sim.st.topo.llc_groups(llc).len() as u32;
+            for g in 0..ng {
+                let first = sim.rng.below(phase_ms * 1_000_000) + 1;
+                sim.push(first, Event::Balance { llc, group: g });
+            }
+        }
+        for (i, s) in specs.iter().enumerate() {
+            if let Some(t) = s.first_wake_ns {
+                sim.push(t, Event::Timer { task: i as u32 });
+            }
+        }
+        Ok(sim)
+    }
+}

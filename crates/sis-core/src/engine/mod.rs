@@ -1,0 +1,318 @@
+//! The discrete-event engine: tasks run, block and wake each other in integer nanoseconds;
+//! every wake-up goes through the preset's wake-up path; periodic LLC balance is the only
+//! writer of nr_idle_scan.
+//!
+//! One `Simulation`, its `impl` spread over files by concern: build, runqueue, roles,
+//! wakeup, balance, report, invariants.
+
+mod balance;
+mod build;
+mod invariants;
+mod report;
+mod roles;
+mod runqueue;
+#[cfg(test)]
+mod tests;
+mod wakeup;
+
+pub use report::{CpuView, HistogramReport, PerCpu, RunReport};
+use runqueue::{LlcLoad, RunList};
+
+use crate::cpumask::CpuMask;
+use crate::error::InputError;
+use crate::features::Features;
+use crate::pelt::SchedAvg;
+use crate::queue::EventQueue;
+use crate::rng::Rng;
+use crate::scenario::Scenario;
+use crate::select::{Outcome, Wakee, Waker};
+use crate::state::{CpuState, LlcShared, SchedState};
+use crate::stats::{Counters, Metrics, ScanHistogram};
+use crate::topology::Topology;
+use crate::trace::Decision;
+use crate::workload::{Role, TaskSpec, Timing};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// CFS-like round-robin slice when others wait, ns.
+const SLICE_NS: u64 = 3_000_000;
+/// Decisions kept for the UI and `sis trace` (a ring buffer: memory stays bounded).
+pub const DECISION_RING: usize = 256;
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    /// The running task's current stint on `cpu` ends (stale if `gen` moved on).
+    StintEnd { cpu: u32, gen: u32 },
+    /// A StintEnd that ends the task's burst, for the commonest roles: what it does is known
+    /// when the stint starts (a task's role, and whether it runs a syscall tail, do not change
+    /// while it runs), so one jump on the event reaches it instead of a second one on the role.
+    /// A client's request: it wakes its server and runs its syscall tail.
+    ClientRequestEnd { cpu: u32, gen: u32 },
+    /// A server's reply: it goes through the network stack, and the server blocks.
+    ServerReplyEnd { cpu: u32, gen: u32 },
+    /// The end of a syscall tail: the task blocks.
+    TailEnd { cpu: u32, gen: u32 },
+    /// A task's timer fires (or its first wake).
+    Timer { task: u32 },
+    /// Periodic balance of one group of an LLC domain.
+    Balance { llc: u32, group: u32 },
+    /// A message reaches `wakee` after the network stack's delay; the wake-up runs on
+    /// `cpu`, where the sender ran (loopback softirq).
+    Net { wakee: u32, waker: u32, cpu: u32 },
+    /// A woken task reaches the runqueue its wake-up chose, once the waker's scan is over.
+    Enqueue { task: u32, cpu: u32 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TaskState {
+    Sleeping,
+    /// Woken and placed on this CPU, not yet enqueued: the waker is still scanning.
+    Waking(u32),
+    Queued(u32),
+    Running(u32),
+}
+
+#[derive(Clone, Debug)]
+struct Task {
+    role: Role,
+    affinity: u32,
+    state: TaskState,
+    prev: u32,
+    recent_used_cpu: Option<u32>,
+    pelt: SchedAvg,
+    /// Remaining run time of the current burst, ns.
+    remaining: u64,
+    /// When it was last woken (for latency), ns; u64::MAX = not pending.
+    woken_at: u64,
+    /// hackbench receiver: messages waiting.
+    pending_msgs: u32,
+    /// Running the tail of a syscall after waking a peer; blocks when it ends.
+    in_tail: bool,
+    wakee_flips: u32,
+    last_wakee: u32,
+    wakee_flip_decay_ts: u64,
+    /// The mean of the jittered burst `burst_for` draws for this role, or 0 if not jittered.
+    jittered_burst_ns: u64,
+    /// The next task in its CPU's queue (NONE: the last, or not queued).
+    next_queued: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Cpu {
+    curr: Option<u32>,
+    queue: RunList,
+    /// When the current stint started.
+    stint_start: u64,
+    gen: u32,
+    /// Its LLC (the topology's, next to the state read with it).
+    llc: u32,
+}
+
+/// A running simulation.
+pub struct Simulation {
+    scenario: Scenario,
+    st: SchedState,
+    tasks: Vec<Task>,
+    cpus: Vec<Cpu>,
+    masks: Vec<CpuMask>,
+    /// Every affinity mask is every CPU (no workload pins tasks).
+    all_unpinned: bool,
+    /// The preset's era: newidle also needs avg_idle >= sysctl_sched_migration_cost.
+    newidle_migration_cost_gate: bool,
+    /// llc_weight * probe_cost_ns: what a newidle balance of the LLC domain costs.
+    max_newidle_lb_cost: u64,
+    /// Pending events in (time, push order) order.
+    events: EventQueue<Event>,
+    now: u64,
+    rng: Rng,
+    timing: Timing,
+    counters: Counters,
+    hist: ScanHistogram,
+    per_cpu: Vec<PerCpu>,
+    warmup_ns: u64,
+    measuring: bool,
+    /// When measuring starts: warmup_ns, or u64::MAX once it has (one compare per event).
+    measure_at: u64,
+    /// Record every wake-up's decision into the ring.
+    recording: bool,
+    decisions: VecDeque<Decision>,
+    decision_seq: u64,
+    scratch_decision: Decision,
+    woke: bool,
+    /// Per group of each LLC: balance_interval (ms) as sd->balance_interval adapts.
+    balance_interval_ms: Vec<Vec<u64>>,
+    /// Per LLC: idle CPUs, waiting tasks and when wasted time was last integrated.
+    llc_load: Vec<LlcLoad>,
+    /// CPUs with tasks queued behind a running one (what newidle balance can pull).
+    waiting: CpuMask,
+}
+
+impl Simulation {
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn push(&mut self, t: u64, e: Event) {
+        self.events.push(t, e);
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+    pub fn now_ns(&self) -> u64 {
+        self.now
+    }
+    pub fn topology(&self) -> &Topology {
+        &self.st.topo
+    }
+    pub fn features(&self) -> &Features {
+        &self.st.features
+    }
+    pub fn llc(&self, llc: u32) -> &LlcShared {
+        &self.st.llcs[llc as usize]
+    }
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+    pub fn metrics(&self) -> Metrics {
+        self.counters.metrics()
+    }
+    pub fn histogram(&self) -> &ScanHistogram {
+        &self.hist
+    }
+    pub fn nr_tasks(&self) -> usize {
+        self.tasks.len()
+    }
+    pub fn finished(&self) -> bool {
+        self.now >= self.scenario.duration_ns()
+    }
+
+    /// Records every wake-up's decision into a ring of the last [`DECISION_RING`].
+    pub fn set_recording(&mut self, on: bool) {
+        self.recording = on;
+    }
+    pub fn decisions(&self) -> &VecDeque<Decision> {
+        &self.decisions
+    }
+    pub fn last_decision(&self) -> Option<&Decision> {
+        self.decisions.back()
+    }
+
+    /// Wake-up decisions made since the start (warm-up included); a decision's `seq`.
+    pub fn wakeups_total(&self) -> u64 {
+        self.decision_seq
+    }
+
+    /// Replays to just after decision number `n` (recording the last ring's worth), so a
+    /// permalink's `step=n` reproduces the same state. False if the run ends first.
+    pub fn advance_to_wakeup(&mut self, n: u64) -> bool {
+        let was = self.recording;
+        while self.decision_seq < n {
+            self.recording = n - self.decision_seq <= DECISION_RING as u64;
+            if self.next_wakeup_inner().is_none() {
+                self.recording = was;
+                return false;
+            }
+        }
+        self.recording = was;
+        true
+    }
+
+    /// Processes one event; false when there is none left.
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
+    pub fn step(&mut self) -> bool {
+        let Some((t, ev)) = self.events.pop() else {
+            return false;
+        };
+        self.process(t, ev);
+        true
+    }
+
+    /// Handles one event popped at time `t`.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn process(&mut self, t: u64, ev: Event) {
+        debug_assert!(t >= self.now, "time went backwards");
+        self.now = t.max(self.now);
+        if self.now >= self.measure_at {
+            self.start_measuring();
+        }
+        match ev {
+            Event::StintEnd { cpu, gen } => {
+                if self.cpus[cpu as usize].gen == gen {
+                    self.stint_end(cpu);
+                }
+            }
+            Event::ClientRequestEnd { cpu, gen } => {
+                if let Some(task) = self.burst_end(cpu, gen) {
+                    self.client_request(cpu, task);
+                }
+            }
+            Event::ServerReplyEnd { cpu, gen } => {
+                if let Some(task) = self.burst_end(cpu, gen) {
+                    self.server_reply(cpu, task);
+                }
+            }
+            Event::TailEnd { cpu, gen } => {
+                if let Some(task) = self.burst_end(cpu, gen) {
+                    self.tasks[task as usize].in_tail = false;
+                    self.block(cpu, task, None);
+                }
+            }
+            Event::Timer { task } => self.timer(task),
+            Event::Balance { llc, group } => self.periodic_balance(llc, group),
+            Event::Net { wakee, waker, cpu } => {
+                if self.tasks[wakee as usize].state == TaskState::Sleeping {
+                    self.wake_from(Some(waker), cpu, wakee, false);
+                }
+            }
+            Event::Enqueue { task, cpu } => self.enqueue(task, cpu),
+        }
+    }
+
+    /// Runs events up to and including time `t`, then sets the clock to `t`.
+    pub fn step_until(&mut self, t: u64) {
+        while let Some((et, ev)) = self.events.pop_until(t) {
+            self.process(et, ev);
+        }
+        if t > self.now {
+            self.now = t;
+            self.events.advance_to(t);
+            if !self.measuring && self.now >= self.warmup_ns {
+                self.start_measuring();
+            }
+        }
+    }
+
+    pub fn run_for(&mut self, d: u64) {
+        let t = self.now.saturating_add(d);
+        self.step_until(t);
+    }
+
+    /// Advances to the next wake-up decision and returns it (always traced).
+    pub fn next_wakeup(&mut self) -> Option<&Decision> {
+        let was = self.recording;
+        self.recording = true;
+        let got = self.next_wakeup_inner().is_some();
+        self.recording = was;
+        if got {
+            self.decisions.back()
+        } else {
+            None
+        }
+    }
+
+    fn next_wakeup_inner(&mut self) -> Option<()> {
+        self.woke = false;
+        let mut guard = 0u64;
+        while !self.woke && guard < 1_000_000 {
+            if !self.step() {
+                break;
+            }
+            guard += 1;
+        }
+        self.woke.then_some(())
+    }
+}
+
+/// Runs a scenario to its end.
+pub fn run(scenario: &Scenario) -> Result<RunReport, InputError> {
+    Ok(Simulation::new(scenario)?.run_to_end())
+}

@@ -1,0 +1,123 @@
+//! What a run reports: per-CPU results, the CPU views the app draws, the RunReport.
+
+use super::*;
+
+/// Per-CPU results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerCpu {
+    pub cpu: u32,
+    pub placed: u64,
+    pub found_by_scan: u64,
+    pub util_avg: u32,
+}
+
+/// What a CPU looks like now, for drawing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuView {
+    pub cpu: u32,
+    pub state: CpuState,
+    pub util_avg: u32,
+    pub nr_running: u32,
+    pub running_task: Option<u32>,
+}
+
+/// The histogram as reported (labels included so the JSON reads like the seed's `@usecs`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistogramReport {
+    pub unit: String,
+    pub labels: Vec<String>,
+    pub buckets: Vec<u64>,
+}
+
+/// The result of a run (`sis run --format json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    pub scenario: Scenario,
+    pub sim_time_ns: u64,
+    pub wakeups: u64,
+    pub migrations: u64,
+    pub counters: Counters,
+    pub metrics: Metrics,
+    pub nr_idle_scan: Vec<u32>,
+    pub per_cpu: Vec<PerCpu>,
+    pub scan_histogram: HistogramReport,
+}
+
+impl Simulation {
+    /// The CPU now (util_avg decayed/accumulated to the current time, without mutating).
+    pub fn cpu_view(&self, cpu: u32) -> CpuView {
+        let rq = &self.st.rqs[cpu as usize];
+        let mut pelt = rq.pelt;
+        pelt.update(self.now, self.cpus[cpu as usize].curr.is_some());
+        CpuView {
+            cpu,
+            state: rq.state(),
+            util_avg: pelt.util_avg,
+            nr_running: rq.nr_running,
+            running_task: self.cpus[cpu as usize].curr,
+        }
+    }
+
+    /// Sum of util_avg over an LLC now (what the next periodic balance would see).
+    pub fn llc_sum_util_now(&self, llc: u32) -> u64 {
+        self.st
+            .topo
+            .llc_span(llc)
+            .iter()
+            .map(|c| self.cpu_view(c).util_avg as u64)
+            .sum()
+    }
+
+    pub fn per_cpu(&self) -> Vec<PerCpu> {
+        self.per_cpu
+            .iter()
+            .map(|p| PerCpu {
+                util_avg: self.cpu_view(p.cpu).util_avg,
+                ..*p
+            })
+            .collect()
+    }
+
+    /// Runs to the scenario's duration and reports.
+    pub fn run_to_end(&mut self) -> RunReport {
+        let end = self.scenario.duration_ns();
+        self.step_until(end);
+        self.report()
+    }
+
+    pub fn report(&self) -> RunReport {
+        let mut counters = self.counters;
+        counters.wasted_ns += self.pending_wasted();
+        RunReport {
+            scenario: self.scenario.clone(),
+            sim_time_ns: self.now.saturating_sub(self.warmup_ns.min(self.now)),
+            wakeups: counters.wakeups,
+            migrations: counters.migrations,
+            metrics: counters.metrics(),
+            counters,
+            nr_idle_scan: self.st.llcs.iter().map(|l| l.nr_idle_scan).collect(),
+            per_cpu: self.per_cpu(),
+            scan_histogram: HistogramReport {
+                unit: "usecs".into(),
+                labels: (0..self.hist.buckets.len())
+                    .map(ScanHistogram::label)
+                    .collect(),
+                buckets: self.hist.buckets.clone(),
+            },
+        }
+    }
+
+    pub(super) fn start_measuring(&mut self) {
+        self.measuring = true;
+        self.measure_at = u64::MAX;
+        self.counters = Counters::default();
+        self.hist = ScanHistogram::default();
+        for p in &mut self.per_cpu {
+            p.placed = 0;
+            p.found_by_scan = 0;
+        }
+        for l in &mut self.llc_load {
+            l.wasted_at = self.now;
+        }
+    }
+}

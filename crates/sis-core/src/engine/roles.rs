@@ -1,0 +1,188 @@
+//! What each workload role does when its burst ends, and the bursts it runs when woken.
+
+use super::*;
+
+impl Simulation {
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    pub(super) fn stint_end(&mut self, cpu: u32) {
+        let Some(task) = self.cpus[cpu as usize].curr else {
+            return;
+        };
+        let ran = self.now - self.cpus[cpu as usize].stint_start;
+        let t = &mut self.tasks[task as usize];
+        t.remaining = t.remaining.saturating_sub(ran);
+        if t.remaining > 0 {
+            // Slice expired with others waiting: round-robin.
+            self.preempt(cpu, task);
+            return;
+        }
+        self.burst_done(cpu, task);
+    }
+
+    /// The running task's burst is over: act per role, then block or continue.
+    pub(super) fn burst_done(&mut self, cpu: u32, task: u32) {
+        let tm = self.timing;
+        let role = self.tasks[task as usize].role;
+        // What happens next: Some(burst) = keep running; None = block (maybe with a timer).
+        let mut next_burst = None;
+        let mut timer = None;
+        let in_tail = std::mem::take(&mut self.tasks[task as usize].in_tail);
+        match role {
+            _ if in_tail => {}
+            // netperf/tbench burst ends normally come as their own events (stint_end_event).
+            Role::Client { .. } => return self.client_request(cpu, task),
+            Role::Server { .. } => return self.server_reply(cpu, task),
+            Role::Sender {
+                first_receiver,
+                receivers,
+            } => {
+                for r in first_receiver..first_receiver + receivers {
+                    self.tasks[r as usize].pending_msgs += 1;
+                    self.wake(task, r, true);
+                }
+                timer = Some(self.rng.exp_ns(tm.think_ns));
+            }
+            Role::Receiver => {
+                let t = &mut self.tasks[task as usize];
+                if t.pending_msgs > 0 {
+                    next_burst = Some(t.pending_msgs as u64 * tm.msg_ns);
+                    t.pending_msgs = 0;
+                }
+            }
+            Role::Messenger {
+                first_worker,
+                workers,
+            } => {
+                for w in first_worker..first_worker + workers {
+                    self.wake(task, w, false);
+                }
+                timer = Some(tm.period_ns);
+            }
+            Role::Worker => {}
+            Role::Uniform => timer = Some(self.rng.exp_ns(tm.uniform_sleep_ns)),
+            Role::Hog => next_burst = Some(u64::MAX / 4),
+            Role::Waker => timer = Some(self.rng.exp_ns(tm.waker_sleep_ns)),
+        }
+        match next_burst {
+            Some(b) => self.run_on(cpu, task, b),
+            None => self.block(cpu, task, timer),
+        }
+    }
+
+    /// The StintEnd event of `task`'s stint on `cpu`: a burst-ending one by role when the stint
+    /// runs the whole burst (`remaining`), else the generic one (a slice: preemption).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    pub(super) fn stint_end_event(&self, cpu: u32, gen: u32, task: u32, stint: u64) -> Event {
+        let t = &self.tasks[task as usize];
+        if stint < t.remaining {
+            return Event::StintEnd { cpu, gen };
+        }
+        match t.role {
+            _ if t.in_tail => Event::TailEnd { cpu, gen },
+            Role::Client { .. } => Event::ClientRequestEnd { cpu, gen },
+            Role::Server { .. } => Event::ServerReplyEnd { cpu, gen },
+            _ => Event::StintEnd { cpu, gen },
+        }
+    }
+
+    /// A burst-ending stint's end: the CPU's running task with its burst run (None if stale),
+    /// as `stint_end` leaves it before `burst_done`.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    pub(super) fn burst_end(&mut self, cpu: u32, gen: u32) -> Option<u32> {
+        let c = &self.cpus[cpu as usize];
+        if c.gen != gen {
+            return None;
+        }
+        let task = c.curr?;
+        let ran = self.now - c.stint_start;
+        let t = &mut self.tasks[task as usize];
+        t.remaining = t.remaining.saturating_sub(ran);
+        debug_assert_eq!(t.remaining, 0, "a burst-ending stint ran its whole burst");
+        Some(task)
+    }
+
+    /// burst_done for a netperf/tbench client (not in its tail): the request is a sync wake-up
+    /// from the still-running client, which then finishes its send and blocks in recv.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    pub(super) fn client_request(&mut self, cpu: u32, task: u32) {
+        let Role::Client { server } = self.tasks[task as usize].role else {
+            unreachable!("ClientRequestEnd of a task that is not a client")
+        };
+        self.wake(task, server, true);
+        if self.timing.tail_ns == 0 {
+            self.block(cpu, task, None);
+            return;
+        }
+        self.tasks[task as usize].in_tail = true;
+        let b = self.rng.around(self.timing.tail_ns);
+        self.run_on(cpu, task, b);
+    }
+
+    /// burst_done for a netperf/tbench server (not in a tail): the reply crosses the loopback
+    /// stack (both ends are blocked meanwhile).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    pub(super) fn server_reply(&mut self, cpu: u32, task: u32) {
+        let Role::Server { client } = self.tasks[task as usize].role else {
+            unreachable!("ServerReplyEnd of a task that is not a server")
+        };
+        let d = self.rng.around(self.timing.wire_ns);
+        self.push(
+            self.now + d.max(1),
+            Event::Net {
+                wakee: client,
+                waker: task,
+                cpu,
+            },
+        );
+        self.block(cpu, task, None);
+    }
+
+    /// The burst a task runs when woken.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    pub(super) fn burst_for(&mut self, task: u32) -> u64 {
+        // Jittered roles (netperf's client and server...) without matching on the role: the
+        // role alternates unpredictably from one wake-up to the next.
+        let mean = self.tasks[task as usize].jittered_burst_ns;
+        if mean != 0 {
+            return self.rng.around(mean);
+        }
+        self.burst_for_role(task)
+    }
+
+    pub(super) fn burst_for_role(&mut self, task: u32) -> u64 {
+        let tm = self.timing;
+        let jitter = |rng: &mut Rng, ns: u64| rng.around(ns);
+        match self.tasks[task as usize].role {
+            Role::Client { .. } => jitter(&mut self.rng, tm.client_ns),
+            Role::Server { .. } => jitter(&mut self.rng, tm.server_ns),
+            Role::Sender { receivers, .. } => receivers as u64 * tm.msg_ns / 2,
+            Role::Receiver => {
+                let t = &mut self.tasks[task as usize];
+                let n = t.pending_msgs.max(1) as u64;
+                t.pending_msgs = 0;
+                n * tm.msg_ns
+            }
+            Role::Messenger { .. } => 5_000,
+            Role::Worker => jitter(&mut self.rng, tm.worker_ns),
+            Role::Uniform => self.rng.exp_ns(tm.uniform_run_ns).max(1_000),
+            Role::Hog => u64::MAX / 4,
+            Role::Waker => jitter(&mut self.rng, tm.waker_run_ns),
+        }
+    }
+
+    /// A timer wake-up: the waker is whatever runs on the task's prev CPU (not sync).
+    pub(super) fn timer(&mut self, task: u32) {
+        if self.tasks[task as usize].state != TaskState::Sleeping {
+            return;
+        }
+        let prev = self.tasks[task as usize].prev;
+        if self.tasks[task as usize].role == Role::Hog {
+            // Hogs start on their CPU: no wake-up decision.
+            let b = self.burst_for(task);
+            self.tasks[task as usize].remaining = b;
+            self.enqueue(task, prev);
+            return;
+        }
+        self.wake_from(None, prev, task, false);
+    }
+}

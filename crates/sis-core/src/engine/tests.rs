@@ -1,0 +1,115 @@
+//! Unit tests of the engine's private state.
+
+use super::*;
+
+fn sim(preset: &str) -> Simulation {
+    let mut sc = Scenario::default();
+    sc.set_field("llc_weight", "112").unwrap();
+    sc.set_field("preset", preset).unwrap();
+    sc.set_field("probe_cost_ns", "400").unwrap();
+    Simulation::new(&sc).unwrap()
+}
+
+#[test]
+fn newidle_gate_follows_the_era() {
+    // max_newidle_lb_cost of a 112-CPU LLC at 400 ns per runqueue: 44.8 us.
+    for (preset, avg_idle, allowed) in [
+        ("linux-6.0", 44_799, false),
+        ("linux-6.0", 44_800, true),
+        ("linux-6.0", 499_999, true),
+        // Before 5.16 newidle also needs avg_idle >= sysctl_sched_migration_cost.
+        ("linux-5.15", 499_999, false),
+        ("linux-5.15", 500_000, true),
+        ("linux-4.13", 100_000, false),
+    ] {
+        let mut s = sim(preset);
+        s.st.rqs[3].avg_idle = avg_idle;
+        assert_eq!(
+            s.newidle_allowed(3),
+            allowed,
+            "{preset} avg_idle {avg_idle}"
+        );
+    }
+}
+
+#[test]
+fn the_waker_gets_its_cpu_as_recent_used_cpu_until_5_16() {
+    // 4.16-5.15: `if (want_affine) current->recent_used_cpu = cpu;` (gone in 5.16).
+    for (preset, always) in [("linux-5.13", true), ("linux-6.0", false)] {
+        let mut sc = Scenario::default();
+        // tbench: its client is still running its syscall tail when the wake-up returns.
+        let fields = [
+            ("llc_weight", "16"),
+            ("load", "100"),
+            ("workload", "tbench"),
+            ("preset", preset),
+        ];
+        for (k, v) in fields {
+            sc.set_field(k, v).unwrap();
+        }
+        let mut s = Simulation::new(&sc).unwrap();
+        s.set_recording(true);
+        let (mut sync, mut set) = (0, 0);
+        for _ in 0..400 {
+            let Some(d) = s.next_wakeup() else { break };
+            let (waker_cpu, is_sync) = (d.waker_cpu, d.sync);
+            if !is_sync {
+                continue;
+            }
+            let cur = s.cpus[waker_cpu as usize]
+                .curr
+                .expect("a sync waker is running");
+            sync += 1;
+            set += u32::from(s.tasks[cur as usize].recent_used_cpu == Some(waker_cpu));
+        }
+        assert!(sync > 100, "{preset}: {sync} sync wake-ups");
+        if always {
+            assert_eq!(set, sync, "{preset}");
+        } else {
+            assert!(
+                set < sync,
+                "{preset}: every waker had its CPU as recent_used_cpu"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_scanned_wakee_reaches_its_cpu_after_the_scan() {
+    // While the waker scans, the chosen CPU is still idle to everyone else; the wakee is on
+    // no runqueue until the Enqueue event.
+    let mut sc = Scenario::default();
+    for (k, v) in [
+        ("llc_weight", "112"),
+        ("smt", "2"),
+        ("load", "150"),
+        ("preset", "linux-5.13"),
+    ] {
+        sc.set_field(k, v).unwrap();
+    }
+    let mut s = Simulation::new(&sc).unwrap();
+    s.run_for(20_000_000);
+    let mut seen = 0;
+    for _ in 0..200_000 {
+        let before = s.wakeups_total();
+        s.step();
+        if s.wakeups_total() == before {
+            continue;
+        }
+        if let Some(t) =
+            (0..s.tasks.len()).find(|t| matches!(s.tasks[*t].state, TaskState::Waking(_)))
+        {
+            let TaskState::Waking(cpu) = s.tasks[t].state else {
+                unreachable!()
+            };
+            assert!(!s.cpus[cpu as usize]
+                .queue
+                .iter(&s.tasks)
+                .any(|q| q == t as u32));
+            assert_ne!(s.cpus[cpu as usize].curr, Some(t as u32));
+            s.check_invariants().unwrap();
+            seen += 1;
+        }
+    }
+    assert!(seen > 0, "no wake-up scanned at 150% load");
+}

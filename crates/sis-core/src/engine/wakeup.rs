@@ -1,0 +1,173 @@
+//! A wake-up: record_wakee/wake_wide, select_task_rq_fair, accounting, the wakee's enqueue.
+
+use super::*;
+
+impl Simulation {
+    /// `waker` (running) wakes `wakee`.
+    pub(super) fn wake(&mut self, waker: u32, wakee: u32, sync: bool) {
+        match self.tasks[wakee as usize].state {
+            TaskState::Sleeping => {}
+            _ => return, // already runnable: the message is picked up when it runs
+        }
+        let TaskState::Running(cpu) = self.tasks[waker as usize].state else {
+            return;
+        };
+        self.wake_from(Some(waker), cpu, wakee, sync);
+    }
+
+    pub(super) fn wake_from(&mut self, waker: Option<u32>, waker_cpu: u32, wakee: u32, sync: bool) {
+        let f = &self.st.features;
+        let jiffies = if f.sis_prop && f.sis_prop_aged {
+            self.now * self.scenario.hz as u64 / 1_000_000_000
+        } else {
+            0
+        };
+        let hz_ns = 1_000_000_000;
+        // record_wakee() on the waker and wake_wide().
+        let mut wide = false;
+        let mut waker_load = 0;
+        if let Some(w) = waker {
+            let now = self.now;
+            let wt = &mut self.tasks[w as usize];
+            if now > wt.wakee_flip_decay_ts + hz_ns {
+                wt.wakee_flips >>= 1;
+                wt.wakee_flip_decay_ts = now;
+            }
+            if wt.last_wakee != wakee {
+                wt.last_wakee = wakee;
+                wt.wakee_flips += 1;
+            }
+            let (m, s) = {
+                let a = wt.wakee_flips;
+                let b = self.tasks[wakee as usize].wakee_flips;
+                (a.max(b), a.min(b))
+            };
+            let f = self.scenario.llc_weight;
+            wide = s >= f && m as u64 >= s as u64 * f as u64;
+            waker_load = self.tasks[w as usize].pelt.util_avg as u64;
+        }
+        // Refresh the util the wake-up path reads for the waker's and candidates' CPUs lazily:
+        // util only matters to wake_affine_weight here.
+        self.update_cpu_pelt(waker_cpu);
+        let prev = self.tasks[wakee as usize].prev;
+        self.update_cpu_pelt(prev);
+        let t = &mut self.tasks[wakee as usize];
+        t.pelt.update(self.now, false);
+        let aff = t.affinity as usize;
+        let p = Wakee {
+            prev,
+            recent_used_cpu: t.recent_used_cpu,
+            allowed: &self.masks[aff],
+            load: t.pelt.util_avg as u64,
+            wake_wide: wide,
+        };
+        let w = Waker {
+            cpu: waker_cpu,
+            sync,
+            load: waker_load,
+            now_ns: self.now,
+            jiffies,
+        };
+        // The wake-up path only adds to its counters: while measuring, straight into the run's.
+        let mut warmup_counters;
+        let c = if self.measuring {
+            &mut self.counters
+        } else {
+            warmup_counters = Counters::default();
+            &mut warmup_counters
+        };
+        let out: Outcome = if self.recording {
+            let mut d = std::mem::take(&mut self.scratch_decision);
+            let out = decide_recorded(&mut self.st, &p, &w, c, &mut d);
+            d.seq = self.decision_seq + 1;
+            d.wakee = wakee;
+            if self.decisions.len() >= DECISION_RING {
+                self.scratch_decision = self.decisions.pop_front().unwrap_or_default();
+            }
+            self.decisions.push_back(d);
+            out
+        } else {
+            self.st.select_task_rq_fair(&p, &w, c, &mut ())
+        };
+        self.woke = true;
+        self.decision_seq += 1;
+        // Account.
+        let scan_ns = out.probes.saturating_sub(1) as u64 * self.scenario.probe_cost_ns;
+        if self.measuring {
+            let k = &mut self.counters;
+            k.wakeups += 1;
+            if out.cpu != prev {
+                k.migrations += 1;
+            }
+            if let Some(ns) = out.select_idle_cpu_ns {
+                k.scan_time_ns += ns;
+                self.hist.record_ns(ns);
+            }
+            let pc = &mut self.per_cpu[out.cpu as usize];
+            pc.placed += 1;
+            if out.found_by_scan {
+                pc.found_by_scan += 1;
+            }
+        }
+        if let Some(cpu) = out.waker_recent_used_cpu {
+            // `current` is whatever runs on the waking CPU (the waker, or what a softirq or
+            // timer interrupted).
+            if let Some(cur) = self.cpus[waker_cpu as usize].curr {
+                self.tasks[cur as usize].recent_used_cpu = Some(cpu);
+            }
+        }
+        let t = &mut self.tasks[wakee as usize];
+        t.recent_used_cpu = out.recent_used_cpu;
+        t.woken_at = self.now;
+        if t.prev != out.cpu {
+            t.prev = out.cpu;
+        }
+        let b = self.burst_for(wakee);
+        self.tasks[wakee as usize].remaining = b.max(1);
+        // The scan's cost delays the wakee (the waker spent it scanning); the chosen CPU stays
+        // as it is until then, so a concurrent wake-up can find it idle too (ttwu_queue runs
+        // after select_task_rq).
+        if scan_ns == 0 {
+            self.enqueue(wakee, out.cpu);
+        } else {
+            self.tasks[wakee as usize].state = TaskState::Waking(out.cpu);
+            self.push(
+                self.now + scan_ns,
+                Event::Enqueue {
+                    task: wakee,
+                    cpu: out.cpu,
+                },
+            );
+        }
+    }
+}
+
+/// `select_task_rq_fair` recorded into `d` (all but its `seq` and `wakee`), with the idle CPUs
+/// it missed. Out of line: the untraced wake-up path stays small.
+#[inline(never)]
+fn decide_recorded(
+    st: &mut SchedState,
+    p: &Wakee,
+    w: &Waker,
+    c: &mut Counters,
+    d: &mut Decision,
+) -> Outcome {
+    d.reset();
+    let llc = st.topo.llc_of(p.prev) as usize;
+    d.has_idle_core = st.llcs[llc].has_idle_cores;
+    d.nr_idle_scan = st.llcs[llc].nr_idle_scan;
+    let out = st.select_task_rq_fair(p, w, c, d);
+    d.time_ns = w.now_ns;
+    d.waker_cpu = w.cpu;
+    d.sync = w.sync;
+    d.prev = p.prev;
+    d.target = out.target;
+    d.recent_used_cpu = p.recent_used_cpu;
+    d.result = out.cpu;
+    d.decided_by = Some(out.rule);
+    let mut missed = std::mem::take(&mut d.missed_idle);
+    // select_task_rq_fair does not change any CPU's state, so this is what it saw.
+    st.missed_idle(p, out.target, d, &mut missed);
+    d.missed_idle = missed;
+    out
+}

@@ -1,0 +1,61 @@
+//! The idle CPUs a decision never looked at (`missed_idle` in `sis decide` and the trace).
+
+use super::Wakee;
+use crate::state::SchedState;
+use crate::trace::{Decision, Rule};
+
+impl SchedState {
+    /// Idle CPUs of `target`'s LLC that p may use and that no step of `d` looked at (the
+    /// design's `missed_idle`: literal, whether or not the wake-up needed them).
+    pub fn missed_idle(&self, p: &Wakee, target: u32, d: &Decision, out: &mut Vec<u32>) {
+        out.clear();
+        let llc = self.topo.llc_of(target);
+        if let Some(idle) = &self.idle_cpus {
+            // The same list a word at a time: with the idle mask kept, no CPU runs SCHED_IDLE
+            // tasks, so both kinds of candidate are exactly the mask's CPUs.
+            let mut looked = [0u64; (crate::topology::MAX_CPUS / 64) as usize];
+            for s in d.steps.iter().filter(|s| s.rule != Rule::WakeAffine) {
+                if let Some(w) = looked.get_mut((s.cpu / 64) as usize) {
+                    *w |= 1u64 << (s.cpu % 64);
+                }
+            }
+            let words = self.topo.llc_span(llc).words().iter();
+            let words = words.zip(p.allowed.words()).zip(idle.words()).zip(looked);
+            for (wi, (((span, allowed), idle), looked)) in words.enumerate() {
+                let mut w = span & allowed & idle & !looked;
+                while w != 0 {
+                    out.push(wi as u32 * 64 + w.trailing_zeros());
+                    w &= w - 1;
+                }
+            }
+            #[cfg(debug_assertions)]
+            {
+                let mut slow = Vec::new();
+                self.missed_idle_cpu_by_cpu(p, llc, d, &mut slow);
+                debug_assert_eq!(*out, slow, "missed_idle: idle mask out of date");
+            }
+            return;
+        }
+        self.missed_idle_cpu_by_cpu(p, llc, d, out);
+    }
+
+    fn missed_idle_cpu_by_cpu(&self, p: &Wakee, llc: u32, d: &Decision, out: &mut Vec<u32>) {
+        for cpu in self.topo.llc_span(llc).iter() {
+            // The thin path takes only fully idle CPUs; the others count sched-idle ones too.
+            let candidate = if self.features.lb_promote {
+                self.rqs[cpu as usize].available_idle()
+            } else {
+                self.idleish(cpu)
+            };
+            if p.allowed.test(cpu)
+                && candidate
+                && !d
+                    .steps
+                    .iter()
+                    .any(|s| s.cpu == cpu && s.rule != Rule::WakeAffine)
+            {
+                out.push(cpu);
+            }
+        }
+    }
+}
