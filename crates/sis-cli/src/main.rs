@@ -7,6 +7,7 @@
 mod args;
 mod curve;
 mod decide;
+mod merge;
 mod presets;
 mod run;
 mod sweep;
@@ -24,7 +25,7 @@ use std::process::ExitCode;
     color = ColorChoice::Never,
     args_override_self = true,
     about = "Simulate the Linux select_idle_sibling() wake-up path: SIS_UTIL's curve, runs, \
-             sweeps in the seeds' table layout, decision traces and hand-built decisions."
+             sweeps in the seeds' table layout (with replicates and shards), decision traces and hand-built decisions."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -39,6 +40,8 @@ enum Cmd {
     Run(run::RunArgs),
     /// Presets x loads in the seed's schedstat_parse.py layout, and baseline/compare% tables
     Sweep(sweep::SweepArgs),
+    /// Shard files of `sis sweep --shard K/N` combined into the unsharded sweep's output
+    Merge(merge::MergeArgs),
     /// The first N wake-up decisions of a run, step by step
     Trace(run::TraceArgs),
     /// One wake-up decision on a hand-built state file
@@ -67,15 +70,25 @@ fn one_line(s: &str) -> String {
         .collect()
 }
 
-/// clap's error as one line: its first line without "error: ", plus its tip if any.
+/// clap's error as one line: its first paragraph without "error: " (a missing argument's
+/// name is on the lines after the first), plus its tip if any.
 fn clap_line(e: &clap::Error) -> String {
     let text = e.render().to_string();
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or("invalid arguments");
-    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let first: Vec<&str> = text
+        .trim_start()
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let first = if first.is_empty() {
+        "invalid arguments".to_string()
+    } else {
+        first.join(" ")
+    };
+    let first = first.strip_prefix("error: ").unwrap_or(&first);
     match text.lines().map(str::trim).find(|l| l.starts_with("tip:")) {
-        Some(tip) => format!("{first} ({tip})"),
-        None => first.to_string(),
+        Some(tip) if !first.contains(tip) => format!("{first} ({tip})"),
+        _ => first.to_string(),
     }
 }
 
@@ -116,6 +129,7 @@ fn main() -> ExitCode {
         Cmd::Curve(a) => curve::main(&a),
         Cmd::Run(a) => run::run(&a),
         Cmd::Sweep(a) => sweep::main(&a),
+        Cmd::Merge(a) => merge::main(&a),
         Cmd::Trace(a) => run::trace(&a),
         Cmd::Decide(a) => decide::main(&a),
         Cmd::Presets(a) => presets::main(&a),
@@ -157,7 +171,7 @@ mod tests {
         assert!(!l.contains('\n') && l.contains("--llc-wieght"), "{l}");
         let e = Cli::try_parse_from(["sis", "sweep", "--jobs"]).unwrap_err();
         assert!(!clap_line(&e).contains('\n'));
-        assert!(missing_subcommand().contains("curve, run, sweep, trace, decide, presets"));
+        assert!(missing_subcommand().contains("curve, run, sweep, merge, trace, decide, presets"));
     }
 
     #[test]

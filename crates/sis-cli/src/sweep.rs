@@ -1,14 +1,15 @@
-//! `sis sweep`: presets x loads, run in parallel, printed with sis-core's sweep formatters
-//! (the same ones the app uses), in an order that does not depend on `--jobs`.
+//! `sis sweep`: presets x loads x seeds, run in parallel, printed with sis-core's sweep
+//! formatters (the same ones the app and `sis merge` use), in an order that does not depend on
+//! `--jobs`; or one shard of it (`--shard K/N`) as JSON for `sis merge`.
 
 use crate::args::ScenarioArgs;
 use crate::format_of;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sis_core::engine::RunReport;
+use sis_core::sweep::shard::{shard_points, ShardFile, ShardId};
 use sis_core::sweep::{
-    format_compare, format_csv, format_json, format_table, run_point, SweepRow, SweepSpec,
-    DEFAULT_LOADS,
+    format_output, parse_seeds, run_point, SweepRow, SweepSpec, DEFAULT_LOADS, FORMATS,
 };
 use sis_core::{InputError, Scenario};
 use std::io::IsTerminal;
@@ -31,6 +32,14 @@ pub struct SweepArgs {
     /// Worker threads [default: available parallelism]
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     jobs: Option<String>,
+    /// Replicates: run each point with each seed, like 1,2,3 or 1-10 (at most 1000); tables
+    /// show mean (std%), CSV/JSON add the 95% interval [default: --seed]
+    #[arg(long, value_name = "S,S-S,...", allow_hyphen_values = true)]
+    seeds: Option<String>,
+    /// Run only the K-th of N round-robin slices of the points (1 <= K <= N) and print it as
+    /// JSON for `sis merge`
+    #[arg(long, value_name = "K/N", allow_hyphen_values = true)]
+    shard: Option<String>,
 }
 
 fn list(v: &str) -> Vec<&str> {
@@ -89,6 +98,16 @@ fn spec(a: &SweepArgs) -> Result<SweepSpec, InputError> {
         .then_some(base.imbalance_pct);
     let mut spec = SweepSpec::new(base, presets, loads)?;
     spec.imbalance_pct = imbalance;
+    if let Some(v) = &a.seeds {
+        if a.sc.seed.is_some() {
+            return Err(InputError::range(
+                "seeds",
+                v,
+                "either --seed or --seeds, not both (--seeds replaces the seed of every point)",
+            ));
+        }
+        spec = spec.with_seeds(parse_seeds(v)?)?;
+    }
     spec.validate()?;
     Ok(spec)
 }
@@ -137,23 +156,47 @@ fn run_parallel(
         .collect()
 }
 
+/// A progress bar on stderr for `len` points when stderr is a terminal, else hidden.
+pub fn progress_bar(label: &str, len: usize) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let b = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(&format!(
+        "{label} {{bar:40}} {{pos}}/{{len}} points [{{elapsed_precise}}, eta {{eta}}]"
+    )) {
+        b.set_style(style);
+    }
+    b
+}
+
 pub fn main(a: &SweepArgs) -> Result<String, InputError> {
     let spec = spec(a)?;
-    let format = format_of(&a.format, &["table", "csv", "json"])?;
     let jobs = jobs(&a.jobs)?;
-    let points = spec.points();
-    let bar = if std::io::stderr().is_terminal() {
-        let b =
-            ProgressBar::with_draw_target(Some(points.len() as u64), ProgressDrawTarget::stderr());
-        if let Ok(style) = ProgressStyle::with_template(
-            "sweep {bar:40} {pos}/{len} points [{elapsed_precise}, eta {eta}]",
-        ) {
-            b.set_style(style);
+    if let Some(text) = &a.shard {
+        let id = ShardId::parse(text)?;
+        if let Some(f) = a.format.as_deref().filter(|f| *f != "json") {
+            return Err(InputError::range(
+                "format",
+                f,
+                "json with --shard (a shard is JSON for sis merge; give --format to sis merge)",
+            ));
         }
-        b
-    } else {
-        ProgressBar::hidden()
-    };
+        let (index, points): (Vec<usize>, Vec<Scenario>) =
+            shard_points(&spec, id).into_iter().unzip();
+        let bar = progress_bar(&format!("shard {id}"), points.len());
+        let reports = run_parallel(&points, jobs, &bar);
+        bar.finish_and_clear();
+        let rows = index
+            .into_iter()
+            .zip(points.iter().zip(reports?))
+            .map(|(i, (sc, r))| (i, SweepRow::new(sc, r)))
+            .collect();
+        return Ok(ShardFile::new(&spec, id, rows).to_json());
+    }
+    let format = format_of(&a.format, &FORMATS)?;
+    let points = spec.points();
+    let bar = progress_bar("sweep", points.len());
     let reports = run_parallel(&points, jobs, &bar);
     bar.finish_and_clear();
     let rows: Vec<SweepRow> = points
@@ -161,18 +204,5 @@ pub fn main(a: &SweepArgs) -> Result<String, InputError> {
         .zip(reports?)
         .map(|(sc, r)| SweepRow::new(sc, r))
         .collect();
-    Ok(match format {
-        "csv" => format_csv(&rows),
-        "json" => format_json(&rows) + "\n",
-        _ => {
-            let mut s = format_table(&rows);
-            if let Some((base, rest)) = spec.presets.split_first() {
-                for other in rest.iter().filter(|p| *p != base) {
-                    s.push('\n');
-                    s.push_str(&format_compare(&rows, base, other));
-                }
-            }
-            s
-        }
-    })
+    Ok(format_output(&spec, &rows, format))
 }

@@ -1,0 +1,30 @@
+//! `sis merge FILE...`: the shard files of `sis sweep ... --shard K/N` (any order) combined
+//! and printed as the unsharded `sis sweep` prints them, byte for byte.
+
+use crate::args::read_file;
+use crate::format_of;
+use clap::Args;
+use sis_core::sweep::shard::{merge, ShardFile};
+use sis_core::sweep::{format_output, FORMATS};
+use sis_core::InputError;
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Shard files written by `sis sweep ... --shard K/N`, every K of one N, in any order
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<String>,
+    /// table, csv or json [default: table]
+    #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
+    format: Option<String>,
+}
+
+pub fn main(a: &MergeArgs) -> Result<String, InputError> {
+    let format = format_of(&a.format, &FORMATS)?;
+    let mut shards = Vec::with_capacity(a.files.len());
+    for path in &a.files {
+        let text = read_file("file", path)?;
+        shards.push((path.clone(), ShardFile::parse(path, &text)?));
+    }
+    let (spec, rows) = merge(&shards)?;
+    Ok(format_output(&spec, &rows, format))
+}
