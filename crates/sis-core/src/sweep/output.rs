@@ -219,3 +219,117 @@ impl<'a> SweepJson<'a> {
 pub fn format_json(spec: &SweepSpec, rows: &[SweepRow]) -> String {
     serde_json::to_string_pretty(&SweepJson::new(spec, rows)).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::testing::*;
+    use crate::sweep::{format_compare_pct, stats};
+
+    #[test]
+    fn csv_header_and_rows() {
+        let rows = vec![row("linux-6.0", "netperf", 25, counters(100, 40, 400, 10))];
+        let c = format_csv(&rows);
+        let lines: Vec<&str> = c.lines().collect();
+        // One preset, one seed: the columns as before comparisons and replicates.
+        assert_eq!(
+            lines[0],
+            "preset,workload,load,wakeups,sis_search,sis_domain_search,sis_scanned,sis_failed,se_eff,dom_eff,fast_rate,success_rate,scanned_per_wakeup,migrations"
+        );
+        assert_eq!(lines[0], csv_header(false, false));
+        assert_eq!(
+            lines[1],
+            "linux-6.0,netperf,25,100,100,40,400,10,22.500,8.824,60.000,90.000,4.000,0"
+        );
+        let spec = spec_of(&rows);
+        let v: serde_json::Value = serde_json::from_str(&format_json(&spec, &rows)).unwrap();
+        let back: Vec<SweepRow> = serde_json::from_value(v["rows"].clone()).unwrap();
+        assert_eq!(back, rows);
+        assert_eq!(v["compare"], serde_json::json!([]));
+        assert_eq!(v["summary"][0]["runs"], 1);
+        assert_eq!(v["summary"][0]["quantities"]["se_eff"]["mean"], 22.5);
+        assert!(v["summary"][0]["quantities"]["se_eff"]["std_pct"].is_null());
+    }
+
+    #[test]
+    fn csv_and_json_carry_the_comparison() {
+        let mut rows = Vec::new();
+        for (p, scanned) in [("linux-5.13", 128300000), ("linux-6.0", 15551326)] {
+            for l in [25, 200] {
+                rows.push(row(p, "netperf", l, counters(1000, 500, scanned, 0)));
+            }
+        }
+        let c = format_csv(&rows);
+        let lines: Vec<&str> = c.lines().collect();
+        let head: Vec<&str> = lines[0].split(',').collect();
+        assert_eq!(lines.len(), 5, "{c}");
+        let col = |line: &str, name: &str| -> String {
+            let i = head.iter().position(|h| *h == name).unwrap();
+            line.split(',').nth(i).unwrap().to_string()
+        };
+        // Every line has every column.
+        assert!(lines.iter().all(|l| l.split(',').count() == head.len()));
+        assert_eq!(col(lines[3], "preset"), "linux-6.0");
+        assert_eq!(col(lines[3], "baseline"), "linux-5.13");
+        assert_eq!(col(lines[3], "sis_scanned_baseline"), "128300000");
+        assert_eq!(col(lines[3], "sis_scanned"), "15551326");
+        // The table's -87.9%, with three decimals.
+        assert_eq!(col(lines[3], "sis_scanned_compare_pct"), "-87.879");
+        assert_eq!(col(lines[3], "sis_failed_compare_pct"), "0.000");
+        // The baseline's own lines compare to themselves.
+        assert_eq!(col(lines[1], "sis_scanned_compare_pct"), "0.000");
+        assert!(!head.contains(&"runs"), "no replicate columns for one seed");
+
+        let v: serde_json::Value =
+            serde_json::from_str(&format_json(&spec_of(&rows), &rows)).unwrap();
+        let cmp = v["compare"].as_array().unwrap();
+        assert_eq!(cmp.len(), 2);
+        assert_eq!(cmp[1]["preset"], "linux-6.0");
+        assert_eq!(cmp[1]["baseline"], "linux-5.13");
+        assert_eq!(cmp[1]["load"], 200);
+        let q = &cmp[1]["quantities"]["sis_scanned"];
+        assert_eq!(q["baseline"], 128300000.0);
+        assert_eq!(q["compare"], 15551326.0);
+        assert_eq!(
+            format_compare_pct(q["compare_pct"].as_f64().unwrap()),
+            "-87.9%"
+        );
+        assert!(q["ci_overlap"].is_null());
+        // Keys in the quantities' order, as the CSV columns.
+        let keys: Vec<&String> = cmp[0]["quantities"].as_object().unwrap().keys().collect();
+        assert_eq!(keys.len(), stats::QUANTITIES.len());
+    }
+
+    #[test]
+    fn replicate_csv_and_json_have_std_and_intervals() {
+        let rows = replicate_rows();
+        let csv = format_csv(&rows);
+        let lines: Vec<&str> = csv.lines().collect();
+        let head: Vec<&str> = lines[0].split(',').collect();
+        let col = |line: &str, name: &str| -> String {
+            let i = head.iter().position(|h| *h == name).unwrap();
+            line.split(',').nth(i).unwrap().to_string()
+        };
+        assert_eq!(lines.len(), 3, "one line per (preset, load): {csv}");
+        assert_eq!(col(lines[1], "runs"), "3");
+        assert_eq!(col(lines[1], "sis_scanned"), "100.000");
+        assert_eq!(col(lines[1], "sis_scanned_std_pct"), "10.000");
+        // 100 -/+ 4.303 * 10 / sqrt(3)
+        assert_eq!(col(lines[1], "sis_scanned_ci95_lo"), "75.157");
+        assert_eq!(col(lines[1], "sis_scanned_ci95_hi"), "124.843");
+        assert_eq!(col(lines[2], "sis_scanned_ci_overlap"), "false");
+        assert_eq!(col(lines[2], "sis_failed_ci_overlap"), "true");
+
+        let v: serde_json::Value =
+            serde_json::from_str(&format_json(&spec_of(&rows), &rows)).unwrap();
+        assert_eq!(v["rows"].as_array().unwrap().len(), 6);
+        assert_eq!(v["summary"][0]["seeds"], serde_json::json!([1, 2, 3]));
+        let e = &v["summary"][0]["quantities"]["sis_scanned"];
+        assert_eq!(e["std_pct"], 10.0);
+        assert!(e["ci95_lo"].as_f64().unwrap() < 100.0);
+        assert_eq!(
+            v["compare"][0]["quantities"]["sis_failed"]["ci_overlap"],
+            true
+        );
+    }
+}
