@@ -14,31 +14,10 @@ use std::time::{Duration, Instant};
 
 /// Wake-ups per iteration.
 const WAKEUPS: u64 = 200_000;
-/// Simulated time run before timing starts, ns: by 500 ms the LLC's nr_idle_scan and
-/// has_idle_cores have settled (the first ~400 ms scan far more), and the ring is full.
-const WARMUP_NS: u64 = 500_000_000;
+use sis_core::bench::{run_wakeups, WARMUP_NS};
 
 fn scenario(preset: &str) -> Scenario {
-    Scenario::from_pairs([
-        ("llc_weight", "112"),
-        ("smt", "2"),
-        ("load", "200"),
-        ("workload", "netperf"),
-        ("preset", preset),
-        // Long enough never to end: the bench only steps.
-        ("duration", "1000s"),
-        ("warmup", "0ms"),
-    ])
-    .expect("bench scenario")
-}
-
-fn run_wakeups(sim: &mut Simulation, n: u64) {
-    let target = sim.wakeups_total() + n;
-    while sim.wakeups_total() < target {
-        if !sim.step() {
-            panic!("the simulation ran out of events");
-        }
-    }
+    sis_core::bench::scenario(preset).expect("bench scenario")
 }
 
 fn warmed(preset: &str, recording: bool) -> Simulation {
@@ -118,7 +97,10 @@ fn bench_engine(c: &mut Criterion, group: &str, cases: &[(&str, &str, bool)]) {
             b.iter_custom(|iters| {
                 let t = Instant::now();
                 for _ in 0..iters {
-                    run_wakeups(&mut sim, WAKEUPS);
+                    assert!(
+                        run_wakeups(&mut sim, WAKEUPS),
+                        "the simulation ran out of events"
+                    );
                 }
                 t.elapsed()
             });

@@ -2,7 +2,7 @@
 //! [rec]`, e.g. under `perf record -g`. Runs the bench's scenario (112 CPUs, SMT 2, 200%
 //! netperf) past the bench's warm-up (500 ms simulated), then times the given number of wake-ups (default 3,000,000).
 
-use sis_core::{Scenario, Simulation};
+use sis_core::Simulation;
 use std::time::Instant;
 
 fn main() {
@@ -12,26 +12,13 @@ fn main() {
         .get(1)
         .map_or(3_000_000, |s| s.parse().expect("wake-ups"));
     let recording = args.get(2).is_some_and(|s| s == "rec");
-    let sc = Scenario::from_pairs([
-        ("llc_weight", "112"),
-        ("smt", "2"),
-        ("load", "200"),
-        ("workload", "netperf"),
-        ("preset", preset),
-        ("duration", "1000s"),
-        ("warmup", "0ms"),
-    ])
-    .expect("scenario");
+    let sc = sis_core::bench::scenario(preset).expect("scenario");
     let mut sim = Simulation::new(&sc).expect("simulation");
     sim.set_recording(recording);
-    let run = |sim: &mut Simulation, n: u64| {
-        let target = sim.wakeups_total() + n;
-        while sim.wakeups_total() < target && sim.step() {}
-    };
     // The bench's warm-up: by 500 ms of simulated time the LLC's scan hints have settled.
-    sim.run_for(500_000_000);
+    sim.run_for(sis_core::bench::WARMUP_NS);
     let (t, cpu0) = (Instant::now(), cpu_ns());
-    run(&mut sim, n);
+    sis_core::bench::run_wakeups(&mut sim, n);
     let s = t.elapsed().as_secs_f64();
     let cpu = cpu0.zip(cpu_ns()).map(|(a, b)| (b - a) as f64 / 1e9);
     println!(

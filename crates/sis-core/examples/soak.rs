@@ -4,7 +4,7 @@
 //! wake-ups/s so far, peak RSS (VmHWM) and heap allocations per wake-up since the previous
 //! line, to show that memory stays bounded and recording allocates nothing per probe.
 
-use sis_core::{Scenario, Simulation};
+use sis_core::Simulation;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
@@ -42,17 +42,7 @@ fn main() {
     let total: u64 = std::env::args()
         .nth(1)
         .map_or(100_000_000, |s| s.parse().expect("wake-ups: an integer"));
-    let sc = Scenario::from_pairs([
-        ("llc_weight", "112"),
-        ("smt", "2"),
-        ("load", "200"),
-        ("workload", "netperf"),
-        ("preset", "linux-6.0"),
-        // Never reached: the soak only steps (10^8 wake-ups are ~9 s simulated).
-        ("duration", "3600s"),
-        ("warmup", "0ms"),
-    ])
-    .expect("scenario");
+    let sc = sis_core::bench::scenario("linux-6.0").expect("scenario");
     let mut sim = Simulation::new(&sc).expect("simulation");
     sim.set_recording(true);
     println!(

@@ -8,6 +8,7 @@
 //! which costs the app ~4 KB gzipped of its 250 KB budget; wasm keeps over half the native rate
 //! without it (docs/performance.md).
 
+pub mod bench;
 pub mod cpumask;
 pub mod decide;
 pub mod engine;

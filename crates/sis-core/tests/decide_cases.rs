@@ -17,9 +17,10 @@
 //! - `steps_rules`: the rule names of all steps, in order;
 //! - `steps`: all steps in order as `"<rule> <cpu> <saw>"`, e.g. `"select_idle_cpu 3 idle"`.
 
-use serde_json::{Map, Value};
+use serde::{Deserialize, Deserializer};
 use sis_core::decide::{decide, DecideResult, StateFile};
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 const SCAN_RULES: [&str; 6] = [
     "select_idle_cpu",
@@ -29,24 +30,156 @@ const SCAN_RULES: [&str; 6] = [
     "thin_llc",
     "thin_rest",
 ];
-const FIELD_KEYS: [&str; 7] = [
-    "result",
-    "decided_by",
-    "target",
-    "nr_before",
-    "nr_after",
-    "scan_end",
-    "missed_idle",
-];
 
+/// One `testdata/decide/*.json` file (format: testdata/README.md).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseFile {
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Case {
-    file: String,
     name: String,
     why: String,
-    state: Value,
+    state: StateFile,
     presets: Vec<String>,
-    expect: Map<String, Value>,
-    expect_by_preset: Map<String, Value>,
+    expect: Expect,
+    #[serde(default)]
+    expect_by_preset: BTreeMap<String, Expect>,
+}
+
+/// What a case expects; an absent key is not checked, `null` expects None.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    result: Option<u32>,
+    decided_by: Option<String>,
+    target: Option<u32>,
+    #[serde(default, deserialize_with = "present")]
+    nr_before: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "present")]
+    nr_after: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "present")]
+    scan_end: Option<Option<String>>,
+    missed_idle: Option<Vec<u32>>,
+    probes: Option<usize>,
+    steps_rules: Option<Vec<String>>,
+    steps: Option<Vec<String>>,
+}
+
+/// A key that is present (even as `null`) is `Some`: `null` then expects None.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+impl Expect {
+    /// `over`'s keys on top of these.
+    fn with(&self, over: &Expect) -> Expect {
+        macro_rules! pick {
+            ($($f:ident),*) => { Expect { $($f: over.$f.clone().or_else(|| self.$f.clone()),)* } };
+        }
+        pick!(
+            result,
+            decided_by,
+            target,
+            nr_before,
+            nr_after,
+            scan_end,
+            missed_idle,
+            probes,
+            steps_rules,
+            steps
+        )
+    }
+
+    fn is_empty(&self) -> bool {
+        self.with(&Expect::default()).describe().is_empty()
+    }
+
+    /// The keys it checks, for messages.
+    fn describe(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        macro_rules! show {
+            ($($f:ident),*) => { $(if let Some(v) = &self.$f { out.push(format!("{}: {:?}", stringify!($f), v)); })* };
+        }
+        show!(
+            result,
+            decided_by,
+            target,
+            nr_before,
+            nr_after,
+            scan_end,
+            missed_idle,
+            probes,
+            steps_rules,
+            steps
+        );
+        out
+    }
+
+    /// Checks `r`; one line per mismatch.
+    fn check(&self, r: &DecideResult) -> Vec<String> {
+        let mut errs = Vec::new();
+        let mut cmp = |key: &str, want: String, have: String| {
+            if want != have {
+                errs.push(format!("{key}: expected {want}, got {have}"));
+            }
+        };
+        let scan_end = r.scan_end.map(|e| {
+            serde_json::to_value(e)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        });
+        if let Some(w) = self.result {
+            cmp("result", w.to_string(), r.result.to_string());
+        }
+        if let Some(w) = &self.decided_by {
+            cmp("decided_by", w.clone(), r.decided_by.clone());
+        }
+        if let Some(w) = self.target {
+            cmp("target", w.to_string(), r.target.to_string());
+        }
+        if let Some(w) = self.nr_before {
+            cmp("nr_before", format!("{w:?}"), format!("{:?}", r.nr_before));
+        }
+        if let Some(w) = self.nr_after {
+            cmp("nr_after", format!("{w:?}"), format!("{:?}", r.nr_after));
+        }
+        if let Some(w) = &self.scan_end {
+            cmp("scan_end", format!("{w:?}"), format!("{scan_end:?}"));
+        }
+        if let Some(w) = &self.missed_idle {
+            cmp(
+                "missed_idle",
+                format!("{w:?}"),
+                format!("{:?}", r.missed_idle),
+            );
+        }
+        if let Some(w) = self.probes {
+            let probes = r
+                .steps
+                .iter()
+                .filter(|s| SCAN_RULES.contains(&s.rule.name()))
+                .count();
+            cmp("probes", w.to_string(), probes.to_string());
+        }
+        if let Some(w) = &self.steps_rules {
+            let rules: Vec<&str> = r.steps.iter().map(|s| s.rule.name()).collect();
+            cmp("steps_rules", format!("{w:?}"), format!("{rules:?}"));
+        }
+        if let Some(w) = &self.steps {
+            cmp("steps", format!("{w:?}"), format!("{:?}", step_strings(r)));
+        }
+        errs
+    }
+}
+
+struct LoadedCase {
+    file: String,
+    case: Case,
 }
 
 fn dir() -> PathBuf {
@@ -55,7 +188,13 @@ fn dir() -> PathBuf {
         .join("decide")
 }
 
-fn load_cases() -> Vec<Case> {
+fn read_case_file(path: &Path) -> Result<CaseFile, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text)
+        .map_err(|e| format!("{}:{}:{}: {e}", path.display(), e.line(), e.column()))
+}
+
+fn load_cases() -> Vec<LoadedCase> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir())
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir().display()))
         .map(|e| e.unwrap().path())
@@ -65,101 +204,20 @@ fn load_cases() -> Vec<Case> {
     let mut out = Vec::new();
     for path in files {
         let file = path.file_name().unwrap().to_string_lossy().to_string();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let v: Value =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{file}: not JSON: {e}"));
-        let cases = v
-            .get("cases")
-            .and_then(Value::as_array)
-            .unwrap_or_else(|| panic!("{file}: no \"cases\" array"));
-        for (i, c) in cases.iter().enumerate() {
-            let obj = c
-                .as_object()
-                .unwrap_or_else(|| panic!("{file}: case {i} is not an object"));
-            for k in obj.keys() {
-                assert!(
-                    [
-                        "name",
-                        "why",
-                        "state",
-                        "presets",
-                        "expect",
-                        "expect_by_preset"
-                    ]
-                    .contains(&k.as_str()),
-                    "{file}: case {i}: unknown key {k:?}"
-                );
-            }
-            let s = |k: &str| {
-                obj.get(k)
-                    .and_then(Value::as_str)
-                    .unwrap_or_else(|| panic!("{file}: case {i}: missing string {k:?}"))
-                    .to_string()
-            };
-            let presets = obj
-                .get("presets")
-                .and_then(Value::as_array)
-                .unwrap_or_else(|| panic!("{file}: case {i}: missing \"presets\""))
-                .iter()
-                .map(|p| p.as_str().expect("preset names are strings").to_string())
-                .collect();
-            out.push(Case {
-                file: file.clone(),
-                name: s("name"),
-                why: s("why"),
-                state: obj
-                    .get("state")
-                    .cloned()
-                    .unwrap_or_else(|| panic!("{file}: case {i}: missing \"state\"")),
-                presets,
-                expect: obj
-                    .get("expect")
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_else(|| panic!("{file}: case {i}: missing \"expect\" object")),
-                expect_by_preset: obj
-                    .get("expect_by_preset")
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default(),
-            });
-        }
+        let parsed = read_case_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        out.extend(parsed.cases.into_iter().map(|case| LoadedCase {
+            file: file.clone(),
+            case,
+        }));
     }
     out
 }
 
-fn step_string(r: &DecideResult) -> Vec<String> {
+fn step_strings(r: &DecideResult) -> Vec<String> {
     r.steps
         .iter()
         .map(|s| format!("{} {} {}", s.rule.name(), s.cpu, s.saw.name()))
         .collect()
-}
-
-/// Checks `r` against `expect`; returns one line per mismatch.
-fn check(r: &DecideResult, expect: &Map<String, Value>) -> Vec<String> {
-    let got = serde_json::to_value(r).unwrap();
-    let mut errs = Vec::new();
-    for (k, want) in expect {
-        let have = match k.as_str() {
-            k if FIELD_KEYS.contains(&k) => got.get(k).cloned().unwrap_or(Value::Null),
-            "probes" => Value::from(
-                r.steps
-                    .iter()
-                    .filter(|s| SCAN_RULES.contains(&s.rule.name()))
-                    .count(),
-            ),
-            "steps_rules" => Value::from(r.steps.iter().map(|s| s.rule.name()).collect::<Vec<_>>()),
-            "steps" => Value::from(step_string(r)),
-            other => {
-                errs.push(format!("unknown expectation key {other:?}"));
-                continue;
-            }
-        };
-        if &have != want {
-            errs.push(format!("{k}: expected {want}, got {have}"));
-        }
-    }
-    errs
 }
 
 #[test]
@@ -168,51 +226,43 @@ fn decide_cases_from_testdata() {
     assert!(!cases.is_empty(), "no cases in {}", dir().display());
     let mut failures = Vec::new();
     let mut runs = 0;
-    for c in &cases {
-        let state: StateFile = serde_json::from_value(c.state.clone())
-            .unwrap_or_else(|e| panic!("{}: {}: bad state: {e}", c.file, c.name));
+    for LoadedCase { file, case: c } in &cases {
         assert!(
             !c.presets.is_empty(),
-            "{}: {}: empty preset list",
-            c.file,
+            "{file}: {}: empty preset list",
             c.name
         );
         for k in c.expect_by_preset.keys() {
             assert!(
                 c.presets.contains(k),
-                "{}: {}: expect_by_preset names {k:?}, which is not in presets",
-                c.file,
+                "{file}: {}: expect_by_preset names {k:?}, which is not in presets",
                 c.name
             );
         }
         for p in &c.presets {
-            let mut expect = c.expect.clone();
-            if let Some(o) = c.expect_by_preset.get(p).and_then(Value::as_object) {
-                for (k, v) in o {
-                    expect.insert(k.clone(), v.clone());
-                }
-            }
+            let expect = match c.expect_by_preset.get(p) {
+                Some(over) => c.expect.with(over),
+                None => c.expect.clone(),
+            };
             runs += 1;
-            match decide(&state, p) {
+            match decide(&c.state, p) {
                 Ok(r) => {
-                    let errs = check(&r, &expect);
+                    let errs = expect.check(&r);
                     if !errs.is_empty() {
                         failures.push(format!(
-                            "--- {} / {} / {}\n  why: {}\n  {}\n  expected: {}\n  got:\n{}  steps: {:?}\n",
-                            c.file,
+                            "--- {file} / {} / {p}\n  why: {}\n  {}\n  expected: {}\n  got:\n{}  steps: {:?}\n",
                             c.name,
-                            p,
                             c.why,
                             errs.join("\n  "),
-                            Value::Object(expect.clone()),
+                            expect.describe().join(", "),
                             r.to_text(),
-                            step_string(&r)
+                            step_strings(&r)
                         ));
                     }
                 }
                 Err(e) => failures.push(format!(
-                    "--- {} / {} / {}\n  decide failed: {e}\n",
-                    c.file, c.name, p
+                    "--- {file} / {} / {p}\n  decide failed: {e}\n",
+                    c.name
                 )),
             }
         }
@@ -232,10 +282,10 @@ fn every_preset_named_in_testdata_exists() {
     let cases = load_cases();
     assert!(!cases.is_empty(), "no cases in {}", dir().display());
     let mut bad = Vec::new();
-    for c in &cases {
+    for LoadedCase { file, case: c } in &cases {
         for p in c.presets.iter().chain(c.expect_by_preset.keys()) {
             if !known.contains(&p.as_str()) {
-                bad.push(format!("{}: {}: {p}", c.file, c.name));
+                bad.push(format!("{file}: {}: {p}", c.name));
             }
         }
     }
@@ -250,24 +300,36 @@ fn every_preset_named_in_testdata_exists() {
 fn case_names_are_unique_and_explained() {
     let cases = load_cases();
     let mut seen = std::collections::BTreeSet::new();
-    for c in &cases {
+    for LoadedCase { file, case: c } in &cases {
         assert!(
-            seen.insert((c.file.clone(), c.name.clone())),
-            "{}: duplicate case name {}",
-            c.file,
+            seen.insert((file.clone(), c.name.clone())),
+            "{file}: duplicate case name {}",
             c.name
         );
+        assert!(!c.why.trim().is_empty(), "{file}: {}: empty why", c.name);
         assert!(
-            !c.why.trim().is_empty(),
-            "{}: {}: empty why",
-            c.file,
-            c.name
-        );
-        assert!(
-            !c.expect.is_empty() || !c.expect_by_preset.is_empty(),
-            "{}: {}: nothing expected",
-            c.file,
+            !c.expect.is_empty() || c.expect_by_preset.values().any(|e| !e.is_empty()),
+            "{file}: {}: nothing expected",
             c.name
         );
     }
+}
+
+#[test]
+fn a_misspelt_expectation_key_is_an_error_naming_file_line_and_column() {
+    let dir = std::env::temp_dir().join(format!("sis-decide-cases-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("typo.json");
+    std::fs::write(
+        &path,
+        "{ \"cases\": [ { \"name\": \"n\", \"why\": \"w\",\n  \"state\": { \"topology\": { \"llc_weight\": 8 } },\n  \"presets\": [\"linux-6.0\"], \"expect\": { \"reslt\": 3 } } ] }",
+    )
+    .unwrap();
+    let err = match read_case_file(&path) {
+        Err(e) => e,
+        Ok(_) => panic!("a misspelt key was accepted"),
+    };
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(err.contains("typo.json:3:"), "{err}");
+    assert!(err.contains("reslt"), "{err}");
 }

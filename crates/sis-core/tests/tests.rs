@@ -1,0 +1,6 @@
+//! sis-core's integration tests, one binary (ripgrep's layout) so CI links once.
+
+mod decide_cases;
+mod engine;
+mod props;
+mod scenario_props;
