@@ -12,59 +12,61 @@ pub struct ScenarioArgs {
     /// Scenario file (JSON object of scenario fields); flags override its fields
     #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
     pub scenario: Option<String>,
-    /// CPUs per LLC (1..=1024)
+    /// CPUs per LLC (1..=1024) [default: 16]
     #[arg(long, value_name = "W", allow_hyphen_values = true)]
     pub llc_weight: Option<String>,
-    /// Number of LLCs (1..=16)
+    /// Number of LLCs (1..=16) [default: 1]
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub llcs: Option<String>,
-    /// SMT threads per core: 1, 2 or 4
+    /// SMT threads per core: 1, 2 or 4 [default: 2]
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub smt: Option<String>,
-    /// CPUs per cluster (0 = no clusters)
+    /// CPUs per cluster (0 = no clusters) [default: 0]
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub cluster_size: Option<String>,
-    /// CPU numbering: contiguous or interleaved
+    /// CPU numbering: contiguous or interleaved [default: contiguous]
     #[arg(long, value_name = "NUMBERING", allow_hyphen_values = true)]
     pub numbering: Option<String>,
-    /// Kernel preset (see `sis presets`)
+    /// Kernel preset (see `sis presets`) [default: linux-6.0]
     #[arg(long, value_name = "P", allow_hyphen_values = true)]
     pub preset: Option<String>,
-    /// Feature override on top of the preset, e.g. SIS_PROP=on (repeatable)
+    /// Feature override on top of the preset, e.g. SIS_PROP=on (repeatable) [default: none:
+    /// the preset's features]
     #[arg(
         long = "feature",
         value_name = "NAME=on|off",
         allow_hyphen_values = true
     )]
     pub feature: Vec<String>,
-    /// The LLC domain's imbalance_pct (100..=1000; default: the preset's)
+    /// The LLC domain's imbalance_pct (100..=1000) [default: the preset's, 117 for linux-6.0;
+    /// `sis presets` lists each]
     #[arg(long, value_name = "P", allow_hyphen_values = true)]
     pub imbalance_pct: Option<String>,
-    /// netperf, tbench, hackbench, schbench, uniform or pinned
+    /// netperf, tbench, hackbench, schbench, uniform or pinned [default: netperf]
     #[arg(long, value_name = "W", allow_hyphen_values = true)]
     pub workload: Option<String>,
-    /// Load in percent of the CPUs (0..=1000)
+    /// Load in percent of the CPUs (0..=1000) [default: 100]
     #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub load: Option<String>,
-    /// Explicit task count (overrides --load when non-zero)
+    /// Explicit task count (overrides --load when non-zero) [default: 0]
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub tasks: Option<String>,
-    /// PRNG seed
+    /// PRNG seed [default: 1]
     #[arg(long, value_name = "S", allow_hyphen_values = true)]
     pub seed: Option<String>,
-    /// Simulated duration, like 500ms or 2s
+    /// Simulated duration, like 500ms or 2s [default: 1s]
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub duration: Option<String>,
-    /// Simulated time before the counters start, like 100ms
+    /// Simulated time before the counters start, like 100ms [default: 100ms]
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub warmup: Option<String>,
-    /// Simulated cost of probing one runqueue, ns
+    /// Simulated cost of probing one runqueue, ns [default: 400]
     #[arg(long, value_name = "NS", allow_hyphen_values = true)]
     pub probe_cost_ns: Option<String>,
-    /// Tick rate: 100, 250, 300 or 1000
+    /// Tick rate: 100, 250, 300 or 1000 [default: 1000]
     #[arg(long, value_name = "HZ", allow_hyphen_values = true)]
     pub hz: Option<String>,
-    /// Workload service time override, us (0 = the workload's default)
+    /// Workload service time override, us (0 = the workload's default) [default: 0]
     #[arg(long, value_name = "US", allow_hyphen_values = true)]
     pub service_us: Option<String>,
 }
@@ -80,6 +82,60 @@ pub struct Resolved {
 pub fn read_file(field: &str, path: &str) -> Result<String, InputError> {
     std::fs::read_to_string(path)
         .map_err(|e| InputError::range(field, path, &format!("a readable file ({e})")))
+}
+
+/// An error found reading the `kind` file (`scenario`, `state`) at `path`, located in it: a
+/// parse error's value becomes `PATH:LINE:COL` (serde_json's "at line L column C") with the
+/// parser's words after what was expected; a field's error keeps its field and says the file.
+pub fn in_file(e: InputError, kind: &str, path: &str) -> InputError {
+    if e.field != kind {
+        let expected = format!("{} (in {path})", e.expected);
+        return InputError::range(&e.field, &e.value, &expected);
+    }
+    let at = e.value.rsplit_once(" at line ").and_then(|(words, lc)| {
+        let (l, c) = lc.split_once(" column ")?;
+        Some((words, l.parse::<u64>().ok()?, c.parse::<u64>().ok()?))
+    });
+    let (value, problem) = match at {
+        Some((words, l, c)) => (format!("{path}:{l}:{c}"), words.to_string()),
+        None => (path.to_string(), e.value.clone()),
+    };
+    let expected = format!("{} ({problem})", e.expected);
+    InputError::range(&format!("{kind} file"), value, &expected)
+}
+
+/// A comma-separated list flag's entries: none empty, none repeated, at least one.
+pub fn parse_list<'a>(field: &str, v: &'a str, what: &str) -> Result<Vec<&'a str>, InputError> {
+    let items: Vec<&str> = v.split(',').map(str::trim).collect();
+    if items.iter().all(|s| s.is_empty()) {
+        return Err(InputError::range(
+            field,
+            v,
+            &format!("a comma-separated list of {what}"),
+        ));
+    }
+    if items.iter().any(|s| s.is_empty()) {
+        return Err(InputError::range(
+            field,
+            v,
+            &format!("a comma-separated list of {what} with no empty entry"),
+        ));
+    }
+    if let Some(d) = items
+        .iter()
+        .enumerate()
+        .find(|(i, s)| items[..*i].contains(s))
+    {
+        return Err(InputError::range(
+            field,
+            v,
+            &format!(
+                "a comma-separated list of {what}, each once ('{}' is repeated)",
+                d.1
+            ),
+        ));
+    }
+    Ok(items)
 }
 
 /// The scenario file's fields as text pairs (numbers and booleans written as JSON writes them).
@@ -146,7 +202,8 @@ impl ScenarioArgs {
     /// File first, flags over it; `--feature`s add to the file's features (later wins).
     pub fn resolve(&self) -> Result<Resolved, InputError> {
         let mut pairs: Vec<(String, String)> = match &self.scenario {
-            Some(path) => file_pairs(&read_file("scenario", path)?)?,
+            Some(path) => file_pairs(&read_file("scenario", path)?)
+                .map_err(|e| in_file(e, "scenario", path))?,
             None => Vec::new(),
         };
         for (k, v) in self.flag_pairs() {
@@ -193,6 +250,65 @@ mod tests {
             "SIS_UTIL=off,SIS_PROP=off"
         );
         assert_eq!(dedupe_features(""), "");
+    }
+
+    #[test]
+    fn help_shows_each_scenario_flag_default() {
+        use clap::{Args, Command};
+        let cmd = ScenarioArgs::augment_args(Command::new("t"));
+        let defaults = Scenario::default().to_pairs();
+        let mut checked = 0;
+        for arg in cmd.get_arguments() {
+            let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+            let id = arg.get_id().as_str();
+            if id == "scenario" {
+                continue;
+            }
+            assert!(
+                help.contains("[default: "),
+                "--{id}: no default in {help:?}"
+            );
+            let Some((_, v)) = defaults.iter().find(|(k, _)| *k == id) else {
+                continue; // --feature: the preset's features
+            };
+            let want = match id {
+                "imbalance_pct" => format!("[default: the preset's, {v} for linux-6.0;"),
+                _ => format!("[default: {v}]"),
+            };
+            assert!(help.contains(&want), "--{id}: {help:?} lacks {want:?}");
+            checked += 1;
+        }
+        assert_eq!(
+            checked,
+            defaults.len() - 1,
+            "every field but features has a flag"
+        );
+    }
+
+    #[test]
+    fn list_flags_reject_empty_and_repeated_entries() {
+        assert_eq!(parse_list("loads", "25, 50", "x").unwrap(), ["25", "50"]);
+        for bad in ["", ",", "25,,50", "25,", "25,25"] {
+            let e = parse_list("loads", bad, "load percents").unwrap_err();
+            assert_eq!((e.field.as_str(), e.value.as_str()), ("loads", bad));
+        }
+    }
+
+    #[test]
+    fn a_file_error_names_the_path_line_and_column() {
+        let e = Scenario::from_json("{\n \"load\": 3,,\n}").unwrap_err();
+        let e = in_file(e, "scenario", "/tmp/s.json");
+        assert_eq!(e.field, "scenario file");
+        assert_eq!(e.value, "/tmp/s.json:2:12");
+        let e = in_file(
+            InputError::range("load", "[1]", "an integer"),
+            "scenario",
+            "/tmp/s.json",
+        );
+        assert_eq!(
+            (e.field.as_str(), e.expected.as_str()),
+            ("load", "an integer (in /tmp/s.json)")
+        );
     }
 
     #[test]

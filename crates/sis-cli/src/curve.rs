@@ -57,16 +57,10 @@ struct CurveJson<'a> {
 }
 
 pub fn main(a: &CurveArgs) -> Result<String, InputError> {
-    let w = a.llc_weight.as_deref().ok_or_else(|| {
-        InputError::range(
-            "llc_weight",
-            "",
-            "an integer in 1..=1024 (--llc-weight is required)",
-        )
-    })?;
-    // The one validation path: the scenario's own fields.
+    // Every value given is checked before a missing required flag is reported, so a typo in
+    // one flag is named even when another is missing. The one validation path: the
+    // scenario's own fields.
     let mut sc = Scenario::default();
-    sc.set_field("llc_weight", w)?;
     if let Some(p) = &a.imbalance_pct {
         sc.set_field("imbalance_pct", p)?;
     }
@@ -76,6 +70,14 @@ pub fn main(a: &CurveArgs) -> Result<String, InputError> {
         Some(other) => return Err(InputError::unknown("points", other, ["percent", "all"])),
     };
     let format = format_of(&a.format, &["table", "csv", "json"])?;
+    let w = a.llc_weight.as_deref().ok_or_else(|| {
+        InputError::range(
+            "llc_weight",
+            "",
+            "an integer in 1..=1024 (--llc-weight is required)",
+        )
+    })?;
+    sc.set_field("llc_weight", w)?;
     let (w, pct) = (sc.llc_weight, sc.imbalance_pct);
     let cap = w as u64 * SCHED_CAPACITY_SCALE;
     let all = mode == "all";

@@ -1,6 +1,6 @@
 //! `sis decide`: one wake-up decision on a hand-built state file, per preset.
 
-use crate::args::read_file;
+use crate::args::{in_file, read_file};
 use crate::format_of;
 use clap::Args;
 use sis_core::decide::{decide, DecideResult, StateFile};
@@ -28,19 +28,23 @@ pub struct DecideArgs {
 }
 
 pub fn main(a: &DecideArgs) -> Result<String, InputError> {
+    // The values given first, then the missing --state (a typo is named either way).
+    let format = format_of(&a.format, &["text", "json"])?;
+    let preset = a.preset.as_deref().unwrap_or("linux-6.0");
+    sis_core::preset(preset)?;
     let path = a
         .state
         .as_deref()
         .ok_or_else(|| InputError::range("state", "", "a state file (--state FILE is required)"))?;
-    let format = format_of(&a.format, &["text", "json"])?;
-    let file = StateFile::from_json(&read_file("state", path)?)?;
+    let file =
+        StateFile::from_json(&read_file("state", path)?).map_err(|e| in_file(e, "state", path))?;
     let results: Vec<DecideResult> = if a.all_presets {
         presets()
             .iter()
             .map(|p| decide(&file, p.name))
             .collect::<Result<_, _>>()?
     } else {
-        vec![decide(&file, a.preset.as_deref().unwrap_or("linux-6.0"))?]
+        vec![decide(&file, preset)?]
     };
     Ok(match format {
         "json" => {

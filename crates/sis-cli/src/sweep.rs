@@ -42,13 +42,6 @@ pub struct SweepArgs {
     shard: Option<String>,
 }
 
-fn list(v: &str) -> Vec<&str> {
-    v.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect()
-}
-
 /// The sweep the flags describe; every value checked by `Scenario::set_field`.
 fn spec(a: &SweepArgs) -> Result<SweepSpec, InputError> {
     let resolved = a.sc.resolve()?;
@@ -57,7 +50,7 @@ fn spec(a: &SweepArgs) -> Result<SweepSpec, InputError> {
     let presets: Vec<String> = match &a.presets {
         Some(v) => {
             let mut out = Vec::new();
-            for p in list(v) {
+            for p in crate::args::parse_list("presets", v, "preset names")? {
                 probe.set_field("preset", p)?;
                 if !out.contains(&probe.preset) {
                     out.push(probe.preset.clone());
@@ -77,7 +70,7 @@ fn spec(a: &SweepArgs) -> Result<SweepSpec, InputError> {
     let loads: Vec<u32> = match &a.loads {
         Some(v) => {
             let mut out = Vec::new();
-            for l in list(v) {
+            for l in crate::args::parse_list("loads", v, "load percents")? {
                 probe.set_field("load", l)?;
                 out.push(probe.load);
             }
