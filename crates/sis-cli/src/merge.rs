@@ -25,6 +25,6 @@ pub fn main(a: &MergeArgs) -> Result<String, InputError> {
         let text = read_file("file", path)?;
         shards.push((path.clone(), ShardFile::parse(path, &text)?));
     }
-    let (spec, rows) = merge(&shards)?;
+    let (spec, rows) = merge(shards)?;
     Ok(format_output(&spec, &rows, format))
 }

@@ -97,6 +97,24 @@ impl SweepSpec {
                 "a comma-separated list of load percents, like 25,50,100",
             ));
         }
+        if let Some(i) =
+            (1..self.presets.len()).find(|&i| self.presets[..i].contains(&self.presets[i]))
+        {
+            return Err(InputError::range(
+                "presets",
+                self.presets.join(","),
+                &format!("distinct presets ({} is given twice)", self.presets[i]),
+            ));
+        }
+        let loads: Vec<u64> = self.loads.iter().map(|&l| u64::from(l)).collect();
+        if let Some(d) = first_duplicate(&loads) {
+            let text: Vec<String> = self.loads.iter().map(u32::to_string).collect();
+            return Err(InputError::range(
+                "loads",
+                text.join(","),
+                &format!("distinct loads ({d} is given twice)"),
+            ));
+        }
         if self.seeds.len() > MAX_SEEDS {
             return Err(InputError::range(
                 "seeds",
@@ -427,7 +445,15 @@ mod tests {
         assert_eq!(e.field, "preset");
         let e = SweepSpec::new(base.clone(), vec!["linux-6.0".into()], vec![5000]).unwrap_err();
         assert_eq!(e.field, "load");
-        assert!(SweepSpec::new(base, vec![], vec![50]).is_err());
+        assert!(SweepSpec::new(base.clone(), vec![], vec![50]).is_err());
+        // A load or preset twice would read as replicates of one point: rejected.
+        let e =
+            SweepSpec::new(base.clone(), vec!["linux-6.0".into()], vec![50, 100, 50]).unwrap_err();
+        assert_eq!((e.field.as_str(), e.value.as_str()), ("loads", "50,100,50"));
+        assert!(e.expected.contains("50 is given twice"), "{e}");
+        let e = SweepSpec::new(base, vec!["linux-6.0".into(), "linux-6.0".into()], vec![50])
+            .unwrap_err();
+        assert_eq!(e.field, "presets");
     }
 
     #[test]

@@ -87,6 +87,11 @@ pub fn format_csv(rows: &[SweepRow]) -> String {
     let presets = presets_in(rows);
     let comparing = presets.len() >= 2;
     let replicated = sums.iter().any(|p| p.runs() > 1);
+    let baseline_at: std::collections::BTreeMap<u32, &PointSummary> = sums
+        .iter()
+        .filter(|b| comparing && b.preset == presets[0])
+        .map(|b| (b.load, b))
+        .collect();
     let mut s = csv_header(comparing, replicated);
     s.push('\n');
     for r in &sums {
@@ -100,12 +105,7 @@ pub fn format_csv(rows: &[SweepRow]) -> String {
         for q in QUANTITIES {
             let _ = write!(s, ",{}", num(r.estimate(q.key).mean, q.count, replicated));
         }
-        let base = comparing
-            .then(|| {
-                sums.iter()
-                    .find(|b| b.preset == presets[0] && b.load == r.load)
-            })
-            .flatten();
+        let base = baseline_at.get(&r.load);
         let compared = |key: &str| base.map(|b| Compared::of(b.estimate(key), r.estimate(key)));
         if comparing {
             let _ = write!(s, ",{}", presets[0]);

@@ -127,17 +127,28 @@ impl ShardFile {
 
     /// A shard file's text; errors name the file.
     pub fn parse(name: &str, text: &str) -> Result<ShardFile, InputError> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            InputError::range("file", name, &format!("a shard file (not JSON: {e})"))
+        // A first pass reads only the format key (skipping the rest), so that other JSON gets
+        // a clear error; the second builds the file without an intermediate `Value`.
+        #[derive(Deserialize)]
+        struct Probe {
+            sis_sweep_shard: Option<serde_json::Value>,
+        }
+        let probe: Probe = serde_json::from_str(text).map_err(|e| {
+            InputError::range(
+                "file",
+                name,
+                &format!("a shard file written by sis sweep ... --shard K/N ({e})"),
+            )
         })?;
-        match v.get("sis_sweep_shard").and_then(|x| x.as_u64()) {
-            Some(f) if f == u64::from(SHARD_FORMAT) => {}
+        match probe.sis_sweep_shard.as_ref().map(|v| v.as_u64()) {
+            Some(Some(f)) if f == u64::from(SHARD_FORMAT) => {}
             Some(f) => {
                 return Err(InputError::range(
                     "file",
                     name,
                     &format!(
-                        "a shard file of format {SHARD_FORMAT} (this one has format {f}; merge with the sis that wrote it)"
+                        "a shard file of format {SHARD_FORMAT} (this one has format {}; merge with the sis that wrote it)",
+                        f.map(|f| f.to_string()).unwrap_or_else(|| "?".into())
                     ),
                 ))
             }
@@ -149,7 +160,7 @@ impl ShardFile {
                 ))
             }
         }
-        serde_json::from_value(v)
+        serde_json::from_str(text)
             .map_err(|e| InputError::range("file", name, &format!("a valid shard file ({e})")))
     }
 }
@@ -198,7 +209,7 @@ fn names(files: &[&str]) -> String {
 /// order. Every file must come from the same sweep, sis-core version and `N`, hold exactly
 /// its slice of the points, and every shard `1..=N` must be there exactly once; otherwise
 /// the error names the file (field `file`) or the missing shards (field `files`).
-pub fn merge(files: &[(String, ShardFile)]) -> Result<(SweepSpec, Vec<SweepRow>), InputError> {
+pub fn merge(files: Vec<(String, ShardFile)>) -> Result<(SweepSpec, Vec<SweepRow>), InputError> {
     let Some((name0, first)) = files.first() else {
         return Err(InputError::range(
             "files",
@@ -214,7 +225,7 @@ pub fn merge(files: &[(String, ShardFile)]) -> Result<(SweepSpec, Vec<SweepRow>)
         .map_err(|e| InputError::range("file", name0, &format!("a valid shard ({e})")))?;
     let mut slots: Vec<Option<SweepRow>> = vec![None; all.len()];
     let mut seen: Vec<Option<&str>> = vec![None; id0.n as usize];
-    for (name, f) in files {
+    for (name, f) in &files {
         let bad = |why: String| InputError::range("file", name, &why);
         let id = ShardId::parse(&f.shard).map_err(|e| bad(format!("a valid shard ({e})")))?;
         if f.sis_core != first.sis_core {
@@ -274,7 +285,6 @@ pub fn merge(files: &[(String, ShardFile)]) -> Result<(SweepSpec, Vec<SweepRow>)
                     r.point, p.preset, p.load, p.seed, sc.preset, sc.load, sc.seed
                 )));
             }
-            slots[r.point] = Some(r.row());
         }
     }
     let missing: Vec<String> = seen
@@ -303,15 +313,21 @@ pub fn merge(files: &[(String, ShardFile)]) -> Result<(SweepSpec, Vec<SweepRow>)
             ),
         ));
     }
-    // Every shard once, each with exactly its points: every slot is filled.
+    let first_name = name0.clone();
+    // Every shard once, each with exactly its points: every slot gets its row (moved, not
+    // copied: a merge holds each report once).
+    for (_, f) in files {
+        for r in f.rows {
+            slots[r.point] = Some(SweepRow {
+                preset: r.preset,
+                load: r.load,
+                report: r.report,
+            });
+        }
+    }
     let rows: Option<Vec<SweepRow>> = slots.into_iter().collect();
-    let rows = rows.ok_or_else(|| {
-        InputError::range(
-            "files",
-            names(&[name0.as_str()]),
-            "every point of the sweep",
-        )
-    })?;
+    let rows =
+        rows.ok_or_else(|| InputError::range("files", &first_name, "every point of the sweep"))?;
     Ok((spec, rows))
 }
 
