@@ -3,6 +3,7 @@
 
 use crate::args::read_file;
 use crate::format_of;
+use crate::sweep::progress_bar;
 use clap::Args;
 use sis_core::sweep::shard::{merge, ShardFile};
 use sis_core::sweep::{format_output, FORMATS};
@@ -20,11 +21,14 @@ pub struct MergeArgs {
 
 pub fn main(a: &MergeArgs) -> Result<String, InputError> {
     let format = format_of(&a.format, &FORMATS)?;
+    let bar = progress_bar("merge", a.files.len(), "files");
     let mut shards = Vec::with_capacity(a.files.len());
     for path in &a.files {
         let text = read_file("file", path)?;
         shards.push((path.clone(), ShardFile::parse(path, &text)?));
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     let (spec, rows) = merge(shards)?;
     Ok(format_output(&spec, &rows, format))
 }

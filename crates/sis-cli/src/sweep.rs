@@ -149,14 +149,14 @@ fn run_parallel(
         .collect()
 }
 
-/// A progress bar on stderr for `len` points when stderr is a terminal, else hidden.
-pub fn progress_bar(label: &str, len: usize) -> ProgressBar {
+/// A progress bar on stderr for `len` `unit`s when stderr is a terminal, else hidden.
+pub fn progress_bar(label: &str, len: usize, unit: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let b = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
     if let Ok(style) = ProgressStyle::with_template(&format!(
-        "{label} {{bar:40}} {{pos}}/{{len}} points [{{elapsed_precise}}, eta {{eta}}]"
+        "{label} {{bar:40}} {{pos}}/{{len}} {unit} [{{elapsed_precise}}, eta {{eta}}]"
     )) {
         b.set_style(style);
     }
@@ -177,7 +177,7 @@ pub fn main(a: &SweepArgs) -> Result<String, InputError> {
         }
         let (index, points): (Vec<usize>, Vec<Scenario>) =
             shard_points(&spec, id).into_iter().unzip();
-        let bar = progress_bar(&format!("shard {id}"), points.len());
+        let bar = progress_bar(&format!("shard {id}"), points.len(), "points");
         let reports = run_parallel(&points, jobs, &bar);
         bar.finish_and_clear();
         let rows = index
@@ -189,7 +189,7 @@ pub fn main(a: &SweepArgs) -> Result<String, InputError> {
     }
     let format = format_of(&a.format, &FORMATS)?;
     let points = spec.points();
-    let bar = progress_bar("sweep", points.len());
+    let bar = progress_bar("sweep", points.len(), "points");
     let reports = run_parallel(&points, jobs, &bar);
     bar.finish_and_clear();
     let rows: Vec<SweepRow> = points
