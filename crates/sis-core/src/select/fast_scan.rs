@@ -9,6 +9,36 @@ use crate::state::SchedState;
 use crate::stats::Counters;
 use crate::trace::Recorder;
 
+/// What the reference walk gives from the same start: (end, idle_cpu, nr left, probes).
+#[cfg(debug_assertions)]
+fn reference_walk(
+    st: &SchedState,
+    p: &Wakee,
+    core_scan: bool,
+    cpus: &CpuMask,
+    start: u32,
+    mut idle_cpu: Option<u32>,
+    mut nr: i64,
+) -> (Walk, Option<u32>, i64, u32) {
+    let mut cpus = cpus.clone();
+    let mut counters = Counters::default();
+    let mut ctx = Ctx {
+        c: &mut counters,
+        rec: &mut (),
+        probes: 0,
+    };
+    let walk = st.walk_llc(
+        p,
+        core_scan,
+        start,
+        &mut cpus,
+        &mut idle_cpu,
+        &mut nr,
+        &mut ctx,
+    );
+    (walk, idle_cpu, nr, ctx.probes)
+}
+
 /// The walk without an idle core (`if (!--nr) return -1;` then `__select_idle_cpu()` per CPU)
 /// over the idle mask: it probes CPUs in wrap order until an idle one or the budget stops it,
 /// so the first idle CPU if fewer than nr-1 CPUs come before it, else every CPU if there are
@@ -28,25 +58,7 @@ pub(super) fn idle_cpu_words<R: Recorder>(
 ) -> Walk {
     debug_assert!(cpus.iter().all(|c| idle.test(c) == st.idleish(c)));
     #[cfg(debug_assertions)]
-    let reference = {
-        let (mut cpus2, mut idle_cpu2, mut nr2) = (cpus.clone(), *idle_cpu, *nr);
-        let mut counters = Counters::default();
-        let mut ctx2 = Ctx {
-            c: &mut counters,
-            rec: &mut (),
-            probes: 0,
-        };
-        let walk = st.walk_llc(
-            p,
-            false,
-            start,
-            &mut cpus2,
-            &mut idle_cpu2,
-            &mut nr2,
-            &mut ctx2,
-        );
-        (walk, idle_cpu2, nr2, ctx2.probes)
-    };
+    let reference = reference_walk(st, p, false, cpus, start, *idle_cpu, *nr);
     let throttled = *nr != NR_INF;
     let len = cpus.weight();
     let max_probes = match throttled {
@@ -88,25 +100,7 @@ pub(super) fn core_scan_smt2<R: Recorder>(
     ctx: &mut Ctx<'_, R>,
 ) -> Walk {
     #[cfg(debug_assertions)]
-    let reference = {
-        let (mut cpus2, mut idle_cpu2, mut nr2) = (cpus.clone(), *idle_cpu, NR_INF);
-        let mut counters = Counters::default();
-        let mut ctx2 = Ctx {
-            c: &mut counters,
-            rec: &mut (),
-            probes: 0,
-        };
-        let walk = st.walk_llc(
-            p,
-            true,
-            start,
-            &mut cpus2,
-            &mut idle_cpu2,
-            &mut nr2,
-            &mut ctx2,
-        );
-        (walk, idle_cpu2, ctx2.probes)
-    };
+    let reference = reference_walk(st, p, true, cpus, start, *idle_cpu, NR_INF);
     let (probes, found) = core_words_smt2(p, idle, cpus, start, idle_cpu);
     ctx.c.sis_scanned += probes as u64;
     ctx.probes += probes;
@@ -114,7 +108,7 @@ pub(super) fn core_scan_smt2<R: Recorder>(
     #[cfg(debug_assertions)]
     debug_assert_eq!(
         reference,
-        (walk, *idle_cpu, probes),
+        (walk, *idle_cpu, NR_INF, probes),
         "core scan from {start}"
     );
     walk

@@ -614,8 +614,8 @@ impl SchedState {
         (idle_cpu, ns)
     }
 
-    /// linux-6.7 fair.c select_idle_cpu: the target's cluster first (`--nr <= 0` there), then
-    /// its CPUs are taken out of `cpus`.
+    /// linux-6.7 fair.c select_idle_cpu: the target's cluster first (`--nr <= 0` there; an
+    /// idle CPU is returned at once), then its CPUs are taken out of `cpus`.
     #[allow(clippy::too_many_arguments)]
     fn select_idle_cluster<R: Recorder>(
         &self,
@@ -634,20 +634,11 @@ impl SchedState {
             if !cpus.test(cpu) {
                 continue;
             }
-            if core_scan {
-                if let Some(i) = self.select_idle_core(p, cpu, cpus, idle_cpu, ctx) {
-                    return Walk::Returned(i);
-                }
-            } else {
-                if *nr != NR_INF {
-                    *nr -= 1;
-                }
-                if *nr <= 0 {
-                    return Walk::OutOfBudget;
-                }
-                if ctx.probe(self, Rule::SelectIdleCluster, cpu, *nr) {
-                    return Walk::Returned(cpu);
-                }
+            let rule = Rule::SelectIdleCluster;
+            match self.walk_one(p, core_scan, cpu, rule, cpus, idle_cpu, nr, ctx) {
+                Some(Walk::Completed) => return Walk::Returned(cpu), // `return idle_cpu;`
+                Some(end) => return end,
+                None => {}
             }
         }
         cpus.and_not(cl);
@@ -655,10 +646,7 @@ impl SchedState {
     }
 
     /// The reference walk, as fair.c writes it (linux-6.0 select_idle_cpu):
-    /// `for_each_cpu_wrap(cpu, cpus, target + 1)`, either `select_idle_core()` per core (an
-    /// idle core returns at once) or `if (!--nr) return -1;` then `__select_idle_cpu()`.
-    /// No throttle (nr == NR_INF, the kernel's INT_MAX) never decrements, so the trace keeps
-    /// reporting "unlimited" instead of INT_MAX - k.
+    /// `for_each_cpu_wrap(cpu, cpus, target + 1)` over [`Self::walk_one`].
     #[allow(clippy::too_many_arguments)]
     fn walk_llc<R: Recorder>(
         &self,
@@ -672,24 +660,46 @@ impl SchedState {
     ) -> Walk {
         let mut cur = cpus.wrap_cursor(start);
         while let Some(cpu) = cur.next(cpus) {
-            if core_scan {
-                if let Some(i) = self.select_idle_core(p, cpu, cpus, idle_cpu, ctx) {
-                    return Walk::Returned(i);
-                }
-            } else {
-                if *nr != NR_INF {
-                    *nr -= 1;
-                }
-                if *nr <= 0 {
-                    // `if (!--nr) return -1;`: no avg_scan_cost update on this path
-                    return Walk::OutOfBudget;
-                }
-                if ctx.probe(self, Rule::SelectIdleCpu, cpu, *nr) {
-                    *idle_cpu = Some(cpu);
-                    return Walk::Completed; // `break`: on to the post-loop code
-                }
+            let rule = Rule::SelectIdleCpu;
+            if let Some(end) = self.walk_one(p, core_scan, cpu, rule, cpus, idle_cpu, nr, ctx) {
+                return end;
             }
         }
         Walk::Completed
+    }
+
+    /// One CPU of the walk: `select_idle_core()` on its core (an idle core is returned at
+    /// once), or `if (!--nr) return -1;` then `__select_idle_cpu()` (an idle CPU: `break`, on
+    /// to the post-loop code). None: go on. No throttle (nr == NR_INF, the kernel's INT_MAX)
+    /// never decrements, so the trace keeps reporting "unlimited" instead of INT_MAX - k.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn walk_one<R: Recorder>(
+        &self,
+        p: &Wakee,
+        core_scan: bool,
+        cpu: u32,
+        rule: Rule,
+        cpus: &mut CpuMask,
+        idle_cpu: &mut Option<u32>,
+        nr: &mut i64,
+        ctx: &mut Ctx<'_, R>,
+    ) -> Option<Walk> {
+        if core_scan {
+            return self
+                .select_idle_core(p, cpu, cpus, idle_cpu, ctx)
+                .map(Walk::Returned);
+        }
+        if *nr != NR_INF {
+            *nr -= 1;
+        }
+        if *nr <= 0 {
+            return Some(Walk::OutOfBudget); // no avg_scan_cost update on this path
+        }
+        if ctx.probe(self, rule, cpu, *nr) {
+            *idle_cpu = Some(cpu);
+            return Some(Walk::Completed);
+        }
+        None
     }
 }
