@@ -9,6 +9,7 @@ mod curve;
 mod decide;
 mod merge;
 mod presets;
+mod replay;
 mod run;
 mod sweep;
 
@@ -48,6 +49,8 @@ enum Cmd {
     Decide(decide::DecideArgs),
     /// The kernel presets and their features
     Presets(presets::PresetsArgs),
+    /// Replay a real kernel trace: each preset's choice beside the kernel's, per class
+    Replay(replay::ReplayArgs),
 }
 
 /// Validates a `--format` value against the command's formats (first = default).
@@ -133,6 +136,7 @@ fn main() -> ExitCode {
         Cmd::Trace(a) => run::trace(&a),
         Cmd::Decide(a) => decide::main(&a),
         Cmd::Presets(a) => presets::main(&a),
+        Cmd::Replay(a) => replay::main(&a),
     };
     match out {
         Ok(text) => {
@@ -171,7 +175,7 @@ mod tests {
         assert!(!l.contains('\n') && l.contains("--llc-wieght"), "{l}");
         let e = Cli::try_parse_from(["sis", "sweep", "--jobs"]).unwrap_err();
         assert!(!clap_line(&e).contains('\n'));
-        assert!(missing_subcommand().contains("curve, run, sweep, merge, trace, decide, presets"));
+        assert!(missing_subcommand().contains("curve, run, sweep, merge, trace, decide, presets, replay"));
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod export;
 pub mod features;
 pub mod pelt;
 mod queue;
+pub mod replay;
 pub mod rng;
 pub mod scenario;
 pub mod select;

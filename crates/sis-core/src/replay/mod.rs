@@ -1,0 +1,898 @@
+//! Replay a real kernel trace: rebuild the state each wake-up saw, run every preset's
+//! select_task_rq_fair on it, and count where each agrees with the CPU the kernel chose.
+//!
+//! Streaming and pure: [`Replay::feed_line`] takes one line of text at a time (the CLI reads
+//! files and decompresses them; the browser can feed a file's lines the same way), and
+//! [`Replay::finish`] gives the [`ReplayReport`]. In `sched_waking` the `[cpu]` column is the
+//! waker's CPU and `target_cpu` the wakee's previous CPU; the matching `sched_wakeup`'s
+//! `target_cpu` is the CPU the kernel chose.
+
+pub mod parse;
+pub mod rebuild;
+
+use crate::cpumask::CpuMask;
+use crate::error::InputError;
+use crate::features::{preset, presets, Preset};
+use crate::select::{Wakee, Waker};
+use crate::state::SchedState;
+use crate::stats::Counters;
+use crate::topology::{Topology, TopologySpec};
+use crate::trace::Decision;
+use parse::{parse_line, Line};
+use rebuild::{Pending, Rebuild, RebuildCounts, REPLAY_HZ};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+/// The most trace text one replay reads (decompressed), so that a runaway input ends with
+/// a clear error rather than hours of work.
+pub const MAX_TRACE_BYTES: u64 = 1 << 30;
+/// The longest line one replay reads: a longer one is not a trace line.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// The agreement classes, in report order.
+pub const CLASSES: [&str; 5] = [
+    "all",
+    "prev_idle",
+    "prev_busy_some_idle",
+    "none_idle",
+    "kernel_moved",
+];
+
+/// What to replay with.
+#[derive(Clone, Debug)]
+pub struct ReplayConfig {
+    /// The machine's topology; None: one LLC of as many CPUs as the trace's header
+    /// (`#P:N` or `cpus=N`) says, no SMT.
+    pub topology: Option<TopologySpec>,
+    /// Preset names; empty: every preset.
+    pub presets: Vec<String>,
+    /// Simulated cost of one runqueue probe (avg_scan_cost for SIS_PROP presets), ns.
+    pub probe_cost_ns: u64,
+    /// How many disagreements to keep with their check-by-check traces.
+    pub show: usize,
+}
+
+impl Default for ReplayConfig {
+    fn default() -> Self {
+        ReplayConfig {
+            topology: None,
+            presets: Vec::new(),
+            probe_cost_ns: 400,
+            show: 0,
+        }
+    }
+}
+
+/// The `trace` block of the report: what was read.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TraceCounts {
+    /// Lines that were one of the five sched events used.
+    pub events: u64,
+    /// sched_waking events paired with their sched_wakeup.
+    pub wakeups: u64,
+    /// Distinct CPUs in the trace's events.
+    pub cpus: u32,
+    /// Lines that are not one of the five events (other events, headers, comments,
+    /// perf stack lines).
+    pub skipped_lines: u64,
+    /// Paired wake-ups before every CPU's first sched_switch (state unknown): left out.
+    pub incomplete: u64,
+}
+
+/// One class: its wake-ups and, per preset, how many of them it placed where the kernel did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassAgreement {
+    pub wakeups: u64,
+    /// (preset, agreeing wake-ups) in the replay's preset order.
+    pub agree: Vec<(String, u64)>,
+}
+
+impl Serialize for ClassAgreement {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Agree<'a>(&'a [(String, u64)]);
+        impl Serialize for Agree<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(self.0.len()))?;
+                for (k, v) in self.0 {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("wakeups", &self.wakeups)?;
+        m.serialize_entry("agree", &Agree(&self.agree))?;
+        m.end()
+    }
+}
+
+/// The classes, keyed as in [`CLASSES`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Classes(pub Vec<(&'static str, ClassAgreement)>);
+
+impl Classes {
+    pub fn get(&self, name: &str) -> Option<&ClassAgreement> {
+        self.0.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+}
+
+impl Serialize for Classes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// More about the replay than the JSON contract carries (the table prints it).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplayNotes {
+    pub lines: u64,
+    pub topology: Option<TopologySpec>,
+    pub counts: RebuildCounts,
+    /// Wake-ups whose wakee was still on a runqueue (ttwu_remote: the kernel selected no
+    /// CPU); left out of the classes.
+    pub on_rq: u64,
+    /// Per preset: sis_scanned over the classified wake-ups.
+    pub sis_scanned: Vec<(String, u64)>,
+}
+
+/// One wake-up where some preset chose another CPU than the kernel.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Disagreement {
+    /// The sched_waking's line number.
+    pub line: u64,
+    pub time_ns: u64,
+    pub waker_cpu: u32,
+    pub waker_pid: Option<u32>,
+    pub wakee: u32,
+    pub prev: u32,
+    pub kernel: u32,
+    /// Inferred: the waker blocked within SYNC_WINDOW_NS.
+    pub sync_inferred: bool,
+    pub class: &'static str,
+    /// nr_running of each CPU as the wake-up saw it.
+    pub nr_running: Vec<u32>,
+    pub util_avg: Vec<u32>,
+    /// Each disagreeing preset's decision, check by check.
+    pub decisions: Vec<(String, Decision)>,
+}
+
+impl Disagreement {
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "line {} t={}ns: waker cpu {} (pid {}) wakes pid {}, prev {}, kernel chose cpu {}{} [{}]",
+            self.line,
+            self.time_ns,
+            self.waker_cpu,
+            self.waker_pid.map_or("?".into(), |p| p.to_string()),
+            self.wakee,
+            self.prev,
+            self.kernel,
+            if self.sync_inferred {
+                ", sync (inferred)"
+            } else {
+                ""
+            },
+            self.class
+        );
+        let _ = writeln!(s, "  nr_running {:?}", self.nr_running);
+        let _ = writeln!(s, "  util_avg   {:?}", self.util_avg);
+        for (name, d) in &self.decisions {
+            let _ = writeln!(s, "  {name}: cpu {}", d.result);
+            for l in d.to_text().lines() {
+                let _ = writeln!(s, "    {l}");
+            }
+        }
+        s
+    }
+}
+
+/// The replay's result. Serialises to the JSON contract exactly: `trace` and `classes`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ReplayReport {
+    pub trace: TraceCounts,
+    pub classes: Classes,
+    #[serde(skip)]
+    pub notes: ReplayNotes,
+    #[serde(skip)]
+    pub disagreements: Vec<Disagreement>,
+}
+
+/// A replay that stopped: the error (naming the line or the limit) and what was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayError {
+    pub error: InputError,
+    /// The line the error is about, if it is about one.
+    pub line: Option<u64>,
+    pub read_so_far: Box<TraceCounts>,
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+impl std::error::Error for ReplayError {}
+impl From<ReplayError> for InputError {
+    fn from(e: ReplayError) -> Self {
+        e.error
+    }
+}
+
+struct PresetRun {
+    preset: Preset,
+    st: SchedState,
+    counters: Counters,
+    seen_idle_core: Vec<u64>,
+    seen_balance: u64,
+    agree: [u64; 5],
+}
+
+/// A replay in progress.
+pub struct Replay {
+    cfg: ReplayConfig,
+    names: Vec<Preset>,
+    rb: Option<Rebuild>,
+    runs: Vec<PresetRun>,
+    masks: Vec<CpuMask>,
+    full: CpuMask,
+    lines: u64,
+    bytes: u64,
+    counts: TraceCounts,
+    cpus_seen: CpuMask,
+    class_wakeups: [u64; 5],
+    on_rq: u64,
+    disagreements: Vec<Disagreement>,
+    header_cpus: Option<u32>,
+    decision: Decision,
+    /// Set once an error was returned: the replay is over.
+    failed: bool,
+}
+
+fn snippet(line: &str) -> String {
+    let t = line.trim();
+    match t.char_indices().nth(100) {
+        Some((i, _)) => format!("{}...", &t[..i]),
+        None => t.to_string(),
+    }
+}
+
+impl Replay {
+    pub fn new(cfg: ReplayConfig) -> Result<Self, InputError> {
+        let names: Vec<Preset> = if cfg.presets.is_empty() {
+            presets()
+        } else {
+            cfg.presets
+                .iter()
+                .map(|n| preset(n.trim()))
+                .collect::<Result<_, _>>()?
+        };
+        let mut r = Replay {
+            names,
+            rb: None,
+            runs: Vec::new(),
+            masks: Vec::new(),
+            full: CpuMask::new(1),
+            lines: 0,
+            bytes: 0,
+            counts: TraceCounts::default(),
+            cpus_seen: CpuMask::new(crate::topology::MAX_CPUS),
+            class_wakeups: [0; 5],
+            on_rq: 0,
+            disagreements: Vec::new(),
+            header_cpus: None,
+            decision: Decision::default(),
+            failed: false,
+            cfg,
+        };
+        if let Some(spec) = r.cfg.topology {
+            r.start(spec)?;
+        }
+        Ok(r)
+    }
+
+    fn start(&mut self, spec: TopologySpec) -> Result<(), InputError> {
+        let topo = Topology::new(spec)?;
+        let n = topo.nr_cpus();
+        self.runs = self
+            .names
+            .iter()
+            .map(|p| PresetRun {
+                preset: *p,
+                st: SchedState::new(
+                    topo.clone(),
+                    p.features,
+                    p.imbalance_pct,
+                    self.cfg.probe_cost_ns,
+                ),
+                counters: Counters::default(),
+                seen_idle_core: vec![0; spec.llcs as usize],
+                seen_balance: 0,
+                agree: [0; 5],
+            })
+            .collect();
+        self.masks = (0..n).map(|c| CpuMask::from_cpus(n, [c])).collect();
+        self.full = CpuMask::full(n);
+        self.cfg.topology = Some(spec);
+        self.rb = Some(Rebuild::new(topo, self.names.len()));
+        Ok(())
+    }
+
+    /// The preset names, in report order.
+    pub fn preset_names(&self) -> Vec<&'static str> {
+        self.names.iter().map(|p| p.name).collect()
+    }
+
+    /// What has been read so far.
+    pub fn counts(&self) -> TraceCounts {
+        let mut c = self.counts.clone();
+        c.cpus = self.cpus_seen.weight();
+        c
+    }
+
+    /// Lines read so far.
+    pub fn lines(&self) -> u64 {
+        self.lines
+    }
+
+    fn fail(&mut self, line: Option<u64>, field: String, value: String, why: &str) -> ReplayError {
+        self.failed = true;
+        let read = self.counts();
+        let expected = format!(
+            "{why}; read so far: {} lines, {} sched events, {} wake-ups paired",
+            self.lines, read.events, read.wakeups
+        );
+        ReplayError {
+            error: InputError {
+                field,
+                value,
+                expected,
+            },
+            line,
+            read_so_far: Box::new(read),
+        }
+    }
+
+    /// Reads one line (without its newline; a trailing '\r' is ignored).
+    pub fn feed_line(&mut self, raw: &[u8]) -> Result<(), ReplayError> {
+        if self.failed {
+            return Err(self.fail(
+                None,
+                "trace".into(),
+                "a replay that already failed".into(),
+                "a new replay",
+            ));
+        }
+        self.lines += 1;
+        let n = self.lines;
+        self.bytes += raw.len() as u64 + 1;
+        if self.bytes > MAX_TRACE_BYTES {
+            return Err(self.fail(
+                Some(n),
+                "trace".into(),
+                format!("more than {MAX_TRACE_BYTES} bytes of text at line {n}"),
+                "at most 1 GiB of trace text (the replay's limit); cut the trace with \
+                 trace-cmd report --cpu/-F or head",
+            ));
+        }
+        if raw.len() > MAX_LINE_BYTES {
+            return Err(self.fail(
+                Some(n),
+                format!("trace line {n}"),
+                format!("{} bytes", raw.len()),
+                &format!("a line of at most {MAX_LINE_BYTES} bytes (is this a text trace?)"),
+            ));
+        }
+        if raw.contains(&0) {
+            return Err(self.fail(
+                Some(n),
+                format!("trace line {n}"),
+                "binary data (a NUL byte)".into(),
+                "text: the kernel's trace file, trace-cmd report or perf script output \
+                 (not trace.dat or perf.data; the CLI reads .gz and .xz)",
+            ));
+        }
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let text = String::from_utf8_lossy(raw);
+        let parsed = match parse_line(&text) {
+            Ok(l) => l,
+            Err(e) => {
+                return Err(self.fail(
+                    Some(n),
+                    format!("trace line {n}"),
+                    snippet(&text),
+                    &format!("a complete event line ({})", e.0),
+                ))
+            }
+        };
+        let ev = match parsed {
+            Line::Event(ev) => ev,
+            Line::CpuCount(c) => {
+                self.counts.skipped_lines += 1;
+                if self.header_cpus.is_none() {
+                    self.header_cpus = Some(c);
+                }
+                return Ok(());
+            }
+            Line::OtherEvent | Line::NotEvent => {
+                self.counts.skipped_lines += 1;
+                return Ok(());
+            }
+        };
+        if self.rb.is_none() {
+            let Some(w) = self.header_cpus.filter(|c| *c >= 1) else {
+                return Err(self.fail(
+                    Some(n),
+                    "llc_weight".into(),
+                    "not given".into(),
+                    "the topology: the trace has no '#P:N' or 'cpus=N' header saying how many \
+                     CPUs it has (give --llc-weight, --llcs, --smt)",
+                ));
+            };
+            let spec = TopologySpec {
+                llcs: 1,
+                llc_weight: w,
+                smt: 1,
+                cluster_size: 0,
+                numbering: crate::topology::Numbering::Contiguous,
+            };
+            if let Err(e) = self.start(spec) {
+                return Err(self.fail(
+                    Some(n),
+                    e.field,
+                    e.value,
+                    &format!(
+                        "{} (from the trace's header; give --llc-weight)",
+                        e.expected
+                    ),
+                ));
+            }
+        }
+        let nr = self.rb.as_ref().map_or(0, |r| r.topo.nr_cpus());
+        let bad_cpu = |c: u32| c >= nr;
+        let cpu_of_field = match ev.event {
+            parse::SchedEvent::Waking { target_cpu, .. }
+            | parse::SchedEvent::Wakeup { target_cpu, .. } => Some(("target_cpu", target_cpu)),
+            parse::SchedEvent::Migrate {
+                orig_cpu, dest_cpu, ..
+            } => Some(if bad_cpu(orig_cpu) {
+                ("orig_cpu", orig_cpu)
+            } else {
+                ("dest_cpu", dest_cpu)
+            }),
+            parse::SchedEvent::Switch { .. } => None,
+        };
+        for (what, c) in [("[cpu] column", ev.cpu)].into_iter().chain(cpu_of_field) {
+            if bad_cpu(c) {
+                return Err(self.fail(
+                    Some(n),
+                    format!("trace line {n}"),
+                    format!("{what} {c}"),
+                    &format!(
+                        "a CPU in 0..={} (the topology has {nr} CPUs; give --llc-weight and \
+                         --llcs for the traced machine)",
+                        nr - 1
+                    ),
+                ));
+            }
+        }
+        self.counts.events += 1;
+        self.cpus_seen.set(ev.cpu);
+        if let Some(rb) = self.rb.as_mut() {
+            rb.apply(ev.cpu, ev.time_ns, ev.comm, ev.event, n);
+        }
+        self.drain(false);
+        Ok(())
+    }
+
+    /// Reads a whole text (lines split on '\n').
+    pub fn feed_text(&mut self, text: &[u8]) -> Result<(), ReplayError> {
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (line, next) = match rest.iter().position(|b| *b == b'\n') {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => (rest, &rest[rest.len()..]),
+            };
+            self.feed_line(line)?;
+            rest = next;
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self, end: bool) {
+        loop {
+            let Some(rb) = self.rb.as_mut() else { return };
+            let Some(p) = rb.pop_ready(end) else { return };
+            self.evaluate(&p);
+            if let Some(rb) = self.rb.as_mut() {
+                rb.recycle(p);
+            }
+        }
+    }
+
+    fn evaluate(&mut self, p: &Pending) {
+        if p.unpaired {
+            return;
+        }
+        let Some(kernel) = p.chosen else { return };
+        let Some(rb) = self.rb.as_mut() else { return };
+        self.counts.wakeups += 1;
+        if p.incomplete {
+            self.counts.incomplete += 1;
+            return;
+        }
+        if p.on_rq {
+            self.on_rq += 1;
+            return;
+        }
+        let sync = p.sync == Some(true);
+        let allowed = match p.pinned {
+            Some(c) => &self.masks[c as usize],
+            None => &self.full,
+        };
+        let prev_idle = p.cpus[p.prev as usize].nr_running == 0;
+        let some_idle = allowed
+            .iter()
+            .any(|c| c != p.prev && p.cpus[c as usize].nr_running == 0);
+        let class = if prev_idle {
+            1
+        } else if some_idle {
+            2
+        } else {
+            3
+        };
+        let moved = kernel != p.prev;
+        self.class_wakeups[0] += 1;
+        self.class_wakeups[class] += 1;
+        if moved {
+            self.class_wakeups[4] += 1;
+        }
+        let recording = self.disagreements.len() < self.cfg.show;
+        let mut disagreeing: Vec<(String, Decision)> = Vec::new();
+        let (wakee_recent, waker_recent): (Box<[u32]>, Option<u32>) = {
+            let r = rb
+                .tasks
+                .get(&p.wakee)
+                .map(|t| t.recent.clone())
+                .unwrap_or_else(|| vec![u32::MAX; self.runs.len()].into_boxed_slice());
+            (r, p.waker_pid.filter(|w| *w != 0))
+        };
+        let jiffies = p.time_ns * REPLAY_HZ / 1_000_000_000;
+        let mut new_recent = vec![u32::MAX; self.runs.len()];
+        let mut new_waker_recent = vec![None; self.runs.len()];
+        for (i, run) in self.runs.iter_mut().enumerate() {
+            let st = &mut run.st;
+            for (rq, s) in st.rqs.iter_mut().zip(&p.cpus) {
+                rq.nr_running = s.nr_running;
+                rq.nr_sched_idle = 0;
+                rq.pelt.util_avg = s.util_avg;
+                rq.avg_idle = s.avg_idle;
+                rq.wake_avg_idle = s.wake_avg_idle;
+                rq.wake_stamp = s.wake_stamp;
+            }
+            for (llc, seq) in p.idle_core_seq.iter().enumerate() {
+                if *seq > run.seen_idle_core[llc] {
+                    run.seen_idle_core[llc] = *seq;
+                    st.llcs[llc].has_idle_cores = true;
+                }
+            }
+            if p.balance_seq > run.seen_balance {
+                run.seen_balance = p.balance_seq;
+                for llc in 0..st.topo.spec.llcs {
+                    st.update_llc_scan_hint(llc);
+                }
+            }
+            let recent = Some(wakee_recent[i]).filter(|c| *c != u32::MAX);
+            let wakee = Wakee {
+                prev: p.prev,
+                recent_used_cpu: recent,
+                allowed,
+                load: p.wakee_load as u64,
+                wake_wide: p.wake_wide,
+            };
+            let waker = Waker {
+                cpu: p.waker_cpu,
+                sync,
+                load: p.waker_load as u64,
+                now_ns: p.time_ns,
+                jiffies,
+            };
+            let out = if recording {
+                let d = &mut self.decision;
+                d.reset();
+                let llc = st.topo.llc_of(p.prev) as usize;
+                d.has_idle_core = st.llcs[llc].has_idle_cores;
+                d.nr_idle_scan = st.llcs[llc].nr_idle_scan;
+                let out = st.select_task_rq_fair(&wakee, &waker, &mut run.counters, d);
+                if out.cpu != kernel {
+                    d.seq = p.seq + 1;
+                    d.time_ns = p.time_ns;
+                    d.waker_cpu = p.waker_cpu;
+                    d.wakee = p.wakee;
+                    d.sync = sync;
+                    d.prev = p.prev;
+                    d.target = out.target;
+                    d.recent_used_cpu = recent;
+                    d.result = out.cpu;
+                    d.decided_by = Some(out.rule);
+                    let mut missed = std::mem::take(&mut d.missed_idle);
+                    // select_task_rq_fair changes no CPU's state: this is what it saw.
+                    st.missed_idle(&wakee, out.target, d, &mut missed);
+                    d.missed_idle = missed;
+                    disagreeing.push((run.preset.name.to_string(), d.clone()));
+                }
+                out
+            } else {
+                st.select_task_rq_fair(&wakee, &waker, &mut run.counters, &mut ())
+            };
+            if out.cpu == kernel {
+                run.agree[0] += 1;
+                run.agree[class] += 1;
+                if moved {
+                    run.agree[4] += 1;
+                }
+            }
+            new_recent[i] = out.recent_used_cpu.unwrap_or(u32::MAX);
+            new_waker_recent[i] = out.waker_recent_used_cpu;
+        }
+        if let Some(t) = rb.tasks.get_mut(&p.wakee) {
+            t.recent.copy_from_slice(&new_recent);
+        }
+        if let Some(w) = waker_recent {
+            if let Some(t) = rb.tasks.get_mut(&w) {
+                for (slot, v) in t.recent.iter_mut().zip(&new_waker_recent) {
+                    if let Some(c) = v {
+                        *slot = *c;
+                    }
+                }
+            }
+        }
+        if !disagreeing.is_empty() {
+            self.disagreements.push(Disagreement {
+                line: p.line,
+                time_ns: p.time_ns,
+                waker_cpu: p.waker_cpu,
+                waker_pid: p.waker_pid,
+                wakee: p.wakee,
+                prev: p.prev,
+                kernel,
+                sync_inferred: sync,
+                class: CLASSES[class],
+                nr_running: p.cpus.iter().map(|c| c.nr_running).collect(),
+                util_avg: p.cpus.iter().map(|c| c.util_avg).collect(),
+                decisions: disagreeing,
+            });
+        }
+    }
+
+    /// Ends the replay: resolves what is pending and checks that there was something to
+    /// replay.
+    pub fn finish(mut self) -> Result<ReplayReport, ReplayError> {
+        if self.failed {
+            return Err(self.fail(
+                None,
+                "trace".into(),
+                "a replay that already failed".into(),
+                "a new replay",
+            ));
+        }
+        self.drain(true);
+        if self.counts.events == 0 {
+            let lines = self.lines;
+            return Err(self.fail(
+                None,
+                "trace".into(),
+                format!("{lines} lines without a sched event"),
+                "sched_switch, sched_waking and sched_wakeup events (record them with \
+                 trace-cmd record -e sched:sched_switch -e sched:sched_waking -e \
+                 sched:sched_wakeup, or perf record -e 'sched:*')",
+            ));
+        }
+        if self.counts.wakeups == 0 {
+            return Err(self.fail(
+                None,
+                "trace".into(),
+                "no sched_waking paired with a sched_wakeup".into(),
+                "a trace with sched_waking and sched_wakeup events (kernel 4.3 or later)",
+            ));
+        }
+        if self.class_wakeups[0] == 0 && self.on_rq == 0 {
+            let never: Vec<u32> = self
+                .rb
+                .as_ref()
+                .map(|rb| {
+                    rb.cpus
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, c)| c.curr.is_none())
+                        .map(|(i, _)| i as u32)
+                        .collect()
+                })
+                .unwrap_or_default();
+            return Err(self.fail(
+                None,
+                "trace".into(),
+                format!(
+                    "no wake-up after every CPU's first sched_switch (CPUs never switched: {})",
+                    cpu_list(&never)
+                ),
+                "a topology no larger than the traced machine (--llc-weight, --llcs)",
+            ));
+        }
+        let trace = self.counts();
+        let names: Vec<String> = self
+            .runs
+            .iter()
+            .map(|r| r.preset.name.to_string())
+            .collect();
+        let classes = Classes(
+            CLASSES
+                .iter()
+                .enumerate()
+                .map(|(k, name)| {
+                    (
+                        *name,
+                        ClassAgreement {
+                            wakeups: self.class_wakeups[k],
+                            agree: self
+                                .runs
+                                .iter()
+                                .zip(&names)
+                                .map(|(r, n)| (n.clone(), r.agree[k]))
+                                .collect(),
+                        },
+                    )
+                })
+                .collect(),
+        );
+        let rb = self.rb.as_ref();
+        Ok(ReplayReport {
+            trace,
+            classes,
+            notes: ReplayNotes {
+                lines: self.lines,
+                topology: self.cfg.topology,
+                counts: rb.map(|r| r.counts.clone()).unwrap_or_default(),
+                on_rq: self.on_rq,
+                sis_scanned: self
+                    .runs
+                    .iter()
+                    .map(|r| (r.preset.name.to_string(), r.counters.sis_scanned))
+                    .collect(),
+            },
+            disagreements: self.disagreements,
+        })
+    }
+}
+
+/// "0-3,6": a CPU list as the kernel prints one.
+fn cpu_list(cpus: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            cpus[i].to_string()
+        } else {
+            format!("{}-{}", cpus[i], cpus[j])
+        });
+        i = j + 1;
+    }
+    out.join(",")
+}
+
+/// Replays a whole text trace in one call.
+pub fn replay_text(cfg: ReplayConfig, text: &[u8]) -> Result<ReplayReport, ReplayError> {
+    let mut r = Replay::new(cfg).map_err(|error| ReplayError {
+        error,
+        line: None,
+        read_so_far: Box::default(),
+    })?;
+    r.feed_text(text)?;
+    r.finish()
+}
+
+impl ReplayReport {
+    /// The agreement table: per class, the wake-ups and each preset's agreement in percent.
+    pub fn to_table(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let t = &self.trace;
+        let n = &self.notes;
+        if let Some(spec) = n.topology {
+            let _ = writeln!(
+                s,
+                "topology: {} LLC x {} CPUs (smt {}, {}{})",
+                spec.llcs,
+                spec.llc_weight,
+                spec.smt,
+                spec.numbering.name(),
+                if spec.cluster_size > 0 {
+                    format!(", clusters of {}", spec.cluster_size)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        let _ = writeln!(
+            s,
+            "trace: {} lines, {} sched events on {} CPUs, {} skipped lines",
+            n.lines, t.events, t.cpus, t.skipped_lines
+        );
+        let c = &n.counts;
+        let _ = writeln!(
+            s,
+            "wake-ups: {} sched_waking, {} paired with their sched_wakeup, {} unpaired; {} before \
+             every CPU's first switch (left out); {} with the wakee still on a runqueue (no CPU \
+             selected, left out)",
+            c.wakings, t.wakeups, c.unpaired, t.incomplete, n.on_rq
+        );
+        let _ = writeln!(
+            s,
+            "inferred: {} sync wake-ups (the waker blocked within {} us), {} per-CPU kthread \
+             wakees pinned to prev; {} queued tasks dropped when their CPU went idle",
+            c.sync_inferred,
+            rebuild::SYNC_WINDOW_NS / 1000,
+            c.pinned,
+            c.queue_fixups
+        );
+        s.push('\n');
+        let w = self
+            .classes
+            .0
+            .first()
+            .map(|(_, a)| a.agree.iter().map(|(p, _)| p.len()).max().unwrap_or(6))
+            .unwrap_or(6)
+            .max(6);
+        let _ = write!(s, "{:<w$}", "agree %");
+        for (name, _) in &self.classes.0 {
+            let _ = write!(s, " {:>20}", name);
+        }
+        s.push('\n');
+        let _ = write!(s, "{:<w$}", "wake-ups");
+        for (_, a) in &self.classes.0 {
+            let _ = write!(s, " {:>20}", a.wakeups);
+        }
+        s.push('\n');
+        let presets: Vec<&str> = self
+            .classes
+            .0
+            .first()
+            .map(|(_, a)| a.agree.iter().map(|(p, _)| p.as_str()).collect())
+            .unwrap_or_default();
+        for (i, p) in presets.iter().enumerate() {
+            let _ = write!(s, "{:<w$}", p);
+            for (_, a) in &self.classes.0 {
+                let k = a.agree[i].1;
+                let cell = if a.wakeups == 0 {
+                    "-".to_string()
+                } else {
+                    format!("{:.1} ({k})", k as f64 * 100.0 / a.wakeups as f64)
+                };
+                let _ = write!(s, " {:>20}", cell);
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(cpu_list(&[0, 1, 2, 3, 6]), "0-3,6");
+        assert_eq!(cpu_list(&[]), "");
+    }
+}

@@ -1,0 +1,380 @@
+//! One line of a scheduler trace, as text: the kernel's `trace` file and `trace-cmd report`
+//! (`comm-pid [cpu] [flags] secs.frac: event: fields`) and `perf script` output of `sched:`
+//! tracepoints (`comm tid [cpu] secs.frac: sched:event: fields`). No allocation per line.
+
+/// The five events the replay uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchedEvent {
+    /// `sched_switch` on `cpu`: `prev_pid` leaves (still runnable when `prev_runnable`,
+    /// i.e. `prev_state=R` or `R+`), `next_pid` runs.
+    Switch {
+        prev_pid: u32,
+        prev_runnable: bool,
+        next_pid: u32,
+    },
+    /// `sched_waking`: `target_cpu` is the wakee's previous CPU (`task_cpu(p)`).
+    Waking { pid: u32, target_cpu: u32 },
+    /// `sched_wakeup` / `sched_wakeup_new`: `target_cpu` is the CPU the kernel chose.
+    Wakeup {
+        pid: u32,
+        target_cpu: u32,
+        new: bool,
+    },
+    /// `sched_migrate_task`.
+    Migrate {
+        pid: u32,
+        orig_cpu: u32,
+        dest_cpu: u32,
+    },
+}
+
+/// A parsed event line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceEvent<'a> {
+    /// The `[cpu]` column: where the event was emitted.
+    pub cpu: u32,
+    /// The timestamp in ns.
+    pub time_ns: u64,
+    /// The `comm` of the wakee for Waking/Wakeup (for per-CPU kthread affinity), else "".
+    pub comm: &'a str,
+    pub event: SchedEvent,
+}
+
+/// What a line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    Event(TraceEvent<'a>),
+    /// An event line of another event (`irq_handler_entry`, `sched_stat_runtime`, ...).
+    OtherEvent,
+    /// The ftrace header's `#P:8` or trace-cmd's `cpus=8`: the machine's CPU count.
+    CpuCount(u32),
+    /// Comments, headers, perf stack lines, blank lines, `CPU:2 [LOST 10 EVENTS]`.
+    NotEvent,
+}
+
+/// Why a line that names one of the five events could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineError(pub String);
+
+const USED: [&str; 5] = [
+    "sched_switch",
+    "sched_waking",
+    "sched_wakeup",
+    "sched_wakeup_new",
+    "sched_migrate_task",
+];
+
+/// Parses one line (without its newline).
+pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
+    let t = line.trim_start();
+    if t.is_empty() {
+        return Ok(Line::NotEvent);
+    }
+    if let Some(rest) = t.strip_prefix('#') {
+        // ftrace: "# entries-in-buffer/entries-written: 41811/41811   #P:8"
+        if let Some(i) = rest.find("#P:") {
+            if let Some(n) = leading_u32(&rest[i + 3..]) {
+                return Ok(Line::CpuCount(n));
+            }
+        }
+        return Ok(Line::NotEvent);
+    }
+    if let Some(rest) = t.strip_prefix("cpus=") {
+        // trace-cmd report's first line.
+        if let Some(n) = leading_u32(rest) {
+            if rest.trim().len() == digits_len(rest) {
+                return Ok(Line::CpuCount(n));
+            }
+        }
+    }
+    // The `[cpu]` column: the first "[digits]" with a space before it.
+    let Some((open, close, cpu)) = cpu_column(t) else {
+        return Ok(Line::NotEvent);
+    };
+    if open == 0 {
+        return Ok(Line::NotEvent);
+    }
+    let mut rest = t[close + 1..].trim_start();
+    // The optional irq-flags column ("d..2", "dNh3."), then "secs.frac:".
+    let mut tok = first_token(rest);
+    if !is_timestamp_token(tok) {
+        if tok.is_empty() || tok.ends_with(':') {
+            return Ok(Line::NotEvent);
+        }
+        rest = rest[tok.len()..].trim_start();
+        tok = first_token(rest);
+        if !is_timestamp_token(tok) {
+            return Ok(Line::NotEvent);
+        }
+    }
+    let time_ns = parse_timestamp(&tok[..tok.len() - 1]).ok_or_else(|| {
+        LineError(format!(
+            "timestamp '{}' is not seconds.fraction with 1 to 9 digits",
+            &tok[..tok.len() - 1]
+        ))
+    })?;
+    rest = rest[tok.len()..].trim_start();
+    let name_tok = first_token(rest);
+    let Some(name) = name_tok.strip_suffix(':') else {
+        return Ok(Line::NotEvent);
+    };
+    // perf script: "sched:sched_switch:"; perf may also print a sample period before it.
+    let name = name.strip_prefix("sched:").unwrap_or(name);
+    if !USED.contains(&name) {
+        return Ok(Line::OtherEvent);
+    }
+    let fields = &rest[name_tok.len()..];
+    let event = match name {
+        "sched_switch" => {
+            let prev_pid = field_u32(fields, "prev_pid", name)?;
+            let state =
+                field_str(fields, "prev_state").ok_or_else(|| missing("prev_state", name))?;
+            let next_pid = field_u32(fields, "next_pid", name)?;
+            SchedEvent::Switch {
+                prev_pid,
+                // "R" and "R+" (preempted) are runnable; S, D, T, t, X, Z, P, I, ... are not.
+                prev_runnable: state == "R" || state == "R+",
+                next_pid,
+            }
+        }
+        "sched_waking" => SchedEvent::Waking {
+            pid: field_u32(fields, "pid", name)?,
+            target_cpu: field_u32(fields, "target_cpu", name)?,
+        },
+        "sched_wakeup" | "sched_wakeup_new" => SchedEvent::Wakeup {
+            pid: field_u32(fields, "pid", name)?,
+            target_cpu: field_u32(fields, "target_cpu", name)?,
+            new: name == "sched_wakeup_new",
+        },
+        _ => SchedEvent::Migrate {
+            pid: field_u32(fields, "pid", name)?,
+            orig_cpu: field_u32(fields, "orig_cpu", name)?,
+            dest_cpu: field_u32(fields, "dest_cpu", name)?,
+        },
+    };
+    let comm = match event {
+        SchedEvent::Waking { .. } | SchedEvent::Wakeup { .. } => comm_field(fields),
+        _ => "",
+    };
+    Ok(Line::Event(TraceEvent {
+        cpu,
+        time_ns,
+        comm,
+        event,
+    }))
+}
+
+fn missing(field: &str, event: &str) -> LineError {
+    LineError(format!("{event} without {field}= (truncated line?)"))
+}
+
+fn digits_len(s: &str) -> usize {
+    s.bytes().take_while(u8::is_ascii_digit).count()
+}
+
+fn leading_u32(s: &str) -> Option<u32> {
+    let n = digits_len(s);
+    if n == 0 || n > 9 {
+        return None;
+    }
+    s[..n].parse().ok()
+}
+
+fn first_token(s: &str) -> &str {
+    let end = s.find(|c: char| c.is_ascii_whitespace()).unwrap_or(s.len());
+    &s[..end]
+}
+
+/// "[002]" preceded by a blank: (index of '[', index of ']', cpu).
+fn cpu_column(t: &str) -> Option<(usize, usize, u32)> {
+    let b = t.as_bytes();
+    let mut from = 0;
+    while let Some(i) = t[from..].find('[') {
+        let open = from + i;
+        let n = digits_len(&t[open + 1..]);
+        let close = open + 1 + n;
+        if n > 0 && b.get(close) == Some(&b']') && (open == 0 || b[open - 1] == b' ') {
+            // A CPU number of more than 9 digits is not a CPU column.
+            let cpu = leading_u32(&t[open + 1..])?;
+            return Some((open, close, cpu));
+        }
+        from = open + 1;
+    }
+    None
+}
+
+fn is_timestamp_token(tok: &str) -> bool {
+    tok.len() >= 2
+        && tok.ends_with(':')
+        && tok.as_bytes()[0].is_ascii_digit()
+        && tok[..tok.len() - 1]
+            .bytes()
+            .all(|c| c.is_ascii_digit() || c == b'.')
+}
+
+/// "63982.794565804" (ns) or "63982.794565" (us) -> ns.
+pub fn parse_timestamp(s: &str) -> Option<u64> {
+    let (secs, frac) = s.split_once('.')?;
+    if secs.is_empty() || secs.len() > 10 || frac.is_empty() || frac.len() > 9 {
+        return None;
+    }
+    if digits_len(secs) != secs.len() || digits_len(frac) != frac.len() {
+        return None;
+    }
+    let secs: u64 = secs.parse().ok()?;
+    let mut f: u64 = frac.parse().ok()?;
+    for _ in frac.len()..9 {
+        f *= 10;
+    }
+    secs.checked_mul(1_000_000_000)?.checked_add(f)
+}
+
+/// The start of `key=` in `fields` where it begins a field (after a blank or at the start).
+fn find_key(fields: &str, key: &str) -> Option<usize> {
+    let b = fields.as_bytes();
+    let mut from = 0;
+    while let Some(i) = fields[from..].find(key) {
+        let at = from + i;
+        let end = at + key.len();
+        if b.get(end) == Some(&b'=') && (at == 0 || b[at - 1] == b' ' || b[at - 1] == b'\t') {
+            return Some(end + 1);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+fn field_u32(fields: &str, key: &str, event: &str) -> Result<u32, LineError> {
+    let at = find_key(fields, key).ok_or_else(|| missing(key, event))?;
+    let v = &fields[at..];
+    let n = digits_len(v);
+    let end_ok = v.as_bytes().get(n).map(u8::is_ascii_whitespace) != Some(false);
+    if n == 0 || !end_ok {
+        return Err(LineError(format!(
+            "{event}: {key}='{}' is not a non-negative integer",
+            first_token(v)
+        )));
+    }
+    leading_u32(v).ok_or_else(|| {
+        LineError(format!(
+            "{event}: {key}={} is beyond the largest id 999999999",
+            first_token(v)
+        ))
+    })
+}
+
+fn field_str<'a>(fields: &'a str, key: &str) -> Option<&'a str> {
+    let at = find_key(fields, key)?;
+    let v = first_token(&fields[at..]);
+    (!v.is_empty()).then_some(v)
+}
+
+/// `comm=` up to ` pid=` (a comm may contain blanks).
+fn comm_field(fields: &str) -> &str {
+    let Some(at) = find_key(fields, "comm") else {
+        return "";
+    };
+    let rest = &fields[at..];
+    match rest.find(" pid=") {
+        Some(end) => rest[..end].trim(),
+        None => first_token(rest),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(line: &str) -> TraceEvent<'_> {
+        match parse_line(line) {
+            Ok(Line::Event(e)) => e,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn ftrace_ns_without_flags() {
+        let e = ev("          <idle>-0       [002] 63982.794565804: sched_waking: comm=lttng-consumerd pid=4297 prio=120 target_cpu=005");
+        assert_eq!(e.cpu, 2);
+        assert_eq!(e.time_ns, 63_982_794_565_804);
+        assert_eq!(e.comm, "lttng-consumerd");
+        assert_eq!(
+            e.event,
+            SchedEvent::Waking {
+                pid: 4297,
+                target_cpu: 5
+            }
+        );
+    }
+
+    #[test]
+    fn ftrace_us_with_irq_flags_and_blank_comm() {
+        let e = ev("  Web Content-4242  [011] d..2 12345.678901: sched_switch: prev_comm=Web Content prev_pid=4242 prev_prio=120 prev_state=R+ ==> next_comm=swapper/11 next_pid=0 next_prio=120");
+        assert_eq!(e.cpu, 11);
+        assert_eq!(e.time_ns, 12_345_678_901_000);
+        assert_eq!(
+            e.event,
+            SchedEvent::Switch {
+                prev_pid: 4242,
+                prev_runnable: true,
+                next_pid: 0
+            }
+        );
+        let e = ev("kworker/u16:2-99 [000] dNh3. 1.5: sched_wakeup: comm=Web Content pid=7 prio=120 success=1 target_cpu=003");
+        assert_eq!(e.comm, "Web Content");
+        assert_eq!(e.time_ns, 1_500_000_000);
+        assert_eq!(
+            e.event,
+            SchedEvent::Wakeup {
+                pid: 7,
+                target_cpu: 3,
+                new: false
+            }
+        );
+    }
+
+    #[test]
+    fn perf_script_layout() {
+        let e = ev("         swapper     0 [002] 63982.794565:       sched:sched_migrate_task: comm=foo pid=4297 prio=120 orig_cpu=2 dest_cpu=5");
+        assert_eq!(
+            e.event,
+            SchedEvent::Migrate {
+                pid: 4297,
+                orig_cpu: 2,
+                dest_cpu: 5
+            }
+        );
+        assert_eq!(
+            parse_line("\t    ffffffff810a1b2c __schedule+0x3cc ([kernel.kallsyms])"),
+            Ok(Line::NotEvent)
+        );
+    }
+
+    #[test]
+    fn headers_other_events_and_errors() {
+        assert_eq!(
+            parse_line("# entries-in-buffer/entries-written: 41811/41811   #P:8"),
+            Ok(Line::CpuCount(8))
+        );
+        assert_eq!(parse_line("cpus=16"), Ok(Line::CpuCount(16)));
+        assert_eq!(
+            parse_line("  bash-1 [000] 1.000001: irq_handler_entry: irq=1 name=x"),
+            Ok(Line::OtherEvent)
+        );
+        assert_eq!(parse_line("CPU:2 [LOST 10 EVENTS]"), Ok(Line::NotEvent));
+        let e =
+            parse_line("  bash-1 [000] 1.000001: sched_waking: comm=x pid=12 prio=1").unwrap_err();
+        assert!(e.0.contains("target_cpu"), "{e:?}");
+        let e =
+            parse_line("  bash-1 [000] 1.000001: sched_waking: comm=x pid=1x2 prio=1 target_cpu=1")
+                .unwrap_err();
+        assert!(e.0.contains("pid='1x2'"), "{e:?}");
+        let e = parse_line("  bash-1 [000] 1.0000000001: sched_waking: comm=x pid=1 target_cpu=1")
+            .unwrap_err();
+        assert!(e.0.contains("timestamp"), "{e:?}");
+        // A switch cut after prev_state.
+        let e = parse_line("  bash-1 [000] 1.000001: sched_switch: prev_comm=bash prev_pid=1 prev_prio=120 prev_state=S ==> next_co")
+            .unwrap_err();
+        assert!(e.0.contains("next_pid"), "{e:?}");
+    }
+}
