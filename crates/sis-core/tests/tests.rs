@@ -3,4 +3,5 @@
 mod decide_cases;
 mod engine;
 mod props;
+mod replay;
 mod scenario_props;

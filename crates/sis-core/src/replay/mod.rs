@@ -50,6 +50,8 @@ pub struct ReplayConfig {
     pub probe_cost_ns: u64,
     /// How many disagreements to keep with their check-by-check traces.
     pub show: usize,
+    /// The most trace text to read, bytes (MAX_TRACE_BYTES unless a test lowers it).
+    pub max_bytes: u64,
 }
 
 impl Default for ReplayConfig {
@@ -59,6 +61,7 @@ impl Default for ReplayConfig {
             presets: Vec::new(),
             probe_cost_ns: 400,
             show: 0,
+            max_bytes: MAX_TRACE_BYTES,
         }
     }
 }
@@ -72,8 +75,8 @@ pub struct TraceCounts {
     pub wakeups: u64,
     /// Distinct CPUs in the trace's events.
     pub cpus: u32,
-    /// Lines that are not one of the five events (other events, headers, comments,
-    /// perf stack lines).
+    /// Non-blank lines that are not one of the five events (other events, headers,
+    /// comments, perf stack lines).
     pub skipped_lines: u64,
     /// Paired wake-ups before every CPU's first sched_switch (state unknown): left out.
     pub incomplete: u64,
@@ -336,6 +339,23 @@ impl Replay {
         c
     }
 
+    /// Each CPU as the rebuild sees it now (util_avg as of its last event), for views of
+    /// the rebuilt state; empty before the topology is known.
+    pub fn cpu_states(&self) -> Vec<rebuild::CpuSnap> {
+        self.rb.as_ref().map_or_else(Vec::new, |rb| {
+            rb.cpus
+                .iter()
+                .map(|c| rebuild::CpuSnap {
+                    nr_running: c.nr_running(),
+                    util_avg: c.pelt.util_avg,
+                    avg_idle: c.avg_idle,
+                    wake_avg_idle: c.wake_avg_idle,
+                    wake_stamp: c.wake_stamp,
+                })
+                .collect()
+        })
+    }
+
     /// Lines read so far.
     pub fn lines(&self) -> u64 {
         self.lines
@@ -344,9 +364,14 @@ impl Replay {
     fn fail(&mut self, line: Option<u64>, field: String, value: String, why: &str) -> ReplayError {
         self.failed = true;
         let read = self.counts();
+        // Lines read before the one the error is about.
+        let done = match line {
+            Some(n) => n - 1,
+            None => self.lines,
+        };
         let expected = format!(
-            "{why}; read so far: {} lines, {} sched events, {} wake-ups paired",
-            self.lines, read.events, read.wakeups
+            "{why}; read so far: {done} lines, {} sched events, {} wake-ups paired",
+            read.events, read.wakeups
         );
         ReplayError {
             error: InputError {
@@ -372,13 +397,16 @@ impl Replay {
         self.lines += 1;
         let n = self.lines;
         self.bytes += raw.len() as u64 + 1;
-        if self.bytes > MAX_TRACE_BYTES {
+        if self.bytes > self.cfg.max_bytes {
+            let max = self.cfg.max_bytes;
             return Err(self.fail(
                 Some(n),
                 "trace".into(),
-                format!("more than {MAX_TRACE_BYTES} bytes of text at line {n}"),
-                "at most 1 GiB of trace text (the replay's limit); cut the trace with \
-                 trace-cmd report --cpu/-F or head",
+                format!("more than {max} bytes of text at line {n}"),
+                &format!(
+                    "at most {max} bytes of trace text (the replay's limit); cut the trace, \
+                     e.g. with head or trace-cmd report's filters"
+                ),
             ));
         }
         if raw.len() > MAX_LINE_BYTES {
@@ -399,7 +427,14 @@ impl Replay {
             ));
         }
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let text = String::from_utf8_lossy(raw);
+        // Valid UTF-8 borrows; a comm with other bytes is read with replacements.
+        let text = match std::str::from_utf8(raw) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(raw),
+        };
+        if text.trim().is_empty() {
+            return Ok(());
+        }
         let parsed = match parse_line(&text) {
             Ok(l) => l,
             Err(e) => {

@@ -114,9 +114,17 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
         ))
     })?;
     rest = rest[tok.len()..].trim_start();
-    let name_tok = first_token(rest);
+    let mut name_tok = first_token(rest);
+    // perf script -F ...,period prints the sample period before the event name.
+    if !name_tok.is_empty() && digits_len(name_tok) == name_tok.len() {
+        rest = rest[name_tok.len()..].trim_start();
+        name_tok = first_token(rest);
+    }
+    // A CPU column and a timestamp make an event line: its name must follow.
     let Some(name) = name_tok.strip_suffix(':') else {
-        return Ok(Line::NotEvent);
+        return Err(LineError(format!(
+            "an event name and ':' after the timestamp, found '{name_tok}' (truncated line?)"
+        )));
     };
     // perf script: "sched:sched_switch:"; perf may also print a sample period before it.
     let name = name.strip_prefix("sched:").unwrap_or(name);
@@ -124,12 +132,12 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
         return Ok(Line::OtherEvent);
     }
     let fields = &rest[name_tok.len()..];
+    let f = Fields::scan(fields);
     let event = match name {
         "sched_switch" => {
-            let prev_pid = field_u32(fields, "prev_pid", name)?;
-            let state =
-                field_str(fields, "prev_state").ok_or_else(|| missing("prev_state", name))?;
-            let next_pid = field_u32(fields, "next_pid", name)?;
+            let prev_pid = field_u32(f.prev_pid, "prev_pid", name)?;
+            let state = f.prev_state.ok_or_else(|| missing("prev_state", name))?;
+            let next_pid = field_u32(f.next_pid, "next_pid", name)?;
             SchedEvent::Switch {
                 prev_pid,
                 // "R" and "R+" (preempted) are runnable; S, D, T, t, X, Z, P, I, ... are not.
@@ -138,22 +146,22 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
             }
         }
         "sched_waking" => SchedEvent::Waking {
-            pid: field_u32(fields, "pid", name)?,
-            target_cpu: field_u32(fields, "target_cpu", name)?,
+            pid: field_u32(f.pid, "pid", name)?,
+            target_cpu: field_u32(f.target_cpu, "target_cpu", name)?,
         },
         "sched_wakeup" | "sched_wakeup_new" => SchedEvent::Wakeup {
-            pid: field_u32(fields, "pid", name)?,
-            target_cpu: field_u32(fields, "target_cpu", name)?,
+            pid: field_u32(f.pid, "pid", name)?,
+            target_cpu: field_u32(f.target_cpu, "target_cpu", name)?,
             new: name == "sched_wakeup_new",
         },
         _ => SchedEvent::Migrate {
-            pid: field_u32(fields, "pid", name)?,
-            orig_cpu: field_u32(fields, "orig_cpu", name)?,
-            dest_cpu: field_u32(fields, "dest_cpu", name)?,
+            pid: field_u32(f.pid, "pid", name)?,
+            orig_cpu: field_u32(f.orig_cpu, "orig_cpu", name)?,
+            dest_cpu: field_u32(f.dest_cpu, "dest_cpu", name)?,
         },
     };
     let comm = match event {
-        SchedEvent::Waking { .. } | SchedEvent::Wakeup { .. } => comm_field(fields),
+        SchedEvent::Waking { .. } | SchedEvent::Wakeup { .. } => f.comm,
         _ => "",
     };
     Ok(Line::Event(TraceEvent {
@@ -229,56 +237,81 @@ pub fn parse_timestamp(s: &str) -> Option<u64> {
     secs.checked_mul(1_000_000_000)?.checked_add(f)
 }
 
-/// The start of `key=` in `fields` where it begins a field (after a blank or at the start).
-fn find_key(fields: &str, key: &str) -> Option<usize> {
-    let b = fields.as_bytes();
-    let mut from = 0;
-    while let Some(i) = fields[from..].find(key) {
-        let at = from + i;
-        let end = at + key.len();
-        if b.get(end) == Some(&b'=') && (at == 0 || b[at - 1] == b' ' || b[at - 1] == b'\t') {
-            return Some(end + 1);
-        }
-        from = at + 1;
-    }
-    None
+/// The `key=value` fields the replay reads, in one pass over the blank-separated tokens (a
+/// comm may contain blanks: its extra words have no '=' and are passed over).
+#[derive(Default)]
+struct Fields<'a> {
+    pid: Option<&'a str>,
+    target_cpu: Option<&'a str>,
+    prev_pid: Option<&'a str>,
+    prev_state: Option<&'a str>,
+    next_pid: Option<&'a str>,
+    orig_cpu: Option<&'a str>,
+    dest_cpu: Option<&'a str>,
+    /// `comm=` up to the `pid=` field.
+    comm: &'a str,
 }
 
-fn field_u32(fields: &str, key: &str, event: &str) -> Result<u32, LineError> {
-    let at = find_key(fields, key).ok_or_else(|| missing(key, event))?;
-    let v = &fields[at..];
-    let n = digits_len(v);
-    let end_ok = v.as_bytes().get(n).map(u8::is_ascii_whitespace) != Some(false);
-    if n == 0 || !end_ok {
+impl<'a> Fields<'a> {
+    fn scan(f: &'a str) -> Self {
+        let b = f.as_bytes();
+        let mut out = Fields::default();
+        let mut comm_start = None;
+        let mut i = 0;
+        while i < b.len() {
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            let start = i;
+            while i < b.len() && !b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            let tok = &f[start..i];
+            let Some(eq) = tok.bytes().position(|c| c == b'=') else {
+                continue;
+            };
+            let (key, val) = (&tok[..eq], &tok[eq + 1..]);
+            match key {
+                "comm" => {
+                    comm_start = Some(start + 5);
+                    out.comm = val;
+                }
+                "pid" => {
+                    out.pid = Some(val);
+                    if let Some(cs) = comm_start.take() {
+                        out.comm = f[cs..start].trim_end();
+                    }
+                }
+                "target_cpu" => out.target_cpu = Some(val),
+                "prev_pid" => out.prev_pid = Some(val),
+                "prev_state" => out.prev_state = Some(val).filter(|v| !v.is_empty()),
+                "next_pid" => out.next_pid = Some(val),
+                "orig_cpu" => out.orig_cpu = Some(val),
+                "dest_cpu" => out.dest_cpu = Some(val),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+fn field_u32(v: Option<&str>, key: &str, event: &str) -> Result<u32, LineError> {
+    let v = v.ok_or_else(|| missing(key, event))?;
+    if v.is_empty() {
         return Err(LineError(format!(
-            "{event}: {key}='{}' is not a non-negative integer",
-            first_token(v)
+            "{event} with an empty {key}= (truncated line?)"
+        )));
+    }
+    if digits_len(v) != v.len() {
+        return Err(LineError(format!(
+            "{event}: {key}='{v}' is not a non-negative integer"
         )));
     }
     leading_u32(v).ok_or_else(|| {
         LineError(format!(
-            "{event}: {key}={} is beyond the largest id 999999999",
-            first_token(v)
+            "{event}: {key}={v} is beyond the largest id 999999999"
         ))
     })
-}
-
-fn field_str<'a>(fields: &'a str, key: &str) -> Option<&'a str> {
-    let at = find_key(fields, key)?;
-    let v = first_token(&fields[at..]);
-    (!v.is_empty()).then_some(v)
-}
-
-/// `comm=` up to ` pid=` (a comm may contain blanks).
-fn comm_field(fields: &str) -> &str {
-    let Some(at) = find_key(fields, "comm") else {
-        return "";
-    };
-    let rest = &fields[at..];
-    match rest.find(" pid=") {
-        Some(end) => rest[..end].trim(),
-        None => first_token(rest),
-    }
 }
 
 #[cfg(test)]
