@@ -175,7 +175,8 @@ mod tests {
         assert!(!l.contains('\n') && l.contains("--llc-wieght"), "{l}");
         let e = Cli::try_parse_from(["sis", "sweep", "--jobs"]).unwrap_err();
         assert!(!clap_line(&e).contains('\n'));
-        assert!(missing_subcommand().contains("curve, run, sweep, merge, trace, decide, presets, replay"));
+        assert!(missing_subcommand()
+            .contains("curve, run, sweep, merge, trace, decide, presets, replay"));
     }
 
     #[test]
