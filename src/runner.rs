@@ -242,10 +242,11 @@ impl Runner {
     }
 
     /// One decision step for the UI: the new decision's seq (None when the run has no more
-    /// events) and the wake-ups made so far (the URL's `step`).
+    /// events) and the decision stepped to (the URL's `step`: `advance_to_wakeup` returns to
+    /// it, inside a batch of wake-ups made by one event too).
     pub fn step_for_ui(&mut self) -> (Option<u64>, u64) {
         let seq = self.step_decision();
-        (seq, self.sim.as_ref().map_or(0, |s| s.wakeups_total()))
+        (seq, self.sim.as_ref().map_or(0, |s| s.stepped_seq()))
     }
 
     /// Bookkeeping after the simulation moved: operating-point trail, SIS_PROP budget.

@@ -87,6 +87,8 @@ impl Simulation {
             recording: false,
             decisions: VecDeque::with_capacity(DECISION_RING),
             decision_seq: 0,
+            stepped_seq: 0,
+            batch_end: 0,
             scratch_decision: Decision::default(),
             woke: false,
             balance_interval_ms: groups,

@@ -138,6 +138,11 @@ pub struct Simulation {
     recording: bool,
     decisions: VecDeque<Decision>,
     decision_seq: u64,
+    /// The last decision handed out by next_wakeup / advance_to_wakeup.
+    stepped_seq: u64,
+    /// decision_seq after the last next_wakeup step (or advance_to_wakeup): while it is still
+    /// decision_seq, that batch's decisions are in the ring, to be handed out one by one.
+    batch_end: u64,
     scratch_decision: Decision,
     woke: bool,
     /// Per group of each LLC: balance_interval (ms) as sd->balance_interval adapts.
@@ -201,8 +206,11 @@ impl Simulation {
         self.decision_seq
     }
 
-    /// Replays to just after decision number `n` (recording the last ring's worth), so a
-    /// permalink's `step=n` reproduces the same state. False if the run ends first.
+    /// Replays until decision number `n` has been made (recording the last ring's worth), so
+    /// a permalink's `step=n` reproduces the same state, and makes `n` the last decision
+    /// stepped to: the next [`Self::next_wakeup`] returns `n + 1`. The event that made `n` may
+    /// have made more (one hackbench sender wakes every receiver of its group), so
+    /// [`Self::wakeups_total`] can be past `n`. False if the run ends first.
     pub fn advance_to_wakeup(&mut self, n: u64) -> bool {
         let was = self.recording;
         while self.decision_seq < n {
@@ -213,7 +221,15 @@ impl Simulation {
             }
         }
         self.recording = was;
+        self.stepped_seq = n;
+        self.batch_end = self.decision_seq;
         true
+    }
+
+    /// The seq of the last decision [`Self::next_wakeup`] or [`Self::advance_to_wakeup`]
+    /// stepped to (0: none yet).
+    pub fn stepped_seq(&self) -> u64 {
+        self.stepped_seq
     }
 
     /// Processes one event; false when there is none left.
@@ -287,16 +303,36 @@ impl Simulation {
     }
 
     /// Advances to the next wake-up decision and returns it (always traced).
+    ///
+    /// Decisions come one at a time in `seq` order with no gaps, even when one event made
+    /// several (a hackbench sender or a schbench message thread wakes many tasks at once):
+    /// the ones already recorded are handed out before the simulation moves on, so the state
+    /// around a batch's later decisions is the state after the whole batch.
     pub fn next_wakeup(&mut self) -> Option<&Decision> {
-        let was = self.recording;
-        self.recording = true;
-        let got = self.next_wakeup_inner().is_some();
-        self.recording = was;
-        if got {
-            self.decisions.back()
-        } else {
-            None
+        let mut next = self.stepped_seq + 1;
+        // The batch of the last step is still the newest thing that happened: hand out its
+        // next decision. Otherwise (all handed out, or the simulation moved since) step on.
+        if next > self.decision_seq || self.decision_seq != self.batch_end {
+            let before = self.decision_seq;
+            let was = self.recording;
+            self.recording = true;
+            let got = self.next_wakeup_inner().is_some();
+            self.recording = was;
+            if !got {
+                return None;
+            }
+            self.batch_end = self.decision_seq;
+            next = before + 1;
         }
+        // The batch was recorded whole, so it is the ring's tail (its oldest decisions are
+        // gone only if it was longer than the ring).
+        let len = self.decisions.len() as u64;
+        let next = next.max((self.batch_end + 1).saturating_sub(len));
+        let i = len.checked_sub(self.batch_end - next + 1)?;
+        let d = self.decisions.get(i as usize)?;
+        debug_assert_eq!(d.seq, next, "the ring's tail is the batch");
+        self.stepped_seq = next;
+        Some(d)
     }
 
     fn next_wakeup_inner(&mut self) -> Option<()> {
