@@ -5,3 +5,4 @@ mod engine;
 mod props;
 mod replay;
 mod scenario_props;
+mod traced;
