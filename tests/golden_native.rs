@@ -26,10 +26,16 @@ fn run_netperf_16_matches_the_golden_file() {
         "/tests/golden/run-netperf-16.json"
     );
     let got = serde_json::to_string(&sis_core::run(&golden_scenario()).unwrap()).unwrap();
-    if std::env::var_os("UPDATE_GOLDEN").is_some() || !std::path::Path::new(path).exists() {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(path, &got).unwrap();
     }
-    let want = std::fs::read_to_string(path).unwrap();
+    // A missing golden is a failure, never a fresh file: deleting it must not pass.
+    let want = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "{path}: {e}; regenerate it on purpose with \
+             `UPDATE_GOLDEN=1 cargo test -p sisviz --test golden_native` and commit it alone"
+        )
+    });
     assert!(
         got == want,
         "sis_core::run differs from {path}; if intended, rerun with UPDATE_GOLDEN=1"
