@@ -50,6 +50,12 @@ pub struct Features {
     pub wa_weight: bool,
     /// WA_BIAS: bias wake_affine_weight by imbalance_pct.
     pub wa_bias: bool,
+    /// WA_LEGACY: 4.4's wake_affine (no WA_IDLE/WA_WEIGHT split): affine when the loads are
+    /// balanced, and always when the waker's CPU has no load left.
+    pub wa_legacy: bool,
+    /// SIS_GROUP_WALK: 4.4's select_idle_sibling: after target and prev, the first wholly idle
+    /// group of the LLC domain (a core), then an idle SMT sibling of target; no budget.
+    pub sis_group_walk: bool,
 }
 
 /// One row of the feature table: its name, what it means, where it comes from.
@@ -90,6 +96,8 @@ feature_table! {
     "WA_IDLE", wa_idle, "wake_affine_idle: pull to the waker's CPU when it is idle or a sync waker is about to sleep.";
     "WA_WEIGHT", wa_weight, "wake_affine_weight: compare waker and prev load.";
     "WA_BIAS", wa_bias, "Bias wake_affine_weight towards prev by half of imbalance_pct.";
+    "WA_LEGACY", wa_legacy, "4.4's wake_affine: pull to the waker's CPU when 100*this_load*(this_load+task) <= (100+(pct-100)/2)*prev_load, and always when the waker's CPU has no load left after a sync waker's own (replaced by WA_IDLE/WA_WEIGHT in 4.14).";
+    "SIS_GROUP_WALK", sis_group_walk, "4.4's select_idle_sibling: after target and prev, walk the LLC domain's groups (cores) from target's for one whose CPUs are all idle, then target's idle SMT siblings; no budget, no idle-CPU scan (replaced in 4.9).";
 }
 
 impl Features {
@@ -152,6 +160,8 @@ impl Features {
             wa_idle: true,
             wa_weight: true,
             wa_bias: true,
+            wa_legacy: false,
+            sis_group_walk: false,
         }
     }
 }
@@ -169,6 +179,13 @@ pub struct Preset {
     pub newidle_migration_cost_gate: bool,
 }
 
+fn legacy_44() -> Features {
+    Features {
+        wa_legacy: true,
+        sis_group_walk: true,
+        ..Features::none()
+    }
+}
 fn legacy_413() -> Features {
     Features {
         sis_prop: true,
@@ -227,6 +244,7 @@ fn modern_67() -> Features {
 /// Every preset, in era order, with a one-line description.
 pub fn presets() -> Vec<Preset> {
     vec![
+        Preset { name: "linux-4.4", description: "The group walk that 4.9 replaced: target, prev, then the first wholly idle core of the LLC from target's, then target's idle SMT sibling; 4.4's load-balanced wake_affine; imbalance_pct 125.", features: legacy_44(), imbalance_pct: 125, busy_factor: 32, newidle_migration_cost_gate: true },
         Preset { name: "linux-4.13", description: "Three passes: select_idle_core, select_idle_cpu (SIS_PROP on avg_idle/512), select_idle_smt(target); imbalance_pct 125.", features: legacy_413(), imbalance_pct: 125, busy_factor: 32, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.10", description: "As 4.13 with imbalance_pct 117 and busy_factor 16; sched-idle CPUs count as idle.", features: legacy_510(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.12", description: "Mel Gorman's single pass (seed 003): one loop for idle core and idle CPU, SIS_PROP only without an idle core, no select_idle_smt.", features: mel_512(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },

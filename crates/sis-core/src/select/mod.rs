@@ -141,6 +141,9 @@ impl SchedState {
     /// linux-6.0 fair.c `wake_affine()`: WA_IDLE then WA_WEIGHT; `this` wins or prev stays.
     fn wake_affine(&self, p: &Wakee, w: &Waker) -> u32 {
         let (this, prev) = (w.cpu, p.prev);
+        if self.features.wa_legacy {
+            return self.wake_affine_legacy(p, w);
+        }
         let mut target = None;
         if self.features.wa_idle {
             target = self.wake_affine_idle(this, prev, w.sync);
@@ -153,6 +156,100 @@ impl SchedState {
         } else {
             prev
         }
+    }
+
+    /// linux-4.4 fair.c `wake_affine()` with no task groups (`effective_load(tg, cpu, wl, wg)`
+    /// is `wl` for the root group) and wake_idx 0; cpu_load is the CPU's util_avg here.
+    fn wake_affine_legacy(&self, p: &Wakee, w: &Waker) -> u32 {
+        let (this, prev) = (w.cpu, p.prev);
+        let cpu_load = |c: u32| self.rqs[c as usize].util_avg() as i64;
+        let load = cpu_load(prev); // source_load(prev_cpu, idx)
+        let mut this_load = cpu_load(this); // target_load(this_cpu, idx)
+        if w.sync {
+            // this_load += effective_load(tg, this_cpu, -weight, -weight)
+            this_load -= w.load as i64;
+        }
+        let weight = p.load as i64;
+        let mut this_eff_load: i64 = 100 * 1024; // * capacity_of(prev_cpu)
+        let mut prev_eff_load: i64 = (100 + (self.imbalance_pct as i64 - 100) / 2) * 1024;
+        if this_load > 0 {
+            this_eff_load *= this_load + weight;
+            prev_eff_load *= load; // load + effective_load(tg, prev_cpu, 0, weight)
+        }
+        if this_eff_load <= prev_eff_load {
+            this
+        } else {
+            prev
+        }
+    }
+
+    /// linux-4.4 fair.c `select_idle_sibling()` after target and prev: `for_each_lower_domain`
+    /// from sd_llc(target), each domain's groups from target's own (the circular list in order
+    /// of their first CPU): the first group that meets p's mask and whose CPUs are all idle and
+    /// not target gives `cpumask_first_and(group, allowed)`. The LLC domain's groups are the
+    /// cores (single CPUs without SMT); the SMT domain's are target's siblings.
+    fn select_idle_sibling_group_walk<R: Recorder>(
+        &self,
+        p: &Wakee,
+        target: u32,
+        ctx: &mut Ctx<'_, R>,
+    ) -> Option<(u32, Rule)> {
+        let llc = self.topo.llc_of(target);
+        let span = self.topo.llc_span(llc);
+        let smt = self.topo.smt() > 1;
+        // The LLC domain's groups by first CPU; target's first, then on, wrapping.
+        let mut firsts: Vec<u32> = span
+            .iter()
+            .filter(|c| !smt || self.topo.smt_siblings(*c)[0] == *c)
+            .collect();
+        let own = if smt {
+            self.topo.smt_siblings(target)[0]
+        } else {
+            target
+        };
+        let at = firsts.iter().position(|c| *c == own).unwrap_or(0);
+        firsts.rotate_left(at);
+        'groups: for first in firsts.iter().copied() {
+            let one = [first];
+            let group: &[u32] = if smt {
+                self.topo.smt_siblings(first)
+            } else {
+                &one
+            };
+            if !group.iter().any(|c| p.allowed.test(*c)) {
+                continue;
+            }
+            for &i in group {
+                if i == target {
+                    if R::ON {
+                        ctx.rec
+                            .step(Rule::SelectIdleCore, i, self.rqs[i as usize].saw(), None);
+                    }
+                    continue 'groups;
+                }
+                if !ctx.probe(self, Rule::SelectIdleCore, i, NR_INF) {
+                    continue 'groups;
+                }
+            }
+            if let Some(c) = group.iter().copied().find(|c| p.allowed.test(*c)) {
+                return Some((c, Rule::SelectIdleCore));
+            }
+        }
+        if smt {
+            // The SMT domain of target: one group per sibling, from target's, wrapping.
+            let sib = self.topo.smt_siblings(target);
+            let k = sib.iter().position(|c| *c == target).unwrap_or(0);
+            for j in 1..sib.len() {
+                let i = sib[(k + j) % sib.len()];
+                if !p.allowed.test(i) {
+                    continue;
+                }
+                if ctx.probe(self, Rule::SelectIdleSmt, i, NR_INF) {
+                    return Some((i, Rule::SelectIdleSmt));
+                }
+            }
+        }
+        None
     }
 
     /// linux-6.0 fair.c `wake_affine_idle()`.
@@ -266,6 +363,14 @@ impl SchedState {
                 }
                 prev_aff = Some(prev);
             }
+        }
+        if self.features.sis_group_walk {
+            ctx.c.sis_domain_search += 1;
+            if let Some((i, rule)) = self.select_idle_sibling_group_walk(p, target, &mut ctx) {
+                done!(i, rule);
+            }
+            ctx.c.sis_failed += 1;
+            done!(target, Rule::Fallback);
         }
         // 4. recent_used_cpu (4.16+)
         let r = p.recent_used_cpu.filter(|_| self.features.recent);
