@@ -153,6 +153,23 @@ mod tests {
     }
 
     #[test]
+    fn ramp_follows_1024_us_periods_not_1_ms() {
+        // An always-running task's util_avg after t ms is 1024 * (1 - y^n) for n = t / 1.048576
+        // PELT periods (a period is 1024 us; y^32 = 1/2). With 1 ms periods 32 ms would give
+        // 512 and 100 ms 906 instead of 495 and 894: outside the tolerance. (Before ~30 ms the
+        // signal also lags by the current partial period, so the check starts there.)
+        for ms in [32u64, 100, 200] {
+            let n = ms as f64 / 1.048576;
+            let want = 1024.0 * (1.0 - 0.5f64.powf(n / 32.0));
+            let got = run_for(ms) as f64;
+            assert!(
+                (got - want).abs() <= 6.0,
+                "{ms} ms: util_avg {got}, expected {want:.1}"
+            );
+        }
+    }
+
+    #[test]
     fn settled_signal_decays_by_half_in_32_periods() {
         let mut s = SchedAvg::settled(0, 1024);
         assert_eq!(s.util_avg, 1024);

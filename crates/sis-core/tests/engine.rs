@@ -241,15 +241,17 @@ fn pinned_corner_case_cpu7_found_by_scan_only_without_sis_util() {
             ("warmup", "0ms"),
         ]);
         let mut sim = Simulation::new(&sc).unwrap();
-        // From the first wake-up the LLC is over the 85% cut-off.
-        assert_eq!(
-            sim.llc(0).nr_idle_scan,
-            if preset == "linux-6.0" {
-                0
-            } else {
-                sim.llc(0).nr_idle_scan
-            }
-        );
+        // From the first wake-up: seven CPUs at util 1024 of eight is 87.5%, over the 85%
+        // cut-off, so update_idle_cpu_scan gives x = 7168/8 = 896, 896^2 * 117^2 / (10000 *
+        // 1024) = 1073 -> capped at 1024 -> nr_idle_scan 0. The idle-aware sum subtracts the
+        // capacity of the idle CPUs, and at that first balance (t = 0) the hogs have not started
+        // running: 8 idle CPUs, sum 0, nr_idle_scan = llc_weight = 8. linux-5.13 has no
+        // SIS_UTIL: its scan never reads nr_idle_scan.
+        match preset {
+            "linux-6.0" => assert_eq!(sim.llc(0).nr_idle_scan, 0),
+            "sis-util-idle-aware" => assert_eq!(sim.llc(0).nr_idle_scan, 8),
+            _ => assert!(!sim.features().sis_util, "{preset}"),
+        }
         let r = sim.run_to_end();
         assert!(r.wakeups > 100, "{preset}: {} wake-ups", r.wakeups);
         r.per_cpu[7].found_by_scan
@@ -260,9 +262,9 @@ fn pinned_corner_case_cpu7_found_by_scan_only_without_sis_util() {
 }
 
 #[test]
-fn sis_util_scans_far_less_than_sis_prop_at_200_percent() {
-    // Seed 000 at 224 netperf threads on a 112-CPU LLC: sis_scanned -87.9% with SIS_UTIL,
-    // while the vanilla kernel's scans still find an idle CPU (success_rate 99.767%).
+fn sis_util_cuts_sis_scanned_as_seed_000_did_at_200_percent() {
+    // Seed 000 at 224 netperf threads on a 112-CPU LLC: sis_scanned -87.9% with SIS_UTIL. The
+    // model gives -91% (README); pinned here at +-10 points of the seed's figure.
     let run = |preset: &str| {
         let sc = scenario(&[
             ("llc_weight", "112"),
@@ -272,16 +274,28 @@ fn sis_util_scans_far_less_than_sis_prop_at_200_percent() {
             ("duration", "400ms"),
             ("warmup", "300ms"),
         ]);
-        sis_core::run(&sc).unwrap().metrics
+        let r = sis_core::run(&sc).unwrap();
+        assert!(r.wakeups > 10_000, "{preset}: {} wake-ups", r.wakeups);
+        r
     };
     let prop = run("linux-5.13");
     let util = run("linux-6.0");
+    let change =
+        100.0 * (util.counters.sis_scanned as f64 / prop.counters.sis_scanned as f64 - 1.0);
     assert!(
-        util.scanned_per_wakeup * 2.0 < prop.scanned_per_wakeup,
-        "linux-6.0 {util:?} vs linux-5.13 {prop:?}"
+        (-97.9..=-77.9).contains(&change),
+        "sis_scanned {change:+.1}% (seed -87.9%): linux-6.0 {:?} vs linux-5.13 {:?}",
+        util.counters,
+        prop.counters
     );
-    assert!(prop.success_rate > 80.0, "linux-5.13 {prop:?}");
-    assert!(prop.se_eff < 10.0, "linux-5.13 {prop:?}");
+    // The vanilla kernel's scans still found an idle CPU for 99.767% of wake-ups. The model
+    // keeps most (87-93%: README "Where the model differs"), and its efficiency collapses.
+    assert!(
+        prop.metrics.success_rate > 80.0,
+        "linux-5.13 {:?}",
+        prop.metrics
+    );
+    assert!(prop.metrics.se_eff < 10.0, "linux-5.13 {:?}", prop.metrics);
 }
 
 #[test]
@@ -293,6 +307,8 @@ fn low_load_is_all_fast_path() {
         ("duration", "60ms"),
         ("warmup", "20ms"),
     ]);
-    let m = sis_core::run(&sc).unwrap().metrics;
+    let r = sis_core::run(&sc).unwrap();
+    assert!(r.wakeups > 1000, "{} wake-ups", r.wakeups);
+    let m = r.metrics;
     assert!(m.fast_rate > 99.0 && m.success_rate > 99.0, "{m:?}");
 }
