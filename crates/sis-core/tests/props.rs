@@ -6,7 +6,7 @@ use sis_core::decide::{
     decide, DecideResult, StateCpu, StateFile, StateLlc, StateTopology, StateWakee, StateWaker,
 };
 use sis_core::throttle::update_idle_cpu_scan;
-use sis_core::trace::{Rule, Saw};
+use sis_core::trace::{Rule, Saw, ScanEnd};
 use sis_core::{presets, Numbering, Topology, TopologySpec};
 use std::collections::BTreeMap;
 
@@ -196,11 +196,55 @@ fn no_duplicates(r: &DecideResult, group: &[Rule]) -> Result<(), TestCaseError> 
     Ok(())
 }
 
+/// What fair.c's select_idle_cpu loop without an idle core does, written plainly from
+/// linux-6.0 (`for_each_cpu_wrap(cpu, cpus, target + 1) { if (!--nr) return -1; if
+/// (__select_idle_cpu(cpu, p) is idle) break; }`), independent of sis-core's walk.
+struct OracleScan {
+    probed: Vec<u32>,
+    found: Option<u32>,
+    nr_left: Option<i64>,
+    end: ScanEnd,
+}
+
+fn oracle_select_idle_cpu(
+    cpus: &[u32],
+    start: u32,
+    nr: Option<i64>,
+    idle: &dyn Fn(u32) -> bool,
+) -> OracleScan {
+    // for_each_cpu_wrap: the mask's CPUs from `start` up, then from 0 up to start - 1.
+    let order = cpus
+        .iter()
+        .filter(|c| **c >= start)
+        .chain(cpus.iter().filter(|c| **c < start));
+    let mut out = OracleScan {
+        probed: Vec::new(),
+        found: None,
+        nr_left: nr,
+        end: ScanEnd::Exhausted,
+    };
+    for &cpu in order {
+        if let Some(n) = out.nr_left.as_mut() {
+            *n -= 1;
+            if *n == 0 {
+                out.end = ScanEnd::Budget;
+                return out;
+            }
+        }
+        out.probed.push(cpu);
+        if idle(cpu) {
+            out.found = Some(cpu);
+            out.end = ScanEnd::Found;
+            return out;
+        }
+    }
+    out
+}
+
 fn check(inp: &Input) -> Result<(), TestCaseError> {
     let f = &inp.file;
     let r =
         decide(f, inp.preset).map_err(|e| TestCaseError::fail(format!("decide failed: {e}")))?;
-    prop_assert_eq!(&r, &decide(f, inp.preset).unwrap(), "not deterministic");
     let text = r.to_text();
     let t = &f.topology;
     let topo = Topology::new(TopologySpec {
@@ -313,6 +357,77 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
     if thin {
         prop_assert_eq!(r.target, prev, "the thin path's target is prev");
     }
+
+    // The scan against the oracle: where select_idle_cpu ran its per-CPU loop (no idle core,
+    // no cluster pass, the single-pass eras), the CPUs it probed, what it found and the budget
+    // left are exactly those of fair.c's loop written plainly.
+    let looked = |c: u32| {
+        r.steps
+            .iter()
+            .any(|s| s.cpu == c && s.rule != Rule::WakeAffine)
+    };
+    let llc_cpus: Vec<u32> = topo.llc_span(topo.llc_of(r.target)).iter().collect();
+    let per_cpu_scan = r
+        .steps
+        .iter()
+        .all(|s| !matches!(s.rule, Rule::SelectIdleCore | Rule::SelectIdleCluster))
+        && matches!(
+            r.scan_end,
+            Some(ScanEnd::Found | ScanEnd::Exhausted | ScanEnd::Budget)
+        );
+    if !thin && feats.single_pass && per_cpu_scan {
+        let cpus: Vec<u32> = llc_cpus
+            .iter()
+            .copied()
+            .filter(|c| allowed.contains(c))
+            .collect();
+        let start = if feats.scan_from_next {
+            r.target + 1
+        } else {
+            r.target
+        };
+        let want = oracle_select_idle_cpu(&cpus, start, r.nr_before, &idleish);
+        let probed: Vec<u32> = r
+            .steps
+            .iter()
+            .filter(|s| s.rule == Rule::SelectIdleCpu)
+            .map(|s| s.cpu)
+            .collect();
+        prop_assert_eq!(&probed, &want.probed, "probes vs the oracle\n{}", text);
+        prop_assert_eq!(r.nr_after, want.nr_left, "nr left vs the oracle\n{}", text);
+        prop_assert_eq!(
+            r.scan_end,
+            Some(want.end),
+            "scan end vs the oracle\n{}",
+            text
+        );
+        if let Some(c) = want.found {
+            prop_assert_eq!(
+                (r.result, r.decided_by.as_str()),
+                (c, "select_idle_cpu"),
+                "{}",
+                text
+            );
+        }
+        if want.end == ScanEnd::Exhausted {
+            // Completeness: an exhausted scan looked at every allowed CPU of the LLC.
+            prop_assert!(
+                cpus.iter().all(|c| looked(*c)),
+                "exhausted but not all probed\n{}",
+                text
+            );
+        }
+    }
+
+    // missed_idle is complete: every idle allowed CPU of the target's LLC that no step looked
+    // at, in CPU order (the thin path counts fully idle CPUs only).
+    let candidate = |c: u32| if thin { state(c) == "idle" } else { idleish(c) };
+    let want_missed: Vec<u32> = llc_cpus
+        .iter()
+        .copied()
+        .filter(|c| allowed.contains(c) && candidate(*c) && !looked(*c))
+        .collect();
+    prop_assert_eq!(&r.missed_idle, &want_missed, "missed_idle\n{}", text);
 
     // missed_idle: idle, allowed, in the target's LLC, and never looked at.
     for &m in &r.missed_idle {
