@@ -1,0 +1,4 @@
+//! The sis CLI's integration tests, one binary (ripgrep's layout) so CI links once.
+
+mod cli;
+mod replay;
