@@ -187,8 +187,8 @@ fn draw_slow(
     true
 }
 
-#[function_component(App)]
-pub fn app(props: &AppProps) -> Html {
+#[component]
+pub fn App(props: &AppProps) -> Html {
     let init = props.init.clone();
     let state = {
         let init = init.clone();

@@ -3,7 +3,6 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use gloo::timers::future::TimeoutFuture;
 use sisviz::draw::cpus::{draw_cpus, layout, CpuSnap, LlcSnap};
 use sisviz::draw::curve::{draw_scan_curve, CurveData};
 use sisviz::draw::hist::draw_scan_hist;
@@ -53,8 +52,9 @@ fn fresh_div() -> Element {
     div
 }
 
+/// Waits until Yew has rendered everything pending (and run the effects).
 async fn settle() {
-    TimeoutFuture::new(60).await;
+    yew::scheduler::flush().await;
 }
 
 fn q(root: &Element, id: &str) -> Option<Element> {

@@ -24,8 +24,15 @@ fn fresh_div() -> Element {
     div
 }
 
-async fn settle(ms: u32) {
+/// Waits until Yew has rendered everything pending (and run the effects).
+async fn settle() {
+    yew::scheduler::flush().await;
+}
+
+/// Lets the requestAnimationFrame loop run for `ms` of real time (playing), then settles.
+async fn play_for(ms: u32) {
     TimeoutFuture::new(ms).await;
+    settle().await;
 }
 
 fn q(root: &Element, sel: &str) -> Option<Element> {
@@ -66,7 +73,7 @@ async fn a_permalink_restores_step_and_selected_decision() {
     assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
     let div = fresh_div();
     let mut h = sisviz::mount_config(div.clone(), query);
-    settle(80).await;
+    settle().await;
     // The state it encodes: replayed to wake-up 40 (natively computed sim-time), 31 selected.
     let mut sim = Simulation::new(&parsed.scenario).unwrap();
     sim.advance_to_wakeup(40);
@@ -99,21 +106,21 @@ async fn two_api_mounts_destroy_one_the_other_keeps_running() {
         obj(r#"{"llc_weight": 16, "load": 200, "embed": 1, "speed": 500}"#),
     )
     .unwrap();
-    settle(80).await;
+    settle().await;
     ha.destroy();
-    settle(30).await;
+    settle().await;
     assert!(!ha.mounted() && tid(&a, "cpu-bars").is_none());
     assert!(hb.mounted());
     // b still steps...
     click(&b, "step");
-    settle(60).await;
+    settle().await;
     assert_eq!(decisions(&b), 1);
     // ... and plays: its simulated time advances.
     let t0 = text(&b, "sim-time");
     click(&b, "play");
-    settle(400).await;
+    play_for(400).await;
     click(&b, "play");
-    settle(80).await;
+    settle().await;
     assert_ne!(
         text(&b, "sim-time"),
         t0,

@@ -183,8 +183,8 @@ fn decision_text(d: &Decision) -> String {
     )
 }
 
-#[function_component(ComparePanel)]
-pub fn compare_panel(p: &CompareProps) -> Html {
+#[component]
+pub fn ComparePanel(p: &CompareProps) -> Html {
     let pair = use_mut_ref(Pair::default);
     let force = use_force_update();
     let ca = use_node_ref();

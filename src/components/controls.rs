@@ -35,8 +35,8 @@ struct NumProps {
     invalid: bool,
 }
 
-#[function_component(NumField)]
-fn num_field(p: &NumProps) -> Html {
+#[component]
+fn NumField(p: &NumProps) -> Html {
     let commit = {
         let d = p.dispatch.clone();
         let field = p.field.to_string();
@@ -113,8 +113,8 @@ fn select(
     }
 }
 
-#[function_component(Controls)]
-pub fn controls(p: &ControlsProps) -> Html {
+#[component]
+pub fn Controls(p: &ControlsProps) -> Html {
     let s = &*p.state;
     let sc = &s.scenario;
     let dispatch = {

@@ -16,8 +16,8 @@ pub struct CpuViewProps {
     pub predicting: bool,
 }
 
-#[function_component(CpuView)]
-pub fn cpu_view(p: &CpuViewProps) -> Html {
+#[component]
+pub fn CpuView(p: &CpuViewProps) -> Html {
     html! {
         <section class="panel cpu-panel">
             <div class="panel-head">

@@ -34,8 +34,8 @@ fn fmt_nr(n: Option<i64>) -> String {
     n.map_or("∞".to_string(), |v| v.to_string())
 }
 
-#[function_component(DecisionLog)]
-pub fn decision_log(p: &DecisionLogProps) -> Html {
+#[component]
+pub fn DecisionLog(p: &DecisionLogProps) -> Html {
     let detail_seq = p.detail.as_ref().map(|d| d.seq);
     // Keep the current check in view while stepping probe by probe (scrolls the table only).
     let wrap = use_node_ref();

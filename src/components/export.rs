@@ -86,8 +86,8 @@ pub fn trace_of(r: &Runner) -> Option<String> {
     Some(chrome_trace_json(list.iter().copied(), n, cost))
 }
 
-#[function_component(ExportPanel)]
-pub fn export_panel(p: &ExportProps) -> Html {
+#[component]
+pub fn ExportPanel(p: &ExportProps) -> Html {
     let stem = format!(
         "sisviz-{}-{}-{}cpu-load{}-seed{}",
         p.scenario.preset,

@@ -36,8 +36,8 @@ pub fn embed_snippet(base: &str, query: &str, view: &str) -> String {
     )
 }
 
-#[function_component(Header)]
-pub fn header(p: &HeaderProps) -> Html {
+#[component]
+pub fn Header(p: &HeaderProps) -> Html {
     let next = if p.dark { Theme::Light } else { Theme::Dark };
     let on_theme = p.on_theme.clone();
     let onclick = Callback::from(move |_| on_theme.emit(next));

@@ -36,8 +36,8 @@ pub fn fmt_time(ns: u64) -> String {
     format!("{:.3} ms", ns as f64 / 1e6)
 }
 
-#[function_component(Metrics)]
-pub fn metrics(p: &MetricsProps) -> Html {
+#[component]
+pub fn Metrics(p: &MetricsProps) -> Html {
     let s = &p.snap;
     let m = &s.metrics;
     let big = |id: &'static str, term: &'static str, label: &'static str, v: f64| {

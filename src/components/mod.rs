@@ -23,8 +23,8 @@ pub struct TermProps {
     pub children: Html,
 }
 
-#[function_component(Term)]
-pub fn term(p: &TermProps) -> Html {
+#[component]
+pub fn Term(p: &TermProps) -> Html {
     let help = crate::terms::term(&p.name);
     let body = if p.children == Html::default() {
         html! { {p.name.clone()} }

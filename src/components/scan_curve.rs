@@ -12,8 +12,8 @@ pub struct ScanCurveProps {
     pub sis_prop: bool,
 }
 
-#[function_component(ScanCurve)]
-pub fn scan_curve(p: &ScanCurveProps) -> Html {
+#[component]
+pub fn ScanCurve(p: &ScanCurveProps) -> Html {
     let throttle = match (p.sis_util, p.sis_prop) {
         (true, false) => "This preset throttles the scan with SIS_UTIL (the blue curve).",
         (true, true) => "SIS_PROP computes nr, then SIS_UTIL overrides it: the curve decides.",

@@ -11,8 +11,8 @@ pub struct SeedListProps {
     pub on_scenario: Callback<Vec<(String, String)>>,
 }
 
-#[function_component(SeedList)]
-pub fn seed_list(p: &SeedListProps) -> Html {
+#[component]
+pub fn SeedList(p: &SeedListProps) -> Html {
     html! {
         <details class="seeds" open=true>
             <summary>{"Reproduce the seeds: one click sets the scenario (and runs a sweep seed)"}</summary>

@@ -253,8 +253,8 @@ fn spec_of(base: &Scenario, wb: &Wb) -> Result<SweepSpec, String> {
     SweepSpec::new(base, presets, parse_loads(&wb.loads)?).map_err(|e| e.to_string())
 }
 
-#[function_component(SweepPanel)]
-pub fn sweep_panel(p: &PanelProps) -> Html {
+#[component]
+pub fn SweepPanel(p: &PanelProps) -> Html {
     let h = use_job();
     let job = h.job.clone();
     let metric = use_state(|| 0usize);
@@ -423,8 +423,8 @@ fn heat_points(base: &Scenario, preset: &str, y: YParam) -> Result<Vec<Scenario>
     Ok(out)
 }
 
-#[function_component(HeatPanel)]
-pub fn heat_panel(p: &PanelProps) -> Html {
+#[component]
+pub fn HeatPanel(p: &PanelProps) -> Html {
     let h = use_job();
     let job = h.job.clone();
     let y = use_state(|| YParam::LlcWeight);

@@ -116,8 +116,8 @@ pub struct WorkbenchProps {
     pub on_scenario: Callback<Vec<(String, String)>>,
 }
 
-#[function_component(Workbench)]
-pub fn workbench(p: &WorkbenchProps) -> Html {
+#[component]
+pub fn Workbench(p: &WorkbenchProps) -> Html {
     let wb = use_reducer(Wb::default);
     let tab_btn = |t: Tab, label: &str| {
         let wb2 = wb.clone();
