@@ -1,6 +1,8 @@
-//! The app: UI state in a reducer, the Simulation in a `Runner` outside Yew state, one
-//! requestAnimationFrame loop that advances it while playing and redraws the canvases.
+//! The app: UI state in a reducer (`state`), the Simulation in a `Runner` and the canvases'
+//! drawing state in a `MainView`, both outside Yew state; `use_animation_frame` runs the
+//! `MainView` every frame. The panels get the state's fields and narrow callbacks.
 
+use crate::canvas;
 use crate::components::controls::Controls;
 use crate::components::cpu_view::CpuView;
 use crate::components::decision_log::DecisionLog;
@@ -9,19 +11,13 @@ use crate::components::header::Header;
 use crate::components::metrics::Metrics;
 use crate::components::scan_curve::ScanCurve;
 use crate::components::workbench::Workbench;
-use crate::draw::cpus::{draw_cpus, layout, Overlay};
-use crate::draw::curve::draw_scan_curve;
-use crate::draw::hist::draw_scan_hist;
-use crate::draw::Palette;
+use crate::cpu_canvas::OverlayState;
+use crate::hooks::{use_animation_frame, use_keyboard_shortcuts, Shortcuts};
+use crate::main_view::{FrameInputs, MainCanvases, MainView};
 use crate::runner::{Runner, Snapshot};
 use crate::state::{Action, UiState};
 use crate::url::{self, Parsed, Theme, View};
-use gloo::events::{EventListener, EventListenerOptions};
-use gloo::render::{request_animation_frame, AnimationFrame};
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
 
 /// How the app was started.
@@ -39,154 +35,6 @@ pub struct AppProps {
     pub init: Rc<Init>,
 }
 
-/// What the animation loop needs from UI state (copied on every render).
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-struct Ctl {
-    playing: bool,
-    speed: u32,
-    selected: Option<u64>,
-    probe: Option<usize>,
-    hidden: Option<u64>,
-    guess: Option<(u64, u32)>,
-    dark: bool,
-}
-
-/// What was last drawn, to skip identical frames.
-#[derive(Default)]
-struct Drawn {
-    cpus: Option<(u64, Ctl, i32, u64)>,
-    slow: Option<(u64, bool, i32, i32, u64)>,
-}
-
-fn perf_now() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
-}
-
-fn dpr() -> f64 {
-    web_sys::window().map_or(1.0, |w| w.device_pixel_ratio().max(1.0))
-}
-
-fn prefers_dark() -> bool {
-    web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .is_some_and(|m| m.matches())
-}
-
-fn ctx2d(c: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
-    c.get_context("2d").ok()??.dyn_into().ok()
-}
-
-/// Sizes a chart canvas to its CSS box × devicePixelRatio; returns its CSS width.
-fn fit_canvas(c: &HtmlCanvasElement, dpr: f64) -> i32 {
-    let (w, h) = (c.client_width(), c.client_height());
-    let (pw, ph) = (
-        (w as f64 * dpr).round() as u32,
-        (h as f64 * dpr).round() as u32,
-    );
-    if c.width() != pw {
-        c.set_width(pw);
-    }
-    if c.height() != ph {
-        c.set_height(ph);
-    }
-    w * 10_000 + h
-}
-
-fn draw_cpu_canvas(r: &mut Runner, drawn: &mut Drawn, canvas: &HtmlCanvasElement, c: &Ctl) {
-    let cw = canvas.client_width();
-    if cw <= 0 || r.sim.is_none() {
-        return;
-    }
-    let dpr = dpr();
-    let key = (r.version, *c, cw, (dpr * 100.0) as u64);
-    let stale = r
-        .layout
-        .as_ref()
-        .is_none_or(|l| (l.width - cw as f64).abs() > 0.5);
-    if !stale && drawn.cpus == Some(key) {
-        return;
-    }
-    if stale {
-        let n = r
-            .sim
-            .as_ref()
-            .map_or(0, |s| s.topology().nr_cpus() as usize);
-        let l = layout(cw as f64, &r.groups, n);
-        let _ = canvas.set_attribute("style", &format!("height:{}px", l.height));
-        r.layout = Some(l);
-    }
-    let Some(lay) = r.layout.as_ref() else { return };
-    let (pw, ph) = (
-        (lay.width * dpr).round() as u32,
-        (lay.height * dpr).round() as u32,
-    );
-    if canvas.width() != pw {
-        canvas.set_width(pw);
-    }
-    if canvas.height() != ph {
-        canvas.set_height(ph);
-    }
-    let Some(ctx) = ctx2d(canvas) else { return };
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    let mut snaps = Vec::new();
-    r.cpu_snaps(&mut snaps);
-    let llcs = r.llc_snaps();
-    let d = r.shown(c.selected, c.playing);
-    let ov = d.map(|d| {
-        let hidden = c.hidden == Some(d.seq);
-        let shown = if hidden {
-            0
-        } else {
-            c.probe
-                .map_or(d.steps.len(), |p| (p + 1).min(d.steps.len()))
-        };
-        Overlay {
-            missed: !crate::runner::found_idle(d),
-            decision: d,
-            shown,
-            reveal: !hidden && shown >= d.steps.len(),
-            guess: c.guess.filter(|g| g.0 == d.seq).map(|g| g.1),
-        }
-    });
-    draw_cpus(&ctx, lay, &snaps, &llcs, ov.as_ref(), &Palette::of(c.dark));
-    drawn.cpus = Some(key);
-}
-
-fn draw_slow(
-    r: &Runner,
-    drawn: &mut Drawn,
-    curve: Option<HtmlCanvasElement>,
-    hist: Option<HtmlCanvasElement>,
-    dark: bool,
-) -> bool {
-    let dpr = dpr();
-    let pal = Palette::of(dark);
-    let cw = curve.as_ref().map_or(0, |c| fit_canvas(c, dpr));
-    let hw = hist.as_ref().map_or(0, |c| fit_canvas(c, dpr));
-    let key = (r.version, dark, cw, hw, (dpr * 100.0) as u64);
-    if drawn.slow == Some(key) {
-        return false;
-    }
-    if let (Some(c), Some(data)) = (curve.as_ref(), r.curve_data()) {
-        if c.client_width() > 0 {
-            if let Err(e) = draw_scan_curve(c, &data, &pal, dpr) {
-                gloo::console::warn!(format!("scan-curve: {e}"));
-            }
-        }
-    }
-    if let (Some(c), Some(sim)) = (hist.as_ref(), r.sim.as_ref()) {
-        if c.client_width() > 0 {
-            if let Err(e) = draw_scan_hist(c, &sim.histogram().buckets, &pal, dpr) {
-                gloo::console::warn!(format!("scan-hist: {e}"));
-            }
-        }
-    }
-    drawn.slow = Some(key);
-    true
-}
-
 #[component]
 pub fn App(props: &AppProps) -> Html {
     let init = props.init.clone();
@@ -201,12 +49,10 @@ pub fn App(props: &AppProps) -> Html {
         })
     };
     let runner = use_mut_ref(Runner::default);
-    let ctl = use_mut_ref(Ctl::default);
-    let drawn = use_mut_ref(Drawn::default);
+    let main_view = use_mut_ref(MainView::default);
     let force = use_force_update();
-    let cpu_ref = use_node_ref();
-    let curve_ref = use_node_ref();
-    let hist_ref = use_node_ref();
+    let canvases = use_memo((), |_| MainCanvases::default());
+    let maps = main_view.borrow().maps.clone();
 
     // (Re)build the simulation when the scenario changed (validated by the reducer).
     if runner.borrow().generation != state.generation {
@@ -221,94 +67,36 @@ pub fn App(props: &AppProps) -> Html {
     let dark = match state.theme {
         Theme::Dark => true,
         Theme::Light => false,
-        Theme::Auto => prefers_dark(),
+        Theme::Auto => canvas::prefers_dark(),
     };
-    *ctl.borrow_mut() = Ctl {
+    let inputs = FrameInputs {
         playing: state.playing,
         speed: state.speed,
-        selected: state.selected,
-        probe: state.probe,
-        hidden: state.hidden,
-        guess: state.guess,
+        overlay: OverlayState {
+            selected: state.selected,
+            playing: state.playing,
+            probe: state.probe,
+            hidden: state.hidden,
+            guess: state.guess,
+        },
         dark,
     };
 
-    // The animation loop: advance while playing, redraw what changed; dropped on unmount.
+    // The animation loop: advance while playing, redraw what changed; stopped on unmount.
     {
-        let (runner, ctl, drawn, force) =
-            (runner.clone(), ctl.clone(), drawn.clone(), force.clone());
-        let (cpu_ref, curve_ref, hist_ref) = (cpu_ref.clone(), curve_ref.clone(), hist_ref.clone());
-        use_effect_with((), move |_| {
-            let alive = Rc::new(Cell::new(true));
-            let slot: Rc<RefCell<Option<AnimationFrame>>> = Rc::new(RefCell::new(None));
-            let frame: Rc<dyn Fn(f64)> = Rc::new(move |ts: f64| {
-                let c = *ctl.borrow();
-                let mut rerender = false;
-                let t0 = perf_now();
-                {
-                    let mut r = runner.borrow_mut();
-                    let mut d = drawn.borrow_mut();
-                    let dt = if r.last_ts > 0.0 {
-                        (ts - r.last_ts).clamp(0.0, 50.0)
-                    } else {
-                        16.0
-                    };
-                    r.last_ts = ts;
-                    if c.playing && r.sim.is_some() {
-                        let want = (dt * c.speed as f64 * 1000.0) as u64;
-                        let ran = r.advance(want.max(1), 8.0, &perf_now);
-                        if dt > 0.0 {
-                            r.achieved_speed =
-                                r.achieved_speed * 0.9 + (ran as f64 / 1000.0 / dt) * 0.1;
-                        }
-                        if ts - r.last_spark_ts > 250.0 {
-                            r.sample_spark();
-                            r.last_spark_ts = ts;
-                        }
-                    }
-                    if let Some(cv) = cpu_ref.cast::<HtmlCanvasElement>() {
-                        draw_cpu_canvas(&mut r, &mut d, &cv, &c);
-                    }
-                    if ts - r.last_slow_ts >= 100.0 {
-                        let drew = draw_slow(&r, &mut d, curve_ref.cast(), hist_ref.cast(), c.dark);
-                        if drew {
-                            r.last_slow_ts = ts;
-                            rerender = c.playing;
-                            if c.playing {
-                                r.pin_newest();
-                                d.cpus = None;
-                            }
-                        }
-                    }
-                    if c.playing {
-                        // Whole frame: simulation + canvases (Yew's 10 Hz text render is extra).
-                        let el = perf_now() - t0;
-                        r.work_ms = r.work_ms * 0.9 + el * 0.1;
-                    }
-                }
-                if rerender {
-                    force.force_update();
-                }
-            });
-            fn schedule(
-                slot: Rc<RefCell<Option<AnimationFrame>>>,
-                alive: Rc<Cell<bool>>,
-                f: Rc<dyn Fn(f64)>,
-            ) {
-                let (s2, a2, f2) = (slot.clone(), alive.clone(), f.clone());
-                let h = request_animation_frame(move |ts| {
-                    if !a2.get() {
-                        return;
-                    }
-                    f2(ts);
-                    schedule(s2, a2, f2);
-                });
-                *slot.borrow_mut() = Some(h);
-            }
-            schedule(slot.clone(), alive.clone(), frame);
-            move || {
-                alive.set(false);
-                slot.borrow_mut().take();
+        let (runner, main_view, force, canvases) = (
+            runner.clone(),
+            main_view.clone(),
+            force.clone(),
+            canvases.clone(),
+        );
+        use_animation_frame(move |ts| {
+            let rerender =
+                main_view
+                    .borrow_mut()
+                    .frame(ts, &mut runner.borrow_mut(), &inputs, &canvases);
+            if rerender {
+                force.force_update();
             }
         });
     }
@@ -409,34 +197,30 @@ pub fn App(props: &AppProps) -> Html {
         Callback::from(move |()| state.dispatch(Action::Reset))
     };
     let on_canvas_click = {
-        let (runner, state) = (runner.clone(), state.clone());
+        let (runner, main_view, state) = (runner.clone(), main_view.clone(), state.clone());
         Callback::from(move |e: MouseEvent| {
-            let r = runner.borrow();
-            let Some(cpu) = r
-                .layout
-                .as_ref()
-                .and_then(|l| l.hit(e.offset_x() as f64, e.offset_y() as f64))
-            else {
+            let Some(seq) = state.hidden else { return };
+            let (x, y) = (e.offset_x() as f64, e.offset_y() as f64);
+            let Some(cpu) = main_view.borrow().cpu_canvas.hit(x, y) else {
                 return;
             };
-            if let Some(seq) = state.hidden {
-                if let Some(d) = r.decision(seq) {
-                    let right = d.result == cpu;
-                    let rule = d.decided_by;
-                    let text = format!(
-                        "{} You picked CPU {cpu}; the kernel picked CPU {}, decided by {} in {}.",
-                        if right { "Right!" } else { "Not this time." },
-                        d.result,
-                        rule.map_or("-", |r| r.name()),
-                        rule.map_or("-", |r| r.kernel_function()),
-                    );
-                    state.dispatch(Action::Guessed {
-                        seq,
-                        cpu,
-                        right,
-                        text,
-                    });
-                }
+            let r = runner.borrow();
+            if let Some(d) = r.decision(seq) {
+                let right = d.result == cpu;
+                let rule = d.decided_by;
+                let text = format!(
+                    "{} You picked CPU {cpu}; the kernel picked CPU {}, decided by {} in {}.",
+                    if right { "Right!" } else { "Not this time." },
+                    d.result,
+                    rule.map_or("-", |r| r.name()),
+                    rule.map_or("-", |r| r.kernel_function()),
+                );
+                state.dispatch(Action::Guessed {
+                    seq,
+                    cpu,
+                    right,
+                    text,
+                });
             }
         })
     };
@@ -453,56 +237,13 @@ pub fn App(props: &AppProps) -> Html {
         Callback::from(move |t: Theme| state.dispatch(Action::SetTheme(t)))
     };
 
-    // Keyboard: space = play/pause, → = step (not while typing in a field).
-    {
-        let latest = use_mut_ref(|| None::<(Callback<()>, Callback<()>)>);
-        *latest.borrow_mut() = Some((on_play.clone(), on_step.clone()));
-        let enabled = init.keyboard;
-        use_effect_with((), move |_| {
-            let listener = enabled.then(|| {
-                let window = gloo::utils::window();
-                EventListener::new_with_options(
-                    &window,
-                    "keydown",
-                    EventListenerOptions::enable_prevent_default(),
-                    move |e| {
-                        let Some(e) = e.dyn_ref::<KeyboardEvent>() else {
-                            return;
-                        };
-                        if e.ctrl_key() || e.meta_key() || e.alt_key() {
-                            return;
-                        }
-                        let tag = e
-                            .target()
-                            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                            .map(|el| el.tag_name().to_ascii_lowercase())
-                            .unwrap_or_default();
-                        if matches!(
-                            tag.as_str(),
-                            "input" | "select" | "textarea" | "button" | "summary"
-                        ) {
-                            return;
-                        }
-                        let Some((play, step)) = latest.borrow().clone() else {
-                            return;
-                        };
-                        match e.key().as_str() {
-                            " " => {
-                                e.prevent_default();
-                                play.emit(());
-                            }
-                            "ArrowRight" => {
-                                e.prevent_default();
-                                step.emit(());
-                            }
-                            _ => {}
-                        }
-                    },
-                )
-            });
-            move || drop(listener)
-        });
-    }
+    use_keyboard_shortcuts(
+        init.keyboard,
+        Shortcuts {
+            play_pause: on_play.clone(),
+            step: on_step.clone(),
+        },
+    );
 
     // Snapshot for the text views.
     let (snap, detail) = {
@@ -511,7 +252,6 @@ pub fn App(props: &AppProps) -> Html {
         let detail = r.shown(state.selected, state.playing).cloned();
         (snap, detail)
     };
-    let _ = &force;
     let caption = caption_for(&snap, detail.as_ref(), &state);
     let predict = predict_box(&state);
     let sc = &state.scenario;
@@ -535,14 +275,16 @@ pub fn App(props: &AppProps) -> Html {
         }
     };
     let cpu_view = html! {
-        <CpuView canvas={cpu_ref.clone()} onclick={on_canvas_click.clone()} caption={caption}
+        <CpuView canvas={canvases.cpus.clone()} onclick={on_canvas_click.clone()} caption={caption}
             predict={predict} predicting={state.hidden.is_some()} />
     };
     let curve = html! {
-        <ScanCurve canvas={curve_ref.clone()} llc_weight={sc.llc_weight} imbalance_pct={sc.imbalance_pct}
+        <ScanCurve canvas={canvases.curve.clone()} map={maps.curve.clone()} llc_weight={sc.llc_weight} imbalance_pct={sc.imbalance_pct}
             sis_util={snap.sis_util} sis_prop={snap.sis_prop} />
     };
-    let metrics = html! { <Metrics snap={snap.clone()} hist_canvas={hist_ref.clone()} /> };
+    let metrics = html! { <Metrics snap={snap.clone()} hist_canvas={canvases.hist.clone()}
+    hist_map={maps.hist.clone()} spark_se_eff={canvases.spark_se_eff.clone()}
+    spark_scanned={canvases.spark_scanned.clone()} /> };
     let log = html! {
         <DecisionLog decisions={snap.decisions.clone()} detail={detail.clone()} selected={state.selected}
             probe={state.probe} hidden={state.hidden} on_select={on_select} />
@@ -559,9 +301,9 @@ pub fn App(props: &AppProps) -> Html {
         });
         let on_error = Callback::from(move |e: String| st2.dispatch(Action::ShowError(e)));
         let canvases = vec![
-            (AttrValue::from("cpu-bars"), cpu_ref.clone()),
-            (AttrValue::from("scan-curve"), curve_ref.clone()),
-            (AttrValue::from("scan-hist"), hist_ref.clone()),
+            (AttrValue::from("cpu-bars"), canvases.cpus.clone()),
+            (AttrValue::from("scan-curve"), canvases.curve.clone()),
+            (AttrValue::from("scan-hist"), canvases.hist.clone()),
         ];
         html! { <ExportPanel runner={RunnerRef(runner.clone())} scenario={state.scenario.clone()}
         version={snap.version} {canvases} {on_load} {on_error} /> }
@@ -626,13 +368,13 @@ fn predict_box(state: &UiState) -> Html {
     if !state.predict {
         return html! {};
     }
-    let score = format!("score {}/{}", state.score.0, state.score.1);
+    let score = format!("score {}/{}", state.score.right, state.score.guesses);
     let body = match (&state.verdict, state.hidden) {
         (_, Some(_)) => {
             html! { <span>{"Click the CPU you think select_idle_sibling() will pick."}</span> }
         }
-        (Some((right, text)), None) => {
-            html! { <span class={if *right { "right" } else { "wrong" }}>{text.clone()}</span> }
+        (Some(v), None) => {
+            html! { <span class={if v.right { "right" } else { "wrong" }}>{v.text.clone()}</span> }
         }
         (None, None) => {
             html! { <span>{"Press Step: the next wake-up is shown without its result."}</span> }

@@ -5,14 +5,19 @@
 //! unmounts one.
 
 pub mod app;
+pub mod canvas;
 pub mod components;
+pub mod cpu_canvas;
 pub mod draw;
 pub mod export;
+pub mod hooks;
+pub mod main_view;
+pub mod patch_scenarios;
 pub mod runner;
-pub mod seeds;
 pub mod state;
 pub mod terms;
 pub mod url;
+pub mod workbench;
 pub mod worker_api;
 
 use app::{App, AppProps, Init};

@@ -1,8 +1,8 @@
 //! The Simulation and what the views derive from it, kept outside Yew state (in an
 //! `Rc<RefCell<Runner>>`): advancing it every animation frame must not re-render Yew.
 
-use crate::draw::cpus::{CpuLayout, CpuSnap, LlcSnap};
-use crate::draw::curve::CurveData;
+use crate::draw::cpus::{CpuSnap, LlcSnap};
+use crate::draw::curve::{CurveData, OperatingPoint};
 use sis_core::stats::{Counters, Metrics};
 use sis_core::trace::{Decision, ScanEnd};
 use sis_core::{Scenario, Simulation};
@@ -71,6 +71,20 @@ pub fn scan_end_text(e: Option<ScanEnd>) -> &'static str {
     }
 }
 
+/// The metrics of one sparkline window (the counters' change since the previous sample).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct SparkSample {
+    pub se_eff: f64,
+    pub scanned_per_wakeup: f64,
+}
+
+/// The LLC's (sum_util, nr_idle_scan) as the last periodic balance left them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BalanceState {
+    sum_util: u64,
+    nr_idle_scan: u32,
+}
+
 /// What Yew renders as text, taken at most ~10 times a second while playing.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Snapshot {
@@ -85,8 +99,8 @@ pub struct Snapshot {
     pub util_now_pct: f64,
     pub util_balance_pct: f64,
     pub decisions: Vec<Summary>,
-    /// (se_eff, scanned per wake-up) over recent windows.
-    pub sparks: Vec<(f64, f64)>,
+    /// se_eff and scanned per wake-up over recent windows, oldest first.
+    pub sparks: Vec<SparkSample>,
     pub hist: Vec<u64>,
     pub sis_prop_nr: Option<i64>,
     pub sis_util: bool,
@@ -105,20 +119,16 @@ pub struct Runner {
     pub generation: u64,
     /// Per LLC: cores, each its CPU ids (drawing order of the bars).
     pub groups: Vec<Vec<Vec<u32>>>,
-    pub layout: Option<CpuLayout>,
     pub curve: Option<CurveData>,
-    trail: VecDeque<(f64, u32)>,
-    last_op: Option<(u64, u32)>,
-    sparks: VecDeque<(f64, f64)>,
+    trail: VecDeque<OperatingPoint>,
+    last_balance: Option<BalanceState>,
+    sparks: VecDeque<SparkSample>,
     spark_counters: Counters,
-    pub last_spark_ts: f64,
     /// Bumped on every change of the simulation.
     pub version: u64,
-    pub drawn_cpus: u64,
-    pub drawn_slow: u64,
-    pub last_slow_ts: f64,
-    pub last_ts: f64,
+    /// Real time per animation frame while playing (simulation + canvases), ms, smoothed.
     pub work_ms: f64,
+    /// Simulated µs per real ms achieved while playing, smoothed.
     pub achieved_speed: f64,
     sis_prop_nr: Option<i64>,
     rate_ns_per_ms: f64,
@@ -157,10 +167,9 @@ impl Runner {
                 cores.into_iter().map(|c| c.1).collect()
             })
             .collect();
-        self.layout = None;
         self.curve = Some(CurveData::new(scenario.llc_weight, scenario.imbalance_pct));
         self.trail.clear();
-        self.last_op = None;
+        self.last_balance = None;
         self.sparks.clear();
         self.spark_counters = *sim.counters();
         self.sim = Some(sim);
@@ -259,16 +268,22 @@ impl Runner {
             rec.capture(sim.decisions().iter());
         }
         let llc = sim.llc(0);
-        let op = (llc.last_sum_util, llc.nr_idle_scan);
-        if self.last_op != Some(op) {
-            if let Some((u, nr)) = self.last_op {
+        let now = BalanceState {
+            sum_util: llc.last_sum_util,
+            nr_idle_scan: llc.nr_idle_scan,
+        };
+        if self.last_balance != Some(now) {
+            if let Some(before) = self.last_balance {
                 let w = sim.scenario().llc_weight as f64 * 1024.0;
-                self.trail.push_back((u as f64 * 100.0 / w, nr));
+                self.trail.push_back(OperatingPoint {
+                    util_pct: before.sum_util as f64 * 100.0 / w,
+                    nr_idle_scan: before.nr_idle_scan,
+                });
                 while self.trail.len() > TRAIL {
                     self.trail.pop_front();
                 }
             }
-            self.last_op = Some(op);
+            self.last_balance = Some(now);
         }
         let f = sim.features();
         if f.sis_prop && !f.sis_util {
@@ -310,11 +325,19 @@ impl Runner {
             ..Counters::default()
         };
         let m = d.metrics();
-        self.sparks.push_back((m.se_eff, m.scanned_per_wakeup));
+        self.sparks.push_back(SparkSample {
+            se_eff: m.se_eff,
+            scanned_per_wakeup: m.scanned_per_wakeup,
+        });
         while self.sparks.len() > SPARKS {
             self.sparks.pop_front();
         }
         self.spark_counters = now;
+    }
+
+    /// The sparkline samples, oldest first.
+    pub fn sparks(&self) -> Vec<SparkSample> {
+        self.sparks.iter().copied().collect()
     }
 
     pub fn decision(&self, seq: u64) -> Option<&Decision> {
@@ -384,7 +407,10 @@ impl Runner {
         let mut c = self.curve.clone()?;
         let w = sim.scenario().llc_weight as f64 * 1024.0;
         let llc = sim.llc(0);
-        c.live = Some((llc.last_sum_util as f64 * 100.0 / w, llc.nr_idle_scan));
+        c.live = Some(OperatingPoint {
+            util_pct: llc.last_sum_util as f64 * 100.0 / w,
+            nr_idle_scan: llc.nr_idle_scan,
+        });
         c.trail = self.trail.iter().copied().collect();
         c.util_now = Some(sim.llc_sum_util_now(0) as f64 * 100.0 / w);
         c.sis_prop_nr = self.sis_prop_nr;

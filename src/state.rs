@@ -7,6 +7,27 @@ use sis_core::{features::FEATURES, Scenario};
 use std::rc::Rc;
 use yew::Reducible;
 
+/// A predict-mode guess: the CPU the user picked for decision `seq`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Guess {
+    pub seq: u64,
+    pub cpu: u32,
+}
+
+/// Predict mode's score.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Score {
+    pub right: u32,
+    pub guesses: u32,
+}
+
+/// The verdict on a guess.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub right: bool,
+    pub text: String,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct UiState {
     pub scenario: Scenario,
@@ -25,11 +46,11 @@ pub struct UiState {
     pub predict: bool,
     /// A decision whose result is hidden until the user guesses.
     pub hidden: Option<u64>,
-    /// The user's last guess: (decision seq, cpu).
-    pub guess: Option<(u64, u32)>,
-    /// (right, guesses).
-    pub score: (u32, u32),
-    pub verdict: Option<(bool, String)>,
+    /// The user's last guess.
+    pub guess: Option<Guess>,
+    pub score: Score,
+    /// What the app said about the last guess.
+    pub verdict: Option<Verdict>,
     /// Input errors, each naming its field.
     pub errors: Vec<String>,
     pub view: View,
@@ -52,7 +73,7 @@ impl UiState {
             predict: view.predict,
             hidden: None,
             guess: None,
-            score: (0, 0),
+            score: Score::default(),
             verdict: None,
             errors,
             view: view.view,
@@ -127,11 +148,17 @@ impl UiState {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     /// A control changed: scenario field name (FIELDS) and its text.
-    SetField(String, String),
+    SetField {
+        name: String,
+        value: String,
+    },
     /// Several fields at once, all or nothing, quietly: an invalid value changes nothing and
     /// shows no error (typing in progress; the `change` event reports it).
     SetFields(Vec<(String, String)>),
-    SetFeature(String, bool),
+    SetFeature {
+        name: String,
+        on: bool,
+    },
     /// Rebuild the simulation from the current scenario (back to t = 0).
     Reset,
     SetPlaying(bool),
@@ -169,9 +196,11 @@ impl Reducible for UiState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut s = (*self).clone();
         match action {
-            Action::SetField(k, v) => return s.reduce_fields(&[(k, v)], &self, false),
+            Action::SetField { name, value } => {
+                return s.reduce_fields(&[(name, value)], &self, false)
+            }
             Action::SetFields(kv) => return s.reduce_fields(&kv, &self, true),
-            Action::SetFeature(name, on) => {
+            Action::SetFeature { name, on } => {
                 let f = s.features_with(&name, on);
                 return s.reduce_fields(&[("features".to_string(), f)], &self, false);
             }
@@ -234,12 +263,12 @@ impl Reducible for UiState {
             } => {
                 if s.hidden == Some(seq) {
                     s.hidden = None;
-                    s.guess = Some((seq, cpu));
-                    s.score.1 += 1;
+                    s.guess = Some(Guess { seq, cpu });
+                    s.score.guesses += 1;
                     if right {
-                        s.score.0 += 1;
+                        s.score.right += 1;
                     }
-                    s.verdict = Some((right, text));
+                    s.verdict = Some(Verdict { right, text });
                 }
             }
             Action::SetTheme(t) => s.theme = t,
@@ -294,38 +323,57 @@ mod tests {
     fn valid_field_rebuilds_invalid_keeps_the_last_valid() {
         let s = st();
         let g = s.generation;
-        let s = s.reduce(Action::SetField("llc_weight".into(), "112".into()));
+        let s = s.reduce(Action::SetField {
+            name: "llc_weight".into(),
+            value: "112".into(),
+        });
         assert_eq!(s.scenario.llc_weight, 112);
         assert!(s.generation > g);
         let g = s.generation;
-        let s = s.reduce(Action::SetField("llc_weight".into(), "0".into()));
+        let s = s.reduce(Action::SetField {
+            name: "llc_weight".into(),
+            value: "0".into(),
+        });
         assert_eq!(s.scenario.llc_weight, 112);
         assert_eq!(s.generation, g);
         assert_eq!(
             s.errors,
             vec!["invalid llc_weight '0': expected an integer in 1..=1024".to_string()]
         );
-        let s = s.reduce(Action::SetField("load".into(), "50".into()));
+        let s = s.reduce(Action::SetField {
+            name: "load".into(),
+            value: "50".into(),
+        });
         assert!(s.errors.is_empty());
     }
 
     #[test]
     fn same_value_does_not_rebuild() {
         let s = st();
-        let s2 = s
-            .clone()
-            .reduce(Action::SetField("llc_weight".into(), "16".into()));
+        let s2 = s.clone().reduce(Action::SetField {
+            name: "llc_weight".into(),
+            value: "16".into(),
+        });
         assert!(Rc::ptr_eq(&s, &s2));
     }
 
     #[test]
     fn feature_overrides_are_relative_to_the_preset() {
         let s = st(); // linux-6.0: SIS_UTIL on, SIS_PROP off
-        let s = s.reduce(Action::SetFeature("SIS_PROP".into(), true));
+        let s = s.reduce(Action::SetFeature {
+            name: "SIS_PROP".into(),
+            on: true,
+        });
         assert_eq!(s.scenario.features, "SIS_PROP=on");
-        let s = s.reduce(Action::SetFeature("SIS_UTIL".into(), false));
+        let s = s.reduce(Action::SetFeature {
+            name: "SIS_UTIL".into(),
+            on: false,
+        });
         assert_eq!(s.scenario.features, "SIS_PROP=on,SIS_UTIL=off");
-        let s = s.reduce(Action::SetFeature("SIS_PROP".into(), false));
+        let s = s.reduce(Action::SetFeature {
+            name: "SIS_PROP".into(),
+            on: false,
+        });
         assert_eq!(s.scenario.features, "SIS_UTIL=off");
     }
 
@@ -344,7 +392,13 @@ mod tests {
             right: true,
             text: "x".into(),
         });
-        assert_eq!(s.score, (1, 1));
+        assert_eq!(
+            s.score,
+            Score {
+                right: 1,
+                guesses: 1
+            }
+        );
         assert_eq!(s.hidden, None);
     }
 }

@@ -4,9 +4,11 @@
 #![cfg(target_arch = "wasm32")]
 
 use sisviz::draw::cpus::{draw_cpus, layout, CpuSnap, LlcSnap};
-use sisviz::draw::curve::{draw_scan_curve, CurveData};
+use sisviz::draw::curve::{draw_scan_curve, CurveData, OperatingPoint};
 use sisviz::draw::hist::draw_scan_hist;
-use sisviz::draw::Palette;
+use sisviz::draw::spark::draw_sparkline;
+use sisviz::draw::sweep::{draw_heatmap, draw_sweep_lines, Heat, Series};
+use sisviz::draw::{Palette, Rgb};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{
@@ -15,31 +17,13 @@ use web_sys::{
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const TESTIDS: &[&str] = &[
-    "llc-weight",
-    "imbalance-pct",
-    "load",
-    "smt",
-    "preset",
-    "workload",
-    "seed",
-    "speed",
-    "play",
-    "step",
-    "step-probe",
-    "reset",
-    "cpu-bars",
-    "scan-curve",
-    "scan-hist",
-    "decision-log",
-    "metrics",
-    "metric-se_eff",
-    "metric-dom_eff",
-    "metric-fast_rate",
-    "metric-success_rate",
-    "nr-scan",
-    "sim-time",
-];
+/// The data-testids every full page shows: one list, shared with the end-to-end tests.
+fn testids() -> impl Iterator<Item = &'static str> {
+    include_str!("testids.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
 
 fn doc() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
@@ -85,7 +69,7 @@ async fn mount_shows_every_testid_and_step_adds_a_decision() {
     let div = fresh_div();
     let mut h = sisviz::mount_config(div.clone(), "");
     settle().await;
-    for id in TESTIDS {
+    for id in testids() {
         assert!(q(&div, id).is_some(), "missing data-testid {id}");
     }
     assert_eq!(decisions(&div), 0);
@@ -196,14 +180,21 @@ fn canvas(w: u32, h: u32) -> HtmlCanvasElement {
     c
 }
 
+fn op(util_pct: f64, nr_idle_scan: u32) -> OperatingPoint {
+    OperatingPoint {
+        util_pct,
+        nr_idle_scan,
+    }
+}
+
 #[wasm_bindgen_test]
 fn draw_fns_work_on_a_real_canvas() {
     let c = canvas(640, 320);
     for w in [1u32, 4, 112, 1024] {
         for dark in [false, true] {
             let mut d = CurveData::new(w, 117);
-            d.live = Some((50.0, w / 2));
-            d.trail = vec![(40.0, w), (45.0, w / 2)];
+            d.live = Some(op(50.0, w / 2));
+            d.trail = vec![op(40.0, w), op(45.0, w / 2)];
             d.util_now = Some(52.0);
             d.sis_prop_nr = Some(5000);
             draw_scan_curve(&c, &d, &Palette::of(dark), 1.0)
@@ -216,6 +207,24 @@ fn draw_fns_work_on_a_real_canvas() {
     buckets[3] = 10;
     buckets[18] = 1;
     draw_scan_hist(&c, &buckets, &Palette::LIGHT, 2.0).unwrap();
+    draw_sparkline(&c, &[], None, &Palette::LIGHT, 1.0).unwrap();
+    draw_sparkline(&c, &[3.0, 1.0, 4.0], Some(100.0), &Palette::DARK, 1.0).unwrap();
+    let series = vec![Series {
+        name: "linux-6.0".into(),
+        points: vec![(25.0, 1.0), (50.0, f64::NAN), (200.0, 3.5)],
+    }];
+    draw_sweep_lines(&c, &series, "se_eff %", &Palette::LIGHT, 1.0).unwrap();
+    draw_sweep_lines(&c, &[], "se_eff %", &Palette::DARK, 1.0).unwrap();
+    let heat = Heat {
+        title: "t".into(),
+        x_desc: "load".into(),
+        y_desc: "llc_weight".into(),
+        xs: vec![50, 100],
+        ys: vec![4, 8],
+        values: vec![Some(1.0), None, Some(2.0), Some(f64::INFINITY)],
+        decimals: 1,
+    };
+    draw_heatmap(&c, &heat, Rgb(200, 0, 0), &Palette::DARK, 1.0).unwrap();
     // The CPU bars with the raw 2D context.
     let groups: Vec<Vec<Vec<u32>>> = vec![(0..128).map(|k| vec![2 * k, 2 * k + 1]).collect()];
     let lay = layout(1000.0, &groups, 256);
@@ -235,6 +244,87 @@ fn draw_fns_work_on_a_real_canvas() {
         sum_util_pct: 70,
     }];
     draw_cpus(&ctx, &lay, &snaps, &llcs, None, &Palette::LIGHT);
+}
+
+/// The RGB of one pixel of a canvas (device pixels).
+fn pixel(c: &HtmlCanvasElement, x: i32, y: i32) -> Rgb {
+    let ctx: CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let d = ctx
+        .get_image_data(x as f64, y as f64, 1.0, 1.0)
+        .unwrap()
+        .data();
+    Rgb(d[0], d[1], d[2])
+}
+
+fn near(a: Rgb, b: Rgb) -> bool {
+    let d = |x: u8, y: u8| (x as i32 - y as i32).abs();
+    d(a.0, b.0) + d(a.1, b.1) + d(a.2, b.2) < 40
+}
+
+#[wasm_bindgen_test]
+fn the_operating_point_sits_on_the_curve_at_its_utilisation() {
+    let pal = Palette::LIGHT;
+    let c = canvas(640, 320);
+    let mut d = CurveData::new(16, 117);
+    // Rows of column x where the curve alone is drawn.
+    let util = 40.0;
+    let nr = d.nr_at(util).unwrap();
+    let map = draw_scan_curve(&c, &d, &pal, 1.0).unwrap();
+    let (x, y) = map.to_px(util, nr as f64);
+    let curve_rows: Vec<i32> = (0..320)
+        .filter(|&r| near(pixel(&c, x, r), pal.accent))
+        .collect();
+    assert!(!curve_rows.is_empty(), "no curve in column {x}");
+    let (top, bottom) = (curve_rows[0], *curve_rows.last().unwrap());
+    assert!(
+        (top - 2..=bottom + 2).contains(&y),
+        "curve at rows {top}..={bottom} of column {x}, nr_scan {nr} maps to row {y}"
+    );
+    // The same point drawn live: accent centre, foreground ring around it, centred on x.
+    d.live = Some(op(util, nr));
+    let map2 = draw_scan_curve(&c, &d, &pal, 1.0).unwrap();
+    assert_eq!(map2, map, "the live point does not move the axes");
+    assert!(near(pixel(&c, x, y), pal.accent), "{:?}", pixel(&c, x, y));
+    for (dx, dy) in [(-6, 0), (6, 0), (0, -6), (0, 6)] {
+        let p = pixel(&c, x + dx, y + dy);
+        assert!(
+            near(p, pal.fg),
+            "ring at ({dx}, {dy}) from ({x}, {y}): {p:?}"
+        );
+    }
+    // x is the utilisation: 40% of the way along the plot's x axis.
+    let (x0, _) = map.to_px(0.0, 0.0);
+    let (x100, _) = map.to_px(100.0, 0.0);
+    let expected = x0 as f64 + (x100 - x0) as f64 * util / 100.0;
+    assert!((x as f64 - expected).abs() <= 1.0, "{x} vs {expected}");
+}
+
+#[wasm_bindgen_test]
+fn a_histogram_bar_is_as_tall_as_its_count() {
+    let pal = Palette::LIGHT;
+    let c = canvas(640, 300);
+    let mut buckets = vec![0u64; 19];
+    buckets[2] = 10;
+    buckets[5] = 4;
+    let map = draw_scan_hist(&c, &buckets, &pal, 1.0).unwrap();
+    let bar_px = |i: usize| {
+        let (x, _) = map.to_px(i as f64, 0.0);
+        (0..300)
+            .filter(|&r| near(pixel(&c, x, r), pal.accent))
+            .count() as f64
+    };
+    let (_, zero) = map.to_px(0.0, 0.0);
+    let (_, ten) = map.to_px(0.0, 10.0);
+    let per_call = (zero - ten) as f64 / 10.0;
+    assert!(per_call > 5.0, "{per_call} px per call");
+    for (i, n) in [(2usize, 10.0), (5, 4.0)] {
+        let h = bar_px(i);
+        assert!(
+            (h - n * per_call).abs() <= 2.0,
+            "bucket {i}: {h} px tall, {n} calls x {per_call} px"
+        );
+    }
+    assert_eq!(bar_px(3), 0.0, "an empty bucket draws no bar");
 }
 
 /// The exported `sweep_point`, on the points `SweepSpec::points()` gives for the golden's

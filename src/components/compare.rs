@@ -3,16 +3,14 @@
 //! diffed and their counters tabled with mmtests' `baseline compare% compare` columns
 //! (sis-core's `compare_pct`).
 
-use super::workbench::{dispatch_input, dispatch_to, preset_select, Wb, WbAction};
-use crate::draw::cpus::{draw_cpus, layout, Overlay};
-use crate::draw::Palette;
+use super::widgets::{on_input_change, preset_select};
+use crate::cpu_canvas::{CpuCanvas, OverlayState};
 use crate::runner::{found_idle, Runner};
 use sis_core::stats::{Counters, Metrics};
 use sis_core::sweep::{compare_pct, format_compare_pct};
 use sis_core::trace::Decision;
 use sis_core::Scenario;
-use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 /// Decision pairs kept for the diff.
@@ -46,33 +44,51 @@ pub fn scanned(d: &Decision) -> String {
         .join(" ")
 }
 
-/// The rows of the counters table: (name, value) per quantity.
-#[allow(clippy::type_complexity)]
 /// Which way a quantity is better: `+1` higher, `-1` lower, `0` neither (it just counts).
 pub type Better = i8;
 
-/// How a row reads its value from a run's counters and metrics.
-pub type Getter = fn(&Counters, &Metrics) -> f64;
+/// One row of the compare table.
+pub struct CompareRow {
+    pub name: &'static str,
+    pub value: fn(&Counters, &Metrics) -> f64,
+    /// Printed with three decimals (a percentage or ratio) rather than as a count.
+    pub fractional: bool,
+    pub better: Better,
+}
 
-/// The compare table's rows: name, value, shown as a percentage, and which way is better.
-pub const TABLE: &[(&str, Getter, bool, Better)] = &[
-    ("wakeups", |c, _| c.wakeups as f64, false, 1),
-    ("migrations", |c, _| c.migrations as f64, false, -1),
-    ("sis_search", |c, _| c.sis_search as f64, false, 0),
-    (
+const fn row(
+    name: &'static str,
+    value: fn(&Counters, &Metrics) -> f64,
+    fractional: bool,
+    better: Better,
+) -> CompareRow {
+    CompareRow {
+        name,
+        value,
+        fractional,
+        better,
+    }
+}
+
+/// The compare table's rows.
+pub const TABLE: &[CompareRow] = &[
+    row("wakeups", |c, _| c.wakeups as f64, false, 1),
+    row("migrations", |c, _| c.migrations as f64, false, -1),
+    row("sis_search", |c, _| c.sis_search as f64, false, 0),
+    row(
         "sis_domain_search",
         |c, _| c.sis_domain_search as f64,
         false,
         0,
     ),
-    ("sis_scanned", |c, _| c.sis_scanned as f64, false, -1),
-    ("sis_failed", |c, _| c.sis_failed as f64, false, -1),
-    ("se_eff%", |_, m| m.se_eff, true, 1),
-    ("dom_eff%", |_, m| m.dom_eff, true, 1),
-    ("fast_rate%", |_, m| m.fast_rate, true, 1),
-    ("success_rate%", |_, m| m.success_rate, true, 1),
-    ("scanned/wake-up", |_, m| m.scanned_per_wakeup, true, -1),
-    (
+    row("sis_scanned", |c, _| c.sis_scanned as f64, false, -1),
+    row("sis_failed", |c, _| c.sis_failed as f64, false, -1),
+    row("se_eff%", |_, m| m.se_eff, true, 1),
+    row("dom_eff%", |_, m| m.dom_eff, true, 1),
+    row("fast_rate%", |_, m| m.fast_rate, true, 1),
+    row("success_rate%", |_, m| m.success_rate, true, 1),
+    row("scanned/wake-up", |_, m| m.scanned_per_wakeup, true, -1),
+    row(
         "wake-up latency us",
         |_, m| m.avg_wakeup_latency_us,
         true,
@@ -93,33 +109,53 @@ pub fn change_class(compare_pct: f64, better: Better) -> &'static str {
     }
 }
 
+/// The same step of both runs.
+struct DecisionPair {
+    baseline: Decision,
+    compare: Decision,
+}
+
+/// What both runs were built from; a change rebuilds them.
+#[derive(Clone, PartialEq)]
+struct BuiltFrom {
+    baseline: Scenario,
+    compare: Scenario,
+    generation: u64,
+}
+
+/// The two runs stepped together.
 #[derive(Default)]
-struct Pair {
-    a: Runner,
-    b: Runner,
-    key: Option<(Scenario, Scenario, u64)>,
-    /// (A's decision, B's decision) per step, newest last.
-    pairs: Vec<(Decision, Decision)>,
-    /// Index in the whole stream of the first pair that was not the same wake-up.
+struct RunPair {
+    baseline: Runner,
+    compare: Runner,
+    built_from: Option<BuiltFrom>,
+    /// Newest last.
+    pairs: Vec<DecisionPair>,
+    /// The step at which the two runs first woke different tasks.
     diverged: Option<u64>,
     steps: u64,
     error: Option<String>,
+    baseline_canvas: CpuCanvas,
+    compare_canvas: CpuCanvas,
 }
 
-impl Pair {
+impl RunPair {
     fn step(&mut self) -> bool {
-        let (Some(sa), Some(sb)) = (self.a.step_decision(), self.b.step_decision()) else {
-            return false;
-        };
-        let (Some(da), Some(db)) = (self.a.decision(sa).cloned(), self.b.decision(sb).cloned())
+        let (Some(sa), Some(sb)) = (self.baseline.step_decision(), self.compare.step_decision())
         else {
             return false;
         };
+        let (Some(baseline), Some(compare)) = (
+            self.baseline.decision(sa).cloned(),
+            self.compare.decision(sb).cloned(),
+        ) else {
+            return false;
+        };
         self.steps += 1;
-        if self.diverged.is_none() && !same_wakeup(&da, &db) {
+        if self.diverged.is_none() && !same_wakeup(&baseline, &compare) {
             self.diverged = Some(self.steps);
         }
-        self.pairs.push((da, db));
+        self.pairs.push(DecisionPair { baseline, compare });
         if self.pairs.len() > PAIRS {
             self.pairs.remove(0);
         }
@@ -127,40 +163,24 @@ impl Pair {
     }
 }
 
-fn ctx2d(c: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
-    c.get_context("2d").ok()??.dyn_into().ok()
-}
-
-fn draw_runner(r: &mut Runner, canvas: &HtmlCanvasElement, dark: bool) {
-    let cw = canvas.client_width();
-    let Some(sim) = r.sim.as_ref() else { return };
-    if cw <= 0 {
-        return;
-    }
-    let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio().max(1.0));
-    let lay = layout(cw as f64, &r.groups, sim.topology().nr_cpus() as usize);
-    let _ = canvas.set_attribute("style", &format!("height:{}px", lay.height));
-    canvas.set_width((lay.width * dpr).round() as u32);
-    canvas.set_height((lay.height * dpr).round() as u32);
-    let Some(ctx) = ctx2d(canvas) else { return };
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    let mut snaps = Vec::new();
-    r.cpu_snaps(&mut snaps);
-    let llcs = r.llc_snaps();
-    let ov = r.newest().map(|d| Overlay {
-        missed: !found_idle(d),
-        decision: d,
-        shown: d.steps.len(),
-        reveal: true,
-        guess: None,
-    });
-    draw_cpus(&ctx, &lay, &snaps, &llcs, ov.as_ref(), &Palette::of(dark));
+/// The presets (and overrides) to compare.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareSetup {
+    pub baseline_preset: String,
+    pub compare_preset: String,
+    /// Feature overrides on top of the compare preset.
+    pub compare_features: String,
+    /// A change rebuilds both runs even with the same presets (a patch scenario was chosen).
+    pub generation: u64,
 }
 
 #[derive(Properties, PartialEq)]
 pub struct CompareProps {
     pub scenario: Scenario,
-    pub wb: UseReducerHandle<Wb>,
+    pub setup: CompareSetup,
+    pub on_baseline: Callback<String>,
+    pub on_compare: Callback<String>,
+    pub on_compare_features: Callback<String>,
     pub dark: bool,
 }
 
@@ -185,25 +205,31 @@ fn decision_text(d: &Decision) -> String {
 
 #[component]
 pub fn ComparePanel(p: &CompareProps) -> Html {
-    let pair = use_mut_ref(Pair::default);
+    let pair = use_mut_ref(RunPair::default);
     let force = use_force_update();
-    let ca = use_node_ref();
-    let cb = use_node_ref();
-    let wb = &p.wb;
+    let baseline_ref = use_node_ref();
+    let compare_ref = use_node_ref();
+    let setup = &p.setup;
 
     // (Re)build both runs when the scenario or the presets change.
-    let built = variant(&p.scenario, &wb.a, "")
-        .and_then(|a| Ok((a, variant(&p.scenario, &wb.b, &wb.b_features)?)));
+    let built = variant(&p.scenario, &setup.baseline_preset, "").and_then(|baseline| {
+        let compare = variant(&p.scenario, &setup.compare_preset, &setup.compare_features)?;
+        Ok(BuiltFrom {
+            baseline,
+            compare,
+            generation: setup.generation,
+        })
+    });
     {
         let mut pr = pair.borrow_mut();
         match built {
-            Ok((sa, sb)) => {
-                let key = Some((sa.clone(), sb.clone(), wb.seed_gen));
-                if pr.key != key {
-                    let res =
-                        pr.a.rebuild(&sa, 1, None)
-                            .and_then(|()| pr.b.rebuild(&sb, 1, None));
-                    pr.key = key;
+            Ok(from) => {
+                if pr.built_from.as_ref() != Some(&from) {
+                    let res = pr
+                        .baseline
+                        .rebuild(&from.baseline, 1, None)
+                        .and_then(|()| pr.compare.rebuild(&from.compare, 1, None));
+                    pr.built_from = Some(from);
                     pr.pairs.clear();
                     pr.diverged = None;
                     pr.steps = 0;
@@ -213,16 +239,22 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
             Err(e) => pr.error = Some(e),
         }
     }
-    // Draw both CPU views after every render.
+    // Draw both CPU views after every render (each skips an unchanged frame).
     {
-        let (pair, ca, cb, dark) = (pair.clone(), ca.clone(), cb.clone(), p.dark);
+        let (pair, baseline_ref, compare_ref, dark) = (
+            pair.clone(),
+            baseline_ref.clone(),
+            compare_ref.clone(),
+            p.dark,
+        );
         use_effect(move || {
-            let mut pr = pair.borrow_mut();
-            if let Some(c) = ca.cast::<HtmlCanvasElement>() {
-                draw_runner(&mut pr.a, &c, dark);
+            let pr = &mut *pair.borrow_mut();
+            let newest = OverlayState::default();
+            if let Some(c) = baseline_ref.cast::<HtmlCanvasElement>() {
+                pr.baseline_canvas.draw(&c, &pr.baseline, &newest, dark);
             }
-            if let Some(c) = cb.cast::<HtmlCanvasElement>() {
-                draw_runner(&mut pr.b, &c, dark);
+            if let Some(c) = compare_ref.cast::<HtmlCanvasElement>() {
+                pr.compare_canvas.draw(&c, &pr.compare, &newest, dark);
             }
         });
     }
@@ -246,7 +278,7 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             {
                 let pr = &mut *pair.borrow_mut();
-                for r in [&mut pr.a, &mut pr.b] {
+                for r in [&mut pr.baseline, &mut pr.compare] {
                     if let Some(s) = r.sim.as_mut() {
                         s.run_for(100_000_000);
                     }
@@ -262,53 +294,52 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
     let on_reset = {
         let (pair, force) = (pair.clone(), force.clone());
         Callback::from(move |_: MouseEvent| {
-            pair.borrow_mut().key = None;
+            pair.borrow_mut().built_from = None;
             force.force_update();
         })
     };
-    let on_a = dispatch_to(wb, WbAction::A);
-    let on_b = dispatch_to(wb, WbAction::B);
-    let on_feat = dispatch_input(wb, WbAction::BFeatures);
 
     let pr = pair.borrow();
-    let snap = |r: &Runner| {
-        r.sim.as_ref().map(|s| {
-            (
-                *s.counters(),
-                s.metrics(),
-                s.now_ns(),
-                s.scenario().warmup_ns(),
-            )
-        })
-    };
-    let (sa, sb) = (snap(&pr.a), snap(&pr.b));
-    let name_b = if wb.b_features.is_empty() {
-        wb.b.clone()
+    let compare_name = if setup.compare_features.is_empty() {
+        setup.compare_preset.clone()
     } else {
-        format!("{} [{}]", wb.b, wb.b_features)
+        format!("{} [{}]", setup.compare_preset, setup.compare_features)
     };
-    let table = match (sa, sb) {
-        (Some((ca_, ma, now, warm)), Some((cb_, mb, _, _))) => html! {
+    let table = match (pr.baseline.sim.as_ref(), pr.compare.sim.as_ref()) {
+        (Some(a), Some(b)) => {
+            let (ca, ma, cb, mb) = (a.counters(), a.metrics(), b.counters(), b.metrics());
+            let (now, warm) = (a.now_ns(), a.scenario().warmup_ns());
+            let warming = if now < warm {
+                format!(
+                    " · counters start after the {} warm-up (now {:.1} ms)",
+                    p.scenario.warmup,
+                    now as f64 / 1e6
+                )
+            } else {
+                String::new()
+            };
+            html! {
             <table class="compare-table" data-testid="compare-table">
-                <caption>{format!("baseline = {} · compare = {name_b} · compare% = 100 × (compare − baseline) / baseline{}",
-                    wb.a, if now < warm { format!(" · counters start after the {} warm-up (now {:.1} ms)", p.scenario.warmup, now as f64 / 1e6) } else { String::new() })}</caption>
+                <caption>{format!("baseline = {} · compare = {compare_name} · compare% = 100 × (compare − baseline) / baseline{warming}",
+                    setup.baseline_preset)}</caption>
                 <thead><tr><th>{"quantity"}</th><th>{"baseline"}</th><th>{"compare%"}</th><th>{"compare"}</th></tr></thead>
                 <tbody>
-                { for TABLE.iter().map(|(name, get, pct, better)| {
-                    let (va, vb) = (get(&ca_, &ma), get(&cb_, &mb));
-                    let f = |v: f64| if *pct { format!("{v:.3}") } else { format!("{v:.0}") };
+                { for TABLE.iter().map(|row| {
+                    let (va, vb) = ((row.value)(ca, &ma), (row.value)(cb, &mb));
+                    let f = |v: f64| if row.fractional { format!("{v:.3}") } else { format!("{v:.0}") };
                     let c = compare_pct(va, vb);
-                    html! { <tr data-testid={format!("compare-row-{name}")}>
-                        <td>{*name}</td><td class="num">{f(va)}</td>
-                        <td class={classes!("num", change_class(c, *better))}>{format_compare_pct(c)}</td>
+                    html! { <tr data-testid={format!("compare-row-{}", row.name)}>
+                        <td>{row.name}</td><td class="num">{f(va)}</td>
+                        <td class={classes!("num", change_class(c, row.better))}>{format_compare_pct(c)}</td>
                         <td class="num">{f(vb)}</td></tr> }
                 }) }
                 </tbody>
             </table>
-        },
+            }
+        }
         _ => html! {},
     };
-    let diff = pr.pairs.last().map(|(da, db)| {
+    let diff = pr.pairs.last().map(|DecisionPair { baseline: da, compare: db }| {
         let same = same_wakeup(da, db);
         let verdict = if !same {
             "different wake-ups (the streams have diverged)".to_string()
@@ -328,13 +359,13 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
     let n_diff = pr
         .pairs
         .iter()
-        .filter(|(a, b)| same_wakeup(a, b) && a.result != b.result)
+        .filter(|p| same_wakeup(&p.baseline, &p.compare) && p.baseline.result != p.compare.result)
         .count();
     let log = html! {
         <table class="compare-log" data-testid="compare-log">
             <thead><tr><th>{"#"}</th><th>{"wake-up (A)"}</th><th>{"A → CPU"}</th><th>{"A checked"}</th><th>{"B → CPU"}</th><th>{"B checked"}</th></tr></thead>
             <tbody>
-            { for pr.pairs.iter().rev().take(12).map(|(a, b)| {
+            { for pr.pairs.iter().rev().take(12).map(|DecisionPair { baseline: a, compare: b }| {
                 let same = same_wakeup(a, b);
                 let cls = if !same { "diverged" } else if a.result != b.result { "differs" } else { "" };
                 html! { <tr class={cls} data-testid="compare-pair">
@@ -355,10 +386,10 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
     html! {
         <div class="compare" data-testid="compare-view">
             <div class="bench-controls">
-                <label>{"A (baseline) "}{preset_select("compare-preset-a", &wb.a, None, on_a)}</label>
-                <label>{"B (compare) "}{preset_select("compare-preset-b", &wb.b, None, on_b)}</label>
+                <label>{"A (baseline) "}{preset_select("compare-preset-a", &setup.baseline_preset, None, p.on_baseline.clone())}</label>
+                <label>{"B (compare) "}{preset_select("compare-preset-b", &setup.compare_preset, None, p.on_compare.clone())}</label>
                 <label title="feature overrides on top of B, e.g. SIS_PROP=on,SIS_UTIL=off">{"B features "}
-                    <input type="text" data-testid="compare-features" placeholder="SIS_PROP=on" value={wb.b_features.clone()} onchange={on_feat} size="22" /></label>
+                    <input type="text" data-testid="compare-features" placeholder="SIS_PROP=on" value={setup.compare_features.clone()} onchange={on_input_change(p.on_compare_features.clone())} size="22" /></label>
                 {stepper(1, "Step both", "compare-step")}
                 {stepper(10, "+10", "compare-step-10")}
                 {stepper(100, "+100", "compare-step-100")}
@@ -368,10 +399,10 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
             if let Some(e) = pr.error.clone() { <div class="error" role="alert">{e}</div> }
             <p class="caption" data-testid="compare-note">{format!("Same topology, workload, load and seed ({}); only the kernel differs. ", p.scenario.seed)}{diverged_note}</p>
             <div class="compare-cpus">
-                <figure><figcaption><span class="tag a">{"A"}</span>{wb.a.clone()}</figcaption>
-                    <canvas ref={ca} class="cpu-canvas" data-testid="compare-cpus-a"></canvas></figure>
-                <figure><figcaption><span class="tag b">{"B"}</span>{name_b.clone()}</figcaption>
-                    <canvas ref={cb} class="cpu-canvas" data-testid="compare-cpus-b"></canvas></figure>
+                <figure><figcaption><span class="tag a">{"A"}</span>{setup.baseline_preset.clone()}</figcaption>
+                    <canvas ref={baseline_ref} class="cpu-canvas" data-testid="compare-cpus-a"></canvas></figure>
+                <figure><figcaption><span class="tag b">{"B"}</span>{compare_name.clone()}</figcaption>
+                    <canvas ref={compare_ref} class="cpu-canvas" data-testid="compare-cpus-b"></canvas></figure>
             </div>
             {diff.unwrap_or_default()}
             <div class="compare-out">{table}{log}</div>
@@ -385,7 +416,7 @@ mod tests {
 
     #[test]
     fn compare_colour_follows_which_way_is_better() {
-        let better_of = |name: &str| TABLE.iter().find(|r| r.0 == name).unwrap().3;
+        let better_of = |name: &str| TABLE.iter().find(|r| r.name == name).unwrap().better;
         // SIS_UTIL's -87.9% sis_scanned is an improvement; a lower success rate is not.
         assert_eq!(change_class(-87.9, better_of("sis_scanned")), "better");
         assert_eq!(change_class(-5.0, better_of("success_rate%")), "worse");

@@ -2,7 +2,7 @@
 //! by `Scenario::set_field` in the reducer); number inputs commit on `change` and Enter, and
 //! apply valid values live on `input`.
 
-use super::tm;
+use super::kernel_term;
 use crate::state::{Action, UiState};
 use crate::url::SPEEDS;
 use sis_core::features::FEATURES;
@@ -40,7 +40,12 @@ fn NumField(p: &NumProps) -> Html {
     let commit = {
         let d = p.dispatch.clone();
         let field = p.field.to_string();
-        move |v: String| d.emit(Action::SetField(field.clone(), v.trim().to_string()))
+        move |v: String| {
+            d.emit(Action::SetField {
+                name: field.clone(),
+                value: v.trim().to_string(),
+            })
+        }
     };
     let onchange = {
         let commit = commit.clone();
@@ -99,7 +104,10 @@ fn select(
     let d = dispatch.clone();
     let onchange = Callback::from(move |e: Event| {
         let el: HtmlSelectElement = e.target_unchecked_into();
-        d.emit(Action::SetField(field.to_string(), el.value()));
+        d.emit(Action::SetField {
+            name: field.to_string(),
+            value: el.value(),
+        });
     });
     html! {
         <label class="field">
@@ -128,7 +136,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
     };
     let num = |testid: &'static str, field: &'static str, value: String, min: u64, max: u64| {
         html! {
-            <NumField testid={testid} field={field} label={html!{{tm(field, field)}}}
+            <NumField testid={testid} field={field} label={html!{{kernel_term(field, field)}}}
                 value={value} min={min} max={max} dispatch={dispatch.clone()}
                 invalid={err_field(field)} />
         }
@@ -142,7 +150,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
     let preset_sel = select(
         "preset",
         "preset",
-        html! {{tm("preset", "preset")}},
+        html! {{kernel_term("preset", "preset")}},
         &sc.preset,
         presets
             .iter()
@@ -159,7 +167,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
     let workload_sel = select(
         "workload",
         "workload",
-        html! {{tm("workload", "workload")}},
+        html! {{kernel_term("workload", "workload")}},
         sc.workload.name(),
         WORKLOADS
             .iter()
@@ -170,7 +178,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
     let smt_sel = select(
         "smt",
         "smt",
-        html! {{tm("smt", "smt")}},
+        html! {{kernel_term("smt", "smt")}},
         &sc.smt.to_string(),
         [1, 2, 4]
             .iter()
@@ -187,7 +195,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
     let numbering_sel = select(
         "numbering",
         "numbering",
-        html! {{tm("numbering", "numbering")}},
+        html! {{kernel_term("numbering", "numbering")}},
         sc.numbering.name(),
         ["contiguous", "interleaved"]
             .iter()
@@ -216,7 +224,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
         }
         html! {
             <label class="field">
-                <span class="label">{tm("speed", "speed")}</span>
+                <span class="label">{kernel_term("speed", "speed")}</span>
                 <select data-testid="speed" name="speed" {onchange}>
                     { for speeds.iter().map(|v| html! {
                         <option value={v.to_string()} selected={*v == s.speed}>
@@ -273,7 +281,10 @@ pub fn Controls(p: &ControlsProps) -> Html {
         let name = f.name.to_string();
         let onchange = Callback::from(move |e: Event| {
             let el: HtmlInputElement = e.target_unchecked_into();
-            st.dispatch(Action::SetFeature(name.clone(), el.checked()));
+            st.dispatch(Action::SetFeature {
+                name: name.clone(),
+                on: el.checked(),
+            });
         });
         html! {
             <label class={classes!("feature", overridden.then_some("overridden"))} title={f.help}>

@@ -1,7 +1,7 @@
 //! The CPU view: the `cpu-bars` canvas (drawn by the app's animation loop with
 //! `draw::cpus`), its legend, and the line that says what the current wake-up is doing.
 
-use super::tm;
+use super::kernel_term;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -26,14 +26,14 @@ pub fn CpuView(p: &CpuViewProps) -> Html {
                     <li><i class="sw idle"></i>{"idle"}</li>
                     <li><i class="sw sched-idle"></i>{"sched-idle"}</li>
                     <li><i class="sw busy"></i>{"busy"}</li>
-                    <li title="bar height">{tm("util_avg", "height = util_avg")}</li>
+                    <li title="bar height">{kernel_term("util_avg", "height = util_avg")}</li>
                     <li title="runnable tasks waiting behind the running one"><i class="sw queue"></i>{"queued task"}</li>
-                    <li><b class="tag waker">{"W"}</b>{tm("waker", "waker")}</li>
-                    <li><b class="tag prev">{"P"}</b>{tm("prev", "prev")}</li>
-                    <li><b class="tag target">{"T"}</b>{tm("target", "target")}</li>
-                    <li><i class="dot"></i>{tm("select_idle_cpu", "probe (what it saw)")}</li>
+                    <li><b class="tag waker">{"W"}</b>{kernel_term("waker", "waker")}</li>
+                    <li><b class="tag prev">{"P"}</b>{kernel_term("prev", "prev")}</li>
+                    <li><b class="tag target">{"T"}</b>{kernel_term("target", "target")}</li>
+                    <li><i class="dot"></i>{kernel_term("select_idle_cpu", "probe (what it saw)")}</li>
                     <li><i class="sw chosen"></i>{"chosen"}</li>
-                    <li><i class="sw missed"></i>{tm("missed_idle", "idle, never probed")}</li>
+                    <li><i class="sw missed"></i>{kernel_term("missed_idle", "idle, never probed")}</li>
                 </ul>
             </div>
             <p class="caption">{p.caption.clone()}</p>

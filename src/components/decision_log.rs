@@ -1,7 +1,7 @@
 //! The last decisions (newest first) and, for the selected one, every check in order beside
 //! the kernel function it comes from, with the current probe highlighted.
 
-use super::tm;
+use super::kernel_term;
 use crate::runner::{found_idle, scan_end_text, Summary};
 use sis_core::trace::{Decision, Rule};
 use wasm_bindgen::JsCast;
@@ -89,7 +89,7 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
     html! {
         <section class="panel log-panel">
             <div class="panel-head">
-                <h2>{tm("select_idle_sibling", "Decisions")}</h2>
+                <h2>{kernel_term("select_idle_sibling", "Decisions")}</h2>
                 <span class="hint">{"newest first · click one to inspect"}</span>
             </div>
             <div class="log-grid">
@@ -105,11 +105,11 @@ fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool, wrap: NodeRef) 
         <p class="dhead">
             <b>{format!("#{} ", d.seq)}</b>
             {format!("at {:.3} ms: task {} woken by CPU {}{}; ", d.time_ns as f64 / 1e6, d.wakee, d.waker_cpu, if d.sync { " (sync)" } else { "" })}
-            {tm("prev", format!("prev {}", d.prev))}{", "}
-            {tm("target", format!("target {}", d.target))}{", "}
-            {tm("recent_used_cpu", format!("recent_used_cpu {}", d.recent_used_cpu.map_or("–".into(), |c| c.to_string())))}{", "}
-            {tm("has_idle_cores", format!("has_idle_core {}", d.has_idle_core))}{", "}
-            {tm("nr_idle_scan", format!("nr_idle_scan {}", d.nr_idle_scan))}
+            {kernel_term("prev", format!("prev {}", d.prev))}{", "}
+            {kernel_term("target", format!("target {}", d.target))}{", "}
+            {kernel_term("recent_used_cpu", format!("recent_used_cpu {}", d.recent_used_cpu.map_or("–".into(), |c| c.to_string())))}{", "}
+            {kernel_term("has_idle_cores", format!("has_idle_core {}", d.has_idle_core))}{", "}
+            {kernel_term("nr_idle_scan", format!("nr_idle_scan {}", d.nr_idle_scan))}
         </p>
     };
     if hidden {
@@ -146,11 +146,11 @@ fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool, wrap: NodeRef) 
                 {"→ "}<b>{format!("CPU {}", d.result)}</b>
                 {format!(", decided by {} in {}", rule.map_or("-", |r| r.name()), rule.map_or("-", |r| r.kernel_function()))}
                 {". "}
-                { if d.scan_end.is_some() { html!{ <>{tm("nr", format!("Budget nr {} → {}", fmt_nr(d.nr_before), fmt_nr(d.nr_after)))}{". "}</> } } else { html!{} } }
+                { if d.scan_end.is_some() { html!{ <>{kernel_term("nr", format!("Budget nr {} → {}", fmt_nr(d.nr_before), fmt_nr(d.nr_after)))}{". "}</> } } else { html!{} } }
                 {format!("{}. ", capitalise(scan_end_text(d.scan_end)))}
                 { if found_idle(d) { html!{ <span>{"It landed on an idle CPU."}</span> } }
                   else if d.missed_idle.is_empty() { html!{ <span>{"No idle CPU was left to find."}</span> } }
-                  else { html!{ <span class="missed">{tm("missed_idle", "idle CPUs never probed")}{format!(": {:?}", d.missed_idle)}</span> } } }
+                  else { html!{ <span class="missed">{kernel_term("missed_idle", "idle CPUs never probed")}{format!(": {:?}", d.missed_idle)}</span> } } }
             </p>
         }
     } else {
@@ -160,7 +160,7 @@ fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool, wrap: NodeRef) 
         {head}
         <div class="steps-wrap" ref={wrap}>
         <table class="steps">
-            <thead><tr><th>{"#"}</th><th>{"check"}</th><th>{"kernel function"}</th><th>{"cpu"}</th><th>{"saw"}</th><th>{tm("nr", "nr")}</th></tr></thead>
+            <thead><tr><th>{"#"}</th><th>{"check"}</th><th>{"kernel function"}</th><th>{"cpu"}</th><th>{"saw"}</th><th>{kernel_term("nr", "nr")}</th></tr></thead>
             <tbody>{ for rows }</tbody>
         </table>
         </div>

@@ -1,8 +1,11 @@
 //! Metrics: Chen Yu's schedstat_parse.py percentages as big numbers, nr_idle_scan, sim time,
-//! sparklines over recent windows, and the select_idle_cpu time histogram canvas.
+//! sparklines over recent windows, and the select_idle_cpu time histogram with a readout of
+//! the bar under the mouse. The canvases are drawn by the frame loop (`main_view`).
 
-use super::tm;
+use super::kernel_term;
+use crate::draw::plot::ChartMapCell;
 use crate::runner::Snapshot;
+use sis_core::stats::ScanHistogram;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -10,26 +13,20 @@ use yew::prelude::*;
 pub struct MetricsProps {
     pub snap: Rc<Snapshot>,
     pub hist_canvas: NodeRef,
+    /// Where the histogram was drawn (hover).
+    pub hist_map: ChartMapCell,
+    pub spark_se_eff: NodeRef,
+    pub spark_scanned: NodeRef,
 }
 
-/// An SVG polyline of `vals` scaled into 0..max (or their own max).
-pub fn spark_points(vals: &[f64], max: Option<f64>) -> String {
-    if vals.is_empty() {
-        return String::new();
+/// The histogram bucket under x (bucket i is centred on x = i): its label and count.
+pub fn bucket_at(buckets: &[u64], x: f64) -> Option<(String, u64)> {
+    let i = x.round();
+    if i < 0.0 {
+        return None;
     }
-    let hi = max
-        .unwrap_or_else(|| vals.iter().copied().fold(0.0, f64::max))
-        .max(1e-9);
-    let n = vals.len().max(2) - 1;
-    vals.iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let x = i as f64 * 100.0 / n as f64;
-            let y = 30.0 - (v / hi).clamp(0.0, 1.0) * 28.0 - 1.0;
-            format!("{x:.1},{y:.1}")
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    let n = *buckets.get(i as usize)?;
+    Some((ScanHistogram::label(i as usize), n))
 }
 
 pub fn fmt_time(ns: u64) -> String {
@@ -43,13 +40,24 @@ pub fn Metrics(p: &MetricsProps) -> Html {
     let big = |id: &'static str, term: &'static str, label: &'static str, v: f64| {
         html! {
             <div class="metric">
-                <div class="metric-label">{tm(term, label)}</div>
+                <div class="metric-label">{kernel_term(term, label)}</div>
                 <div class="metric-value"><span data-testid={format!("metric-{id}")}>{format!("{v:.3}")}</span><small>{"%"}</small></div>
             </div>
         }
     };
-    let se: Vec<f64> = s.sparks.iter().map(|x| x.0).collect();
-    let sc: Vec<f64> = s.sparks.iter().map(|x| x.1).collect();
+    let se_last = s.sparks.last().map(|x| x.se_eff);
+    let sc_last = s.sparks.last().map(|x| x.scanned_per_wakeup);
+    let hover = use_state(String::new);
+    let on_hist_hover = {
+        let (map, hover, hist) = (p.hist_map.clone(), hover.clone(), s.hist.clone());
+        Callback::from(move |e: MouseEvent| {
+            let at = map
+                .get()
+                .and_then(|m| m.from_px(e.offset_x(), e.offset_y()))
+                .and_then(|(x, _)| bucket_at(&hist, x));
+            hover.set(at.map_or(String::new(), |(label, n)| format!("{label} µs: {n} calls")));
+        })
+    };
     let speed_note = if s.work_ms > 0.0 {
         format!(
             "sim {:.0} µs/ms real · {:.1} ms/frame",
@@ -72,33 +80,33 @@ pub fn Metrics(p: &MetricsProps) -> Html {
                 {big("success_rate", "success_rate", "success_rate", m.success_rate)}
             </div>
             <div class="stat-row">
-                <div class="stat">{tm("nr_idle_scan", "nr_idle_scan")}<b data-testid="nr-scan">{s.nr_idle_scan}</b></div>
-                <div class="stat">{tm("sum_util", "sum_util")}<b>{format!("{:.1}%", s.util_balance_pct)}</b></div>
-                <div class="stat">{tm("has_idle_cores", "has_idle_cores")}<b>{s.has_idle_cores.to_string()}</b></div>
-                <div class="stat">{tm("scanned_per_wakeup", "scanned / wake-up")}<b data-testid="scanned-per-wakeup">{format!("{:.2}", m.scanned_per_wakeup)}</b></div>
-                <div class="stat">{tm("migrations", "migrations")}<b data-testid="migrations">{s.counters.migrations}</b></div>
-                <div class="stat">{tm("wakeups", "wake-ups")}<b data-testid="wakeups">{s.counters.wakeups}</b></div>
+                <div class="stat">{kernel_term("nr_idle_scan", "nr_idle_scan")}<b data-testid="nr-scan">{s.nr_idle_scan}</b></div>
+                <div class="stat">{kernel_term("sum_util", "sum_util")}<b>{format!("{:.1}%", s.util_balance_pct)}</b></div>
+                <div class="stat">{kernel_term("has_idle_cores", "has_idle_cores")}<b>{s.has_idle_cores.to_string()}</b></div>
+                <div class="stat">{kernel_term("scanned_per_wakeup", "scanned / wake-up")}<b data-testid="scanned-per-wakeup">{format!("{:.2}", m.scanned_per_wakeup)}</b></div>
+                <div class="stat">{kernel_term("migrations", "migrations")}<b data-testid="migrations">{s.counters.migrations}</b></div>
+                <div class="stat">{kernel_term("wakeups", "wake-ups")}<b data-testid="wakeups">{s.counters.wakeups}</b></div>
                 <div class="stat"><span>{"simulated time"}</span><b data-testid="sim-time">{fmt_time(s.now_ns)}</b></div>
             </div>
             <div class="sparks">
                 <figure>
-                    <figcaption>{tm("se_eff", "se_eff over time")}{format!(" ({})", se.last().map_or("–".into(), |v| format!("{v:.1}%")))}</figcaption>
-                    <svg viewBox="0 0 100 30" preserveAspectRatio="none" class="spark">
-                        <polyline points={spark_points(&se, Some(100.0))} />
-                    </svg>
+                    <figcaption>{kernel_term("se_eff", "se_eff over time")}{format!(" ({})", se_last.map_or("–".into(), |v| format!("{v:.1}%")))}</figcaption>
+                    <canvas ref={p.spark_se_eff.clone()} class="spark" data-testid="spark-se_eff"
+                        role="img" aria-label="se_eff over recent windows, 0 to 100%"></canvas>
                 </figure>
                 <figure>
-                    <figcaption>{tm("scanned_per_wakeup", "scanned / wake-up over time")}{format!(" ({})", sc.last().map_or("–".into(), |v| format!("{v:.2}")))}</figcaption>
-                    <svg viewBox="0 0 100 30" preserveAspectRatio="none" class="spark">
-                        <polyline points={spark_points(&sc, None)} />
-                    </svg>
+                    <figcaption>{kernel_term("scanned_per_wakeup", "scanned / wake-up over time")}{format!(" ({})", sc_last.map_or("–".into(), |v| format!("{v:.2}")))}</figcaption>
+                    <canvas ref={p.spark_scanned.clone()} class="spark" data-testid="spark-scanned"
+                        role="img" aria-label="runqueues scanned per wake-up over recent windows"></canvas>
                 </figure>
             </div>
             <figure class="hist">
-                <figcaption>{tm("scan_hist", "time in select_idle_cpu() per call, µs (@usecs)")}
+                <figcaption>{kernel_term("scan_hist", "time in select_idle_cpu() per call, µs (@usecs)")}
                     {format!(" · {} calls", s.hist.iter().sum::<u64>())}</figcaption>
                 <canvas ref={p.hist_canvas.clone()} data-testid="scan-hist" class="chart small"
-                    role="img" aria-label="Histogram of time spent in select_idle_cpu per call"></canvas>
+                    role="img" aria-label="Histogram of time spent in select_idle_cpu per call"
+                    onmousemove={on_hist_hover}></canvas>
+                <div class="hover-readout" data-testid="hist-hover" aria-live="polite">{(*hover).clone()}</div>
             </figure>
         </section>
     }
@@ -109,10 +117,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sparkline_points_stay_in_the_box() {
-        assert_eq!(spark_points(&[], None), "");
-        let p = spark_points(&[0.0, 50.0, 100.0], Some(100.0));
-        assert_eq!(p, "0.0,29.0 50.0,15.0 100.0,1.0");
+    fn time_and_bucket_readouts() {
         assert_eq!(fmt_time(1_234_567), "1.235 ms");
+        let b = [0, 5, 7];
+        assert_eq!(bucket_at(&b, 1.2), Some((ScanHistogram::label(1), 5)));
+        assert_eq!(bucket_at(&b, -0.7), None);
+        assert_eq!(bucket_at(&b, 3.0), None);
     }
 }

@@ -1,5 +1,6 @@
 //! One file per component. Components render UI state and snapshots; none of them holds
-//! the Simulation.
+//! the Simulation, and none imports a sibling component except `workbench`, which composes
+//! its panels (shared view functions are in `widgets`).
 
 pub mod compare;
 pub mod controls;
@@ -7,10 +8,12 @@ pub mod cpu_view;
 pub mod decision_log;
 pub mod export;
 pub mod header;
+pub mod heatmap;
 pub mod metrics;
+pub mod patch_scenarios;
 pub mod scan_curve;
-pub mod seeds;
 pub mod sweep;
+pub mod widgets;
 pub mod workbench;
 
 use yew::prelude::*;
@@ -36,7 +39,7 @@ pub fn Term(p: &TermProps) -> Html {
 
 /// `<Term name={name}>{label}</Term>`. The components call this instead of writing the
 /// element: one copy of the props-building code in the wasm instead of one per use.
-pub fn tm(name: &'static str, label: impl Into<AttrValue>) -> Html {
+pub fn kernel_term(name: &'static str, label: impl Into<AttrValue>) -> Html {
     term_el(name, label.into())
 }
 

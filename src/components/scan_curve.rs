@@ -1,11 +1,16 @@
-//! SIS_UTIL's scan-depth curve (`scan-curve` canvas, drawn by `draw::curve`).
+//! SIS_UTIL's scan-depth curve (`scan-curve` canvas, drawn by `draw::curve` in the frame
+//! loop), with a readout of the curve's value under the mouse.
 
-use super::tm;
+use super::kernel_term;
+use crate::draw::curve::CurveData;
+use crate::draw::plot::ChartMapCell;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct ScanCurveProps {
     pub canvas: NodeRef,
+    /// Where the curve was drawn (hover).
+    pub map: ChartMapCell,
     pub llc_weight: u32,
     pub imbalance_pct: u32,
     pub sis_util: bool,
@@ -20,10 +25,28 @@ pub fn ScanCurve(p: &ScanCurveProps) -> Html {
         (false, true) => "This preset throttles with SIS_PROP (orange line): the curve is shown for comparison only.",
         (false, false) => "No SIS_PROP or SIS_UTIL: the scan may visit every CPU of the LLC.",
     };
+    let hover = use_state(String::new);
+    let on_hover = {
+        let (map, hover) = (p.map.clone(), hover.clone());
+        let curve = CurveData::new(p.llc_weight, p.imbalance_pct);
+        Callback::from(move |e: MouseEvent| {
+            let at = map
+                .get()
+                .and_then(|m| m.from_px(e.offset_x(), e.offset_y()));
+            let text = at.and_then(|(x, _)| {
+                let pct = x.round().clamp(0.0, 100.0);
+                let nr = curve.nr_at(pct)?;
+                Some(format!(
+                    "at {pct:.0}% utilisation SIS_UTIL sets nr_idle_scan = {nr}"
+                ))
+            });
+            hover.set(text.unwrap_or_default());
+        })
+    };
     html! {
         <section class="panel curve-panel">
             <div class="panel-head">
-                <h2>{tm("nr_idle_scan", "Scan depth")}{" vs "}{tm("sum_util", "LLC utilisation")}</h2>
+                <h2>{kernel_term("nr_idle_scan", "Scan depth")}{" vs "}{kernel_term("sum_util", "LLC utilisation")}</h2>
             </div>
             <p class="caption">
                 <code>{"nr = llc_weight × (1 − (x · pct/100)²)"}</code>
@@ -31,7 +54,9 @@ pub fn ScanCurve(p: &ScanCurveProps) -> Html {
                 {throttle}
             </p>
             <canvas ref={p.canvas.clone()} data-testid="scan-curve" class="chart"
-                role="img" aria-label="SIS_UTIL nr_idle_scan against LLC utilisation, with the live operating point"></canvas>
+                role="img" aria-label="SIS_UTIL nr_idle_scan against LLC utilisation, with the live operating point"
+                onmousemove={on_hover}></canvas>
+            <div class="hover-readout" data-testid="curve-hover" aria-live="polite">{(*hover).clone()}</div>
         </section>
     }
 }

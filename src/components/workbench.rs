@@ -1,194 +1,113 @@
-//! The workbench under the main view: compare two kernels on one seed, sweep load in a
-//! worker, a two-parameter heatmap, and the seeds' scenarios. Its own small state (which tab,
-//! presets A/B, loads); the scenario (topology, workload, seed, ...) is the app's.
+//! The workbench under the main view: compare two kernels on one scenario, sweep load in a
+//! worker, a two-parameter heatmap, and the patches' scenarios. Owns the workbench state
+//! (`crate::workbench`) and hands each panel its fields and callbacks; the scenario
+//! (topology, workload, seed, ...) is the app's.
 
-use super::compare::ComparePanel;
-use super::seeds::SeedList;
-use super::sweep::{HeatPanel, SweepPanel};
+use super::compare::{ComparePanel, CompareSetup};
+use super::heatmap::HeatmapPanel;
+use super::patch_scenarios::PatchScenarioList;
+use super::sweep::{SweepPanel, SweepSetup};
+use crate::patch_scenarios::{split, PatchScenario};
+use crate::workbench::{Tab, WorkbenchAction, WorkbenchState};
 use sis_core::Scenario;
-use std::rc::Rc;
 use yew::prelude::*;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tab {
-    Compare,
-    Sweep,
-    Heatmap,
-}
-
-impl Tab {
-    pub fn name(self) -> &'static str {
-        match self {
-            Tab::Compare => "compare",
-            Tab::Sweep => "sweep",
-            Tab::Heatmap => "heatmap",
-        }
-    }
-}
-
-/// Workbench state.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Wb {
-    pub tab: Tab,
-    /// Baseline preset.
-    pub a: String,
-    /// Compare preset ("" = none: a sweep of A alone).
-    pub b: String,
-    /// Feature overrides on top of B (compare mode), e.g. "SIS_PROP=on".
-    pub b_features: String,
-    pub loads: String,
-    /// A sweep to start now (a seed was clicked): (token, base scenario).
-    pub run: Option<(u64, Scenario)>,
-    /// Bumped when a seed sets up compare mode (rebuilds both runs).
-    pub seed_gen: u64,
-}
-
-impl Default for Wb {
-    fn default() -> Self {
-        Wb {
-            tab: Tab::Compare,
-            a: "linux-5.15".into(),
-            b: "linux-6.0".into(),
-            b_features: String::new(),
-            loads: "25,50,75,100,125,150,175,200".into(),
-            run: None,
-            seed_gen: 0,
-        }
-    }
-}
-
-pub enum WbAction {
-    Tab(Tab),
-    A(String),
-    B(String),
-    BFeatures(String),
-    Loads(String),
-    /// A seed: tab, presets, loads, the scenario it sets.
-    Seed {
-        tab: Tab,
-        presets: Vec<String>,
-        loads: Option<String>,
-        scenario: Scenario,
-    },
-}
-
-impl Reducible for Wb {
-    type Action = WbAction;
-    fn reduce(self: Rc<Self>, a: WbAction) -> Rc<Self> {
-        let mut s = (*self).clone();
-        match a {
-            WbAction::Tab(t) => s.tab = t,
-            WbAction::A(v) => s.a = v,
-            WbAction::B(v) => s.b = v,
-            WbAction::BFeatures(v) => s.b_features = v,
-            WbAction::Loads(v) => s.loads = v,
-            WbAction::Seed {
-                tab,
-                presets,
-                loads,
-                scenario,
-            } => {
-                s.tab = tab;
-                if let Some(p) = presets.first() {
-                    s.a = p.clone();
-                }
-                s.b = presets.get(1).cloned().unwrap_or_default();
-                s.b_features.clear();
-                if let Some(l) = loads {
-                    s.loads = l;
-                }
-                s.seed_gen += 1;
-                if tab == Tab::Sweep {
-                    let token = s.run.as_ref().map_or(1, |r| r.0 + 1);
-                    s.run = Some((token, scenario));
-                }
-            }
-        }
-        Rc::new(s)
-    }
-}
 
 #[derive(Properties, PartialEq)]
 pub struct WorkbenchProps {
     pub scenario: Scenario,
     pub dark: bool,
-    /// Replace the app's scenario (a seed was clicked): every scenario field.
+    /// Replace the app's scenario (a patch scenario was chosen): every scenario field.
     pub on_scenario: Callback<Vec<(String, String)>>,
+}
+
+/// A callback that dispatches `action(value)` to the workbench.
+fn send(
+    state: &UseReducerHandle<WorkbenchState>,
+    action: fn(String) -> WorkbenchAction,
+) -> Callback<String> {
+    let state = state.clone();
+    Callback::from(move |v| state.dispatch(action(v)))
 }
 
 #[component]
 pub fn Workbench(p: &WorkbenchProps) -> Html {
-    let wb = use_reducer(Wb::default);
-    let tab_btn = |t: Tab, label: &str| {
-        let wb2 = wb.clone();
-        let onclick = Callback::from(move |_: MouseEvent| wb2.dispatch(WbAction::Tab(t)));
-        let on = wb.tab == t;
+    let state = use_reducer(WorkbenchState::default);
+    let tab_button = |t: Tab, label: &str| {
+        let to = state.clone();
+        let onclick = Callback::from(move |_: MouseEvent| to.dispatch(WorkbenchAction::ShowTab(t)));
+        let on = state.tab == t;
         html! {
             <button role="tab" aria-selected={on.to_string()} class={classes!("tab", on.then_some("on"))}
                 data-testid={format!("tab-{}", t.name())} {onclick}>{label}</button>
         }
     };
-    let body = match wb.tab {
-        Tab::Compare => {
-            html! { <ComparePanel scenario={p.scenario.clone()} wb={wb.clone()} dark={p.dark} /> }
-        }
-        Tab::Sweep => {
-            html! { <SweepPanel scenario={p.scenario.clone()} wb={wb.clone()} dark={p.dark} /> }
-        }
-        Tab::Heatmap => {
-            html! { <HeatPanel scenario={p.scenario.clone()} wb={wb.clone()} dark={p.dark} /> }
-        }
+    let on_baseline = send(&state, WorkbenchAction::SetBaselinePreset);
+    let on_compare = send(&state, WorkbenchAction::SetComparePreset);
+    let on_choose = {
+        let (state, on_scenario) = (state.clone(), p.on_scenario.clone());
+        Callback::from(move |s: &'static PatchScenario| {
+            let (pairs, bench) = split(s);
+            let get = |k: &str| bench.iter().find(|(x, _)| x == k).map(|x| x.1.clone());
+            let Ok(scenario) =
+                Scenario::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            else {
+                return;
+            };
+            on_scenario.emit(pairs);
+            state.dispatch(WorkbenchAction::LoadPatchScenario {
+                tab: if get("tab").as_deref() == Some("compare") {
+                    Tab::Compare
+                } else {
+                    Tab::Sweep
+                },
+                presets: get("presets")
+                    .map(|v| v.split(',').map(String::from).collect())
+                    .unwrap_or_default(),
+                loads: get("loads"),
+                scenario,
+            });
+        })
+    };
+    let body = match state.tab {
+        Tab::Compare => html! {
+            <ComparePanel scenario={p.scenario.clone()} dark={p.dark}
+                setup={CompareSetup {
+                    baseline_preset: state.baseline_preset.clone(),
+                    compare_preset: state.compare_preset.clone(),
+                    compare_features: state.compare_features.clone(),
+                    generation: state.compare_generation,
+                }}
+                {on_baseline} {on_compare}
+                on_compare_features={send(&state, WorkbenchAction::SetCompareFeatures)} />
+        },
+        Tab::Sweep => html! {
+            <SweepPanel scenario={p.scenario.clone()} dark={p.dark}
+                setup={SweepSetup {
+                    baseline_preset: state.baseline_preset.clone(),
+                    compare_preset: state.compare_preset.clone(),
+                    loads: state.loads.clone(),
+                }}
+                request={state.sweep_request.clone()}
+                on_baseline_preset={on_baseline} on_compare_preset={on_compare}
+                on_loads={send(&state, WorkbenchAction::SetLoads)} />
+        },
+        Tab::Heatmap => html! {
+            <HeatmapPanel scenario={p.scenario.clone()} dark={p.dark}
+                preset={state.baseline_preset.clone()} on_preset={on_baseline} />
+        },
     };
     html! {
         <section class="panel workbench" data-testid="workbench">
             <div class="panel-head">
-                <h2>{"Compare · sweep · reproduce the seeds"}</h2>
+                <h2>{"Compare · sweep · reproduce the patches"}</h2>
                 <div class="tabs" role="tablist">
-                    {tab_btn(Tab::Compare, "Compare two kernels")}
-                    {tab_btn(Tab::Sweep, "Load sweep")}
-                    {tab_btn(Tab::Heatmap, "Heatmap")}
+                    {tab_button(Tab::Compare, "Compare two kernels")}
+                    {tab_button(Tab::Sweep, "Load sweep")}
+                    {tab_button(Tab::Heatmap, "Heatmap")}
                 </div>
             </div>
-            <SeedList wb={wb.clone()} on_scenario={p.on_scenario.clone()} />
+            <PatchScenarioList {on_choose} />
             {body}
         </section>
-    }
-}
-
-/// A callback that dispatches `action(value)` to the workbench (a preset select's choice).
-pub fn dispatch_to(wb: &UseReducerHandle<Wb>, action: fn(String) -> WbAction) -> Callback<String> {
-    let wb = wb.clone();
-    Callback::from(move |v| wb.dispatch(action(v)))
-}
-
-/// An `onchange` for a text `<input>` that dispatches `action(its value)` to the workbench.
-pub fn dispatch_input(
-    wb: &UseReducerHandle<Wb>,
-    action: fn(String) -> WbAction,
-) -> Callback<Event> {
-    let wb = wb.clone();
-    Callback::from(move |e: Event| {
-        if let Some(t) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
-            wb.dispatch(action(t.value()));
-        }
-    })
-}
-
-/// A `<select>` of every preset (plus "none" when `none` is given).
-pub fn preset_select(testid: &str, value: &str, none: Option<&str>, on: Callback<String>) -> Html {
-    let onchange = Callback::from(move |e: Event| {
-        if let Some(t) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
-            on.emit(t.value());
-        }
-    });
-    html! {
-        <select data-testid={testid.to_string()} {onchange}>
-            if let Some(n) = none {
-                <option value="" selected={value.is_empty()}>{n}</option>
-            }
-            { for sis_core::features::presets().into_iter().map(|p| html! {
-                <option value={p.name} selected={p.name == value} title={p.description}>{p.name}</option>
-            }) }
-        </select>
     }
 }

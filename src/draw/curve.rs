@@ -1,9 +1,18 @@
-//! SIS_UTIL's scan depth against LLC utilisation (raw 2D canvas, helpers in `chart`).
+//! SIS_UTIL's scan depth against LLC utilisation, with the live operating point (plotters).
 
-use super::chart::{self, Plot};
+use super::plot::{self, Axes, ChartMap, HPos, VPos};
 use super::Palette;
+use plotters::prelude::*;
 use sis_core::throttle;
-use web_sys::{CanvasRenderingContext2d as Ctx, HtmlCanvasElement};
+use web_sys::HtmlCanvasElement;
+
+/// Where SIS_UTIL's scan depth stood: the LLC utilisation the last periodic balance saw and
+/// the nr_idle_scan it set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OperatingPoint {
+    pub util_pct: f64,
+    pub nr_idle_scan: u32,
+}
 
 /// What the curve shows. Every number comes from sis-core.
 #[derive(Clone, Debug, PartialEq)]
@@ -12,10 +21,10 @@ pub struct CurveData {
     pub imbalance_pct: u32,
     /// (util %, nr_scan) at every integer percent, from `throttle::curve_percent`.
     pub points: Vec<(u32, u32)>,
-    /// The operating point: (sum_util % the last LLC balance saw, nr_idle_scan it set).
-    pub live: Option<(f64, u32)>,
+    /// The operating point now.
+    pub live: Option<OperatingPoint>,
     /// Earlier operating points, oldest first.
-    pub trail: Vec<(f64, u32)>,
+    pub trail: Vec<OperatingPoint>,
     /// Sum of util_avg over LLC 0 right now, %.
     pub util_now: Option<f64>,
     /// SIS_PROP's budget at the last wake-up that computed one (nr_before of its scan).
@@ -45,129 +54,142 @@ impl CurveData {
     pub fn cutoff_pct(&self) -> f64 {
         100.0 * 100.0 / self.imbalance_pct.max(1) as f64
     }
+
+    /// The y axis' top: a little above llc_weight.
+    pub fn y_max(&self) -> f64 {
+        let lw = self.llc_weight.max(1) as f64;
+        (lw * 1.08).max(lw + 1.0)
+    }
+
+    /// nr_scan at util `pct` (0..=100, rounded to the nearest integer percent): the curve's
+    /// value under the mouse.
+    pub fn nr_at(&self, pct: f64) -> Option<u32> {
+        let i = pct.round().clamp(0.0, 100.0) as usize;
+        self.points.get(i).map(|p| p.1)
+    }
 }
 
-/// Draws the curve into `canvas` (whose width/height are device pixels; `dpr` scales to CSS px).
+/// Draws the curve into `canvas` (sized by `canvas::fit`; `dpr` scales to CSS pixels) with
+/// plotters, and returns where it put the data (hover, tests).
 pub fn draw_scan_curve(
     canvas: &HtmlCanvasElement,
     d: &CurveData,
     pal: &Palette,
     dpr: f64,
-) -> Result<(), String> {
-    let (ctx, w, h) = chart::begin(canvas, dpr, pal)?;
-    plot_scan_curve(&ctx, d, w, h, pal);
-    Ok(())
-}
-
-/// Draws the curve with `ctx` (in CSS pixels) into a `w` × `h` box.
-pub fn plot_scan_curve(ctx: &Ctx, d: &CurveData, w: f64, h: f64, pal: &Palette) {
+) -> Result<ChartMap, String> {
+    let root = plot::root(canvas, dpr, pal)?;
     let lw = d.llc_weight.max(1);
-    let ymax = (lw as f64 * 1.08).max(lw as f64 + 1.0);
-    let p = Plot {
-        l: 10.0 + 52.0,
-        t: 10.0,
-        r: (w - 18.0).max(72.0),
-        b: (h - 10.0 - 44.0).max(20.0),
-        x0: 0.0,
-        x1: 100.0,
-        y0: 0.0,
-        y1: ymax,
-    };
-    let (xt, xs) = chart::num_ticks(0.0, 100.0, 11);
-    let (yt, ys) = chart::num_ticks(0.0, ymax, 6);
-    chart::grid(ctx, &p, &xt, xs, &yt, ys, true, pal);
-    chart::axes(
-        ctx,
-        &p,
-        &xt,
-        &yt,
-        14.0,
-        "LLC utilisation: sum_util / (llc_weight × 1024), %",
-        "nr_idle_scan",
-        15.0,
+    let ymax = d.y_max();
+    let mut chart = ChartBuilder::on(&root)
+        .margin_top(10)
+        .margin_left(10)
+        .margin_right(18)
+        .margin_bottom(10)
+        .x_label_area_size(44)
+        .y_label_area_size(52)
+        .build_cartesian_2d(0.0..100.0, 0.0..ymax)
+        .map_err(plot::err)?;
+    let y_decimals = if ymax >= 10.0 { 0 } else { 1 };
+    plot::mesh(
+        &mut chart,
+        &Axes {
+            x_labels: 11,
+            y_labels: 6,
+            x_desc: "LLC utilisation: sum_util / (llc_weight × 1024), %",
+            y_desc: "nr_idle_scan",
+            label_px: 14,
+            desc_px: 15,
+            x_fmt: &|v| plot::num(*v, 0),
+            y_fmt: &|v| plot::num(*v, y_decimals),
+            x_grid: true,
+        },
         pal,
-    );
-    ctx.save();
-    ctx.begin_path();
-    ctx.rect(p.l - 8.0, p.t - 8.0, p.r - p.l + 16.0, p.b - p.t + 16.0);
-    ctx.clip();
+    )?;
+    let area = chart.plotting_area();
+    let line = |pts: Vec<(f64, f64)>, c: RGBAColor, w: u32| {
+        area.draw(&PathElement::new(pts, c.stroke_width(w)))
+            .map_err(plot::err)
+    };
+    let text = |s: String, at: (f64, f64), style: TextStyle| {
+        area.draw(&Text::new(s, at, style)).map_err(plot::err)
+    };
+    let dot = |at: (f64, f64), r: u32, c: RGBAColor| {
+        area.draw(&Circle::new(at, r, c.filled()))
+            .map_err(plot::err)
+    };
     // 100/imbalance_pct cut-off.
     let cut = d.cutoff_pct();
-    let cx = p.x(cut);
-    chart::polyline(ctx, &[(cx, p.t), (cx, p.b)], &pal.busy.css_a(0.8), 1.5);
-    chart::font(ctx, 14.0, false);
-    chart::text(
-        ctx,
-        &format!("cut-off 100/pct = {}%", chart::num(cut, 1)),
-        p.x(cut - 1.0),
-        p.y(ymax * 0.985),
-        "right",
-        "top",
-        pal.busy,
-    );
-    let line_col = if d.sis_util_on { pal.accent } else { pal.muted };
-    let pts: Vec<(f64, f64)> = d
-        .points
-        .iter()
-        .map(|&(x, nr)| p.pt((x as f64, nr as f64)))
-        .collect();
-    chart::polyline(ctx, &pts, &line_col.css(), 2.5);
+    if cut <= 100.0 {
+        line(vec![(cut, 0.0), (cut, ymax)], plot::alpha(pal.busy, 0.8), 2)?;
+        text(
+            format!("cut-off 100/pct = {}%", plot::num(cut, 1)),
+            (cut - 1.0, ymax * 0.985),
+            plot::text_style(14, pal.busy, HPos::Right, VPos::Top),
+        )?;
+    }
+    let curve_col = if d.sis_util_on { pal.accent } else { pal.muted };
+    line(
+        d.points
+            .iter()
+            .map(|&(x, nr)| (x as f64, nr as f64))
+            .collect(),
+        plot::alpha(curve_col, 1.0),
+        3,
+    )?;
     if let Some(nr) = d.sis_prop_nr {
-        let y = p.y((nr.max(0) as f64).min(ymax));
-        chart::polyline(ctx, &[(p.l, y), (p.r, y)], &pal.prop.css(), 2.0);
+        let y = (nr.max(0) as f64).min(ymax);
+        line(vec![(0.0, y), (100.0, y)], plot::alpha(pal.prop, 1.0), 2)?;
         let label = if nr as f64 > ymax {
             format!("SIS_PROP nr = {nr} (capped by the LLC's {lw} CPUs)")
         } else {
             format!("SIS_PROP nr = {nr} (last wake-up)")
         };
-        chart::font(ctx, 13.0, false);
-        chart::text(ctx, &label, p.x(2.0), y - 2.0, "left", "bottom", pal.prop);
+        text(
+            label,
+            (2.0, y),
+            plot::text_style(13, pal.prop, HPos::Left, VPos::Bottom),
+        )?;
     }
     if let Some(u) = d.util_now {
-        let x = p.x(u.clamp(0.0, 100.0));
-        chart::polyline(
-            ctx,
-            &[(x, p.b), (x, p.y(ymax * 0.9))],
-            &pal.fg.css_a(0.35),
-            1.0,
-        );
+        let x = u.clamp(0.0, 100.0);
+        line(
+            vec![(x, 0.0), (x, ymax * 0.9)],
+            plot::alpha(pal.fg, 0.35),
+            1,
+        )?;
     }
     let n = d.trail.len().max(1) as f64;
-    for (i, &(u, nr)) in d.trail.iter().enumerate() {
+    for (i, p) in d.trail.iter().enumerate() {
+        let (u, nr) = (p.util_pct, p.nr_idle_scan);
         let a = 0.15 + 0.5 * (i as f64 + 1.0) / n;
-        let (x, y) = p.pt((u.clamp(0.0, 100.0), nr as f64));
-        chart::dot(ctx, x, y, 3.0, &pal.fg.css_a(a));
+        dot((u.clamp(0.0, 100.0), nr as f64), 3, plot::alpha(pal.fg, a))?;
     }
-    if let Some((u, nr)) = d.live {
-        let v = (u.clamp(0.0, 100.0), nr as f64);
-        let (x, y) = p.pt(v);
-        chart::dot(ctx, x, y, 7.0, &pal.fg.css());
-        chart::dot(ctx, x, y, 4.0, &pal.accent.css());
+    if let Some(OperatingPoint {
+        util_pct: u,
+        nr_idle_scan: nr,
+    }) = d.live
+    {
+        let at = (u.clamp(0.0, 100.0), nr as f64);
+        dot(at, 7, plot::alpha(pal.fg, 1.0))?;
+        dot(at, 4, plot::alpha(pal.accent, 1.0))?;
         // Label beside the point, away from the curve: below-right when high, above when low.
-        let high = v.1 > ymax * 0.5;
-        let right_side = u > 55.0;
-        let (align, dx) = if right_side {
-            ("right", -1.5)
+        let (h, dx) = if u > 55.0 {
+            (HPos::Right, -1.5)
         } else {
-            ("left", 1.5)
+            (HPos::Left, 1.5)
         };
-        let (ly, baseline) = if high {
-            (v.1 - ymax * 0.1, "top")
+        let (ly, v) = if at.1 > ymax * 0.5 {
+            (at.1 - ymax * 0.1, VPos::Top)
         } else {
-            (v.1 + ymax * 0.08, "bottom")
+            (at.1 + ymax * 0.08, VPos::Bottom)
         };
-        chart::font(ctx, 16.0, false);
-        chart::text(
-            ctx,
-            &format!("now: {}% → nr_idle_scan {nr}", chart::num(u, 1)),
-            p.x(v.0 + dx),
-            p.y(ly),
-            align,
-            baseline,
-            pal.fg,
-        );
+        text(
+            format!("now: {}% → nr_idle_scan {nr}", plot::num(u, 1)),
+            (at.0 + dx, ly),
+            plot::text_style(16, pal.fg, h, v),
+        )?;
     }
-    ctx.restore();
+    Ok(ChartMap::of(&chart))
 }
 
 #[cfg(test)]

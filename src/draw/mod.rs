@@ -1,11 +1,14 @@
-//! Pure drawing functions: each takes a canvas (or a 2D context) and plain data, nothing else.
-//! `cpus` draws with the raw CanvasRenderingContext2d (fast enough for 256+ CPUs every frame);
-//! the charts (`curve`, `hist`, `sweep`) too, through the small helpers in `chart`.
+//! Pure drawing functions: each takes a canvas and plain data, nothing else. The charts
+//! (`curve`, `hist`, `spark`, `sweep`) are plotters charts over plotters-canvas (`plot` holds
+//! what they share) and return where they put the data (`plot::ChartMap`) for hover, click and
+//! tests. `cpus` is the per-CPU animation on the raw CanvasRenderingContext2d (see
+//! ARCHITECTURE.md for why it is not a plotters chart).
 
-pub mod chart;
 pub mod cpus;
 pub mod curve;
 pub mod hist;
+pub mod plot;
+pub mod spark;
 pub mod sweep;
 
 /// An RGB colour.

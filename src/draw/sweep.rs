@@ -1,9 +1,10 @@
-//! Sweep results (raw 2D canvas, helpers in `chart`): a metric against load, one line per preset, and a heatmap of a
-//! metric over two parameters. Pure: canvas + plain data in, pixels out.
+//! Sweep results (plotters): a metric against load, one line per preset, and a heatmap of a
+//! metric over two parameters. Pure: canvas + plain data in, pixels and their mapping out.
 
-use super::chart::{self, Plot};
+use super::plot::{self, Axes, ChartMap, HPos, VPos};
 use super::{Palette, Rgb};
-use web_sys::{CanvasRenderingContext2d as Ctx, HtmlCanvasElement};
+use plotters::prelude::*;
+use web_sys::HtmlCanvasElement;
 
 /// One line: a preset's (load %, value) points.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,103 +28,136 @@ pub fn y_range(series: &[Series], min_top: f64) -> (f64, f64) {
     (0.0, (max * 1.1).max(min_top))
 }
 
-/// `metric` vs load, one line per series, with a legend.
+/// The x range of the series: the loads with a little padding (0..200 when empty).
+pub fn x_range(series: &[Series]) -> (f64, f64) {
+    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let (lo, hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    if lo > hi {
+        (0.0, 200.0)
+    } else if lo == hi {
+        (lo - 10.0, hi + 10.0)
+    } else {
+        let pad = (hi - lo) * 0.04;
+        (lo - pad, hi + pad)
+    }
+}
+
+/// `metric` vs load, one line per series, with a legend (plotters). Returns the mapping
+/// (x = load %, y = the metric).
 pub fn draw_sweep_lines(
     canvas: &HtmlCanvasElement,
     series: &[Series],
     y_desc: &str,
     pal: &Palette,
     dpr: f64,
-) -> Result<(), String> {
-    let (ctx, w, h) = chart::begin(canvas, dpr, pal)?;
-    plot_sweep_lines(&ctx, series, y_desc, w, h, pal);
-    Ok(())
-}
-
-/// Draws the lines with `ctx` (in CSS pixels) into a `w` × `h` box.
-pub fn plot_sweep_lines(ctx: &Ctx, series: &[Series], y_desc: &str, w: f64, h: f64, pal: &Palette) {
-    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
-    let (xmin, xmax) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-    let (xmin, xmax) = if xmin > xmax {
-        (0.0, 200.0)
-    } else if xmin == xmax {
-        (xmin - 10.0, xmax + 10.0)
-    } else {
-        let pad = (xmax - xmin) * 0.04;
-        (xmin - pad, xmax + pad)
-    };
+) -> Result<ChartMap, String> {
+    let root = plot::root(canvas, dpr, pal)?;
+    let (x0, x1) = x_range(series);
     let (y0, y1) = y_range(series, 1.0);
-    let p = Plot {
-        l: 10.0 + 56.0,
-        t: 10.0,
-        r: (w - 16.0).max(76.0),
-        b: (h - 10.0 - 40.0).max(20.0),
-        x0: xmin,
-        x1: xmax,
-        y0,
-        y1,
-    };
-    let (xt, xstep) = chart::num_ticks(xmin, xmax, 9);
-    let ystep = chart::tick_step(y1 - y0, 6);
-    let yd = if y1 >= 10.0 {
-        0
-    } else {
-        chart::step_decimals(ystep).max(1)
-    };
-    let yt: chart::Ticks = chart::ticks(y0, y1, ystep)
-        .into_iter()
-        .map(|v| (v, chart::num(v, yd)))
-        .collect();
-    chart::grid(ctx, &p, &xt, xstep, &yt, ystep, true, pal);
-    chart::axes(
-        ctx,
-        &p,
-        &xt,
-        &yt,
-        13.0,
-        "load, % of the CPUs",
-        y_desc,
-        14.0,
+    let mut chart = ChartBuilder::on(&root)
+        .margin_top(10)
+        .margin_left(10)
+        .margin_right(16)
+        .margin_bottom(10)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(plot::err)?;
+    let yd = if y1 >= 10.0 { 0 } else { 2 };
+    plot::mesh(
+        &mut chart,
+        &Axes {
+            x_labels: 9,
+            y_labels: 6,
+            x_desc: "load, % of the CPUs",
+            y_desc,
+            label_px: 13,
+            desc_px: 14,
+            x_fmt: &|v| plot::num(*v, 0),
+            y_fmt: &|v| plot::num(*v, yd),
+            x_grid: true,
+        },
         pal,
-    );
+    )?;
+    let area = chart.plotting_area();
     for (i, s) in series.iter().enumerate() {
-        let col = series_colour(pal, i).css();
+        let col = plot::colour(series_colour(pal, i));
         let pts: Vec<(f64, f64)> = s
             .points
             .iter()
+            .copied()
             .filter(|q| q.1.is_finite())
-            .map(|&q| p.pt(q))
             .collect();
-        chart::polyline(ctx, &pts, &col, 2.5);
-        for &(x, y) in &pts {
-            chart::dot(ctx, x, y, 3.5, &col);
+        for &p in &pts {
+            area.draw(&Circle::new(p, 4, col.filled()))
+                .map_err(plot::err)?;
         }
+        area.draw(&PathElement::new(pts, col.stroke_width(3)))
+            .map_err(plot::err)?;
     }
+    let map = ChartMap::of(&chart);
     if series.is_empty() {
-        return;
+        return Ok(map);
     }
-    // Legend, upper right: a line sample and the name per series.
-    chart::font(ctx, 13.0, false);
+    // Legend, upper right of the plot: a line sample and the name per series.
+    let font = plot::text_style(13, pal.fg, HPos::Left, VPos::Center);
     let tw = series
         .iter()
-        .map(|s| ctx.measure_text(&s.name).map_or(60.0, |m| m.width()))
-        .fold(0.0, f64::max);
-    let (row, pad) = (18.0, 8.0);
-    let bw = pad + 18.0 + 6.0 + tw + pad;
-    let bh = pad * 2.0 + row * series.len() as f64 - 4.0;
-    let (bx, by) = ((p.r - 6.0 - bw).max(p.l), p.t + 6.0);
-    ctx.set_fill_style_str(&pal.bg.css_a(0.85));
-    ctx.fill_rect(bx, by, bw, bh);
-    ctx.set_stroke_style_str(&pal.grid.css());
-    ctx.set_line_width(1.0);
-    ctx.stroke_rect(bx.round() + 0.5, by.round() + 0.5, bw, bh);
+        .map(|s| {
+            root.estimate_text_size(&s.name, &font)
+                .map_or(60, |t| t.0 as i32)
+        })
+        .max()
+        .unwrap_or(60);
+    let (row, pad) = (18, 8);
+    let (bw, bh) = (
+        pad + 18 + 6 + tw + pad,
+        pad * 2 + row * series.len() as i32 - 4,
+    );
+    let (_, top) = map.to_px(x0, y1);
+    let (right, _) = map.to_px(x1, y0);
+    let (bx, by) = (right - 6 - bw, top + 6);
+    root.draw(&Rectangle::new(
+        [(bx, by), (bx + bw, by + bh)],
+        plot::alpha(pal.bg, 0.85).filled(),
+    ))
+    .map_err(plot::err)?;
+    root.draw(&Rectangle::new(
+        [(bx, by), (bx + bw, by + bh)],
+        plot::colour(pal.grid).stroke_width(1),
+    ))
+    .map_err(plot::err)?;
     for (i, s) in series.iter().enumerate() {
-        let y = by + pad + 7.0 + i as f64 * row;
-        let x = bx + pad;
-        let col = series_colour(pal, i);
-        chart::polyline(ctx, &[(x, y), (x + 18.0, y)], &col.css(), 3.0);
-        chart::text(ctx, &s.name, x + 24.0, y, "left", "middle", pal.fg);
+        let (x, y) = (bx + pad, by + pad + 7 + i as i32 * row);
+        let col = plot::colour(series_colour(pal, i));
+        root.draw(&PathElement::new(
+            vec![(x, y), (x + 18, y)],
+            col.stroke_width(3),
+        ))
+        .map_err(plot::err)?;
+        root.draw(&Text::new(s.name.clone(), (x + 24, y), font.clone()))
+            .map_err(plot::err)?;
     }
+    Ok(map)
+}
+
+/// The series point nearest to pixel `px` (within 20 px): (series index, point).
+pub fn nearest_point(
+    map: &ChartMap,
+    series: &[Series],
+    px: (i32, i32),
+) -> Option<(usize, (f64, f64))> {
+    let mut best: Option<(i64, usize, (f64, f64))> = None;
+    for (i, s) in series.iter().enumerate() {
+        for &p in s.points.iter().filter(|p| p.1.is_finite()) {
+            let (x, y) = map.to_px(p.0, p.1);
+            let d = ((x - px.0) as i64).pow(2) + ((y - px.1) as i64).pow(2);
+            if d <= 400 && best.is_none_or(|b| d < b.0) {
+                best = Some((d, i, p));
+            }
+        }
+    }
+    best.map(|b| (b.1, b.2))
 }
 
 /// A heatmap's data: `values[yi * xs.len() + xi]` (None = not run yet).
@@ -150,74 +184,86 @@ pub fn heat_colour(pal: &Palette, hot: Rgb, t: f64) -> Rgb {
     )
 }
 
-/// Cells coloured from the background (min) to `hot` (max), each labelled with its value.
+/// Cells coloured from the background (min) to `hot` (max), each labelled with its value
+/// (plotters). Cell (xi, yi) is centred on (xi, yi); returns the mapping.
 pub fn draw_heatmap(
     canvas: &HtmlCanvasElement,
     h: &Heat,
     hot: Rgb,
     pal: &Palette,
     dpr: f64,
-) -> Result<(), String> {
-    let (ctx, w, ht) = chart::begin(canvas, dpr, pal)?;
-    plot_heatmap(&ctx, h, hot, w, ht, pal);
-    Ok(())
-}
-
-/// Draws the heatmap with `ctx` (in CSS pixels) into a `w` × `ht` box.
-pub fn plot_heatmap(ctx: &Ctx, h: &Heat, hot: Rgb, w: f64, ht: f64, pal: &Palette) {
+) -> Result<ChartMap, String> {
+    let root = plot::root(canvas, dpr, pal)?;
     let (nx, ny) = (h.xs.len().max(1), h.ys.len().max(1));
-    // Caption centred on top.
-    chart::font(ctx, 14.0, false);
-    chart::text(ctx, &h.title, w / 2.0, 10.0, "center", "top", pal.fg);
-    let p = Plot {
-        l: 10.0 + 56.0,
-        t: 10.0 + 24.0,
-        r: (w - 10.0).max(76.0),
-        b: (ht - 10.0 - 38.0).max(44.0),
-        x0: 0.0,
-        x1: nx as f64,
-        y0: 0.0,
-        y1: ny as f64,
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            &h.title,
+            plot::text_style(14, pal.fg, HPos::Center, VPos::Top),
+        )
+        .margin(10)
+        .x_label_area_size(38)
+        .y_label_area_size(56)
+        .build_cartesian_2d(-0.5..nx as f64 - 0.5, -0.5..ny as f64 - 0.5)
+        .map_err(plot::err)?;
+    // Each parameter value centred on its column / row.
+    let label_of = |vals: &[u32], v: f64| {
+        let i = v.round();
+        if (v - i).abs() > 1e-9 || i < 0.0 {
+            return String::new();
+        }
+        vals.get(i as usize)
+            .map_or(String::new(), |x| x.to_string())
     };
+    plot::mesh(
+        &mut chart,
+        &Axes {
+            x_labels: nx,
+            y_labels: ny,
+            x_desc: &h.x_desc,
+            y_desc: &h.y_desc,
+            label_px: 12,
+            desc_px: 13,
+            x_fmt: &|v| label_of(&h.xs, *v),
+            y_fmt: &|v| label_of(&h.ys, *v),
+            x_grid: false,
+        },
+        pal,
+    )?;
     let known = h.values.iter().flatten().copied().filter(|v| v.is_finite());
     let (lo, hi) = known.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
     let span = if hi > lo { hi - lo } else { 1.0 };
-    for yi in 0..ny {
-        for xi in 0..nx {
-            let v = h.values.get(yi * nx + xi).copied().flatten();
-            let fill = match v {
-                Some(v) if v.is_finite() => heat_colour(pal, hot, (v - lo) / span),
-                _ => pal.grid,
-            };
-            let (x0, y0) = p.pt((xi as f64, yi as f64 + 1.0));
-            let (x1, y1) = p.pt((xi as f64 + 1.0, yi as f64));
-            ctx.set_fill_style_str(&fill.css());
-            ctx.fill_rect(x0, y0, x1 - x0, y1 - y0);
-        }
+    let area = chart.plotting_area();
+    let cell = |xi: usize, yi: usize| h.values.get(yi * nx + xi).copied().flatten();
+    let cells = (0..ny).flat_map(|yi| (0..nx).map(move |xi| (xi, yi)));
+    for (xi, yi) in cells.clone() {
+        let fill = match cell(xi, yi) {
+            Some(v) if v.is_finite() => heat_colour(pal, hot, (v - lo) / span),
+            _ => pal.grid,
+        };
+        let (x, y) = (xi as f64, yi as f64);
+        area.draw(&Rectangle::new(
+            [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
+            plot::colour(fill).filled(),
+        ))
+        .map_err(plot::err)?;
     }
-    chart::font(ctx, 12.0, false);
-    for yi in 0..ny {
-        for xi in 0..nx {
-            let v = h.values.get(yi * nx + xi).copied().flatten();
-            let label = v.map_or("…".to_string(), |v| chart::num(v, h.decimals));
-            let light = v.is_some_and(|v| (v - lo) / span > 0.55) != pal.dark;
-            let tc = if light && !pal.dark { pal.bg } else { pal.fg };
-            let (cx, cy) = p.pt((xi as f64 + 0.5, yi as f64 + 0.5));
-            chart::text(ctx, &label, cx, cy, "center", "middle", tc);
-        }
+    for (xi, yi) in cells {
+        let v = cell(xi, yi);
+        let label = v.map_or("…".to_string(), |v| plot::num(v, h.decimals));
+        let hot_cell = v.is_some_and(|v| (v - lo) / span > 0.55);
+        let tc = if hot_cell && !pal.dark {
+            pal.bg
+        } else {
+            pal.fg
+        };
+        area.draw(&Text::new(
+            label,
+            (xi as f64, yi as f64),
+            plot::text_style(12, tc, HPos::Center, VPos::Center),
+        ))
+        .map_err(plot::err)?;
     }
-    // Axes: each parameter value centred on its row / column.
-    let xt: chart::Ticks =
-        h.xs.iter()
-            .enumerate()
-            .map(|(i, x)| (i as f64 + 0.5, x.to_string()))
-            .collect();
-    let yt: chart::Ticks =
-        h.ys.iter()
-            .enumerate()
-            .map(|(i, y)| (i as f64 + 0.5, y.to_string()))
-            .collect();
-    chart::axes(ctx, &p, &xt, &yt, 12.0, &h.x_desc, &h.y_desc, 13.0, pal);
+    Ok(ChartMap::of(&chart))
 }
 
 #[cfg(test)]

@@ -16,11 +16,9 @@ export const SUB = '/sub/sisviz/';
 export const APP_TIMEOUT = 20_000; // wait for [data-testid=cpu-bars]
 export const UI_TIMEOUT = 5_000; // wait for a UI reaction
 
-export const TESTIDS = [
-  'llc-weight', 'imbalance-pct', 'load', 'smt', 'preset', 'workload', 'seed', 'speed',
-  'play', 'step', 'reset', 'cpu-bars', 'scan-curve', 'scan-hist', 'decision-log', 'metrics',
-  'metric-se_eff', 'metric-dom_eff', 'metric-fast_rate', 'metric-success_rate', 'nr-scan',
-];
+// The data-testids every full page shows: one list, shared with the browser tests (tests/web.rs).
+export const TESTIDS = fs.readFileSync(path.join(ROOT, 'tests', 'testids.txt'), 'utf8')
+  .split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',

@@ -1,7 +1,7 @@
 // End-to-end test of the sweep view: a small sweep in the Web Worker (progress to 100%, the
 // seed-style table, numbers identical to tests/golden/ computed natively by `sis sweep`),
 // then a longer sweep cancelled midway while the page stays responsive; the compare view and
-// the seed scenarios. Prints `sweep e2e: N passed, M failed` last.
+// the patch scenarios. Prints `sweep e2e: N passed, M failed` last.
 //
 //   node tests/e2e/sweep.mjs        (after trunk build --release)
 
@@ -132,19 +132,19 @@ check('compare view steps both kernels and tables compare%', async (browser) => 
   }
 });
 
-check('seed scenarios: one entry each, a click sets the scenario', async (browser) => {
+check('patch scenarios: one entry each, a click sets the scenario', async (browser) => {
   const { context, page } = await openApp(browser);
   try {
-    const n = await page.locator(`${byId('seed-scenarios')} ${byId('seed-scenario')}`).count();
-    if (n < 7) throw new Error(`expected >= 7 seed scenarios, got ${n}`);
-    await page.locator('[data-seed="corner-case"] button').click();
+    const n = await page.locator(`${byId('patch-scenarios')} ${byId('patch-scenario')}`).count();
+    if (n < 7) throw new Error(`expected >= 7 patch scenarios, got ${n}`);
+    await page.locator('[data-patch="corner-case"] button').click();
     const ok = await waitFor(async () => {
       const u = new URL(page.url()).searchParams;
       return u.get('workload') === 'pinned' && u.get('llc_weight') === '8' && u.get('smt') === '1';
     });
-    if (!ok) throw new Error(`URL after the corner-case seed: ${page.url()}`);
+    if (!ok) throw new Error(`URL after the corner-case patch scenario: ${page.url()}`);
     const tabOn = await page.locator(`${byId('tab-compare')}[aria-selected="true"]`).count();
-    if (!tabOn) throw new Error('the corner-case seed did not open the compare tab');
+    if (!tabOn) throw new Error('the corner-case patch scenario did not open the compare tab');
   } finally {
     await context.close();
   }

@@ -1,10 +1,11 @@
-//! One-click scenarios that reproduce the seeds' tables and cases. Data only: each entry is a
-//! URL query of scenario fields (the app's one validation path) plus the workbench keys
-//! `tab` (`sweep` or `compare`), `presets` (baseline,compare) and `loads`.
+//! One-click scenarios that reproduce the kernel patches' tables and cases (SIS_UTIL v4,
+//! the SIS_UTIL RFC, LB_PROMOTE, select_idle_smt(prev)). Data only: each entry is a URL query
+//! of scenario fields (the app's one validation path) plus the workbench keys `tab` (`sweep`
+//! or `compare`), `presets` (baseline,compare) and `loads`.
 
-/// One seed scenario.
+/// One patch scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Seed {
+pub struct PatchScenario {
     pub id: &'static str,
     pub title: &'static str,
     /// Which patch and table it reproduces, and how the model differs.
@@ -12,50 +13,50 @@ pub struct Seed {
     pub query: &'static str,
 }
 
-/// Workbench keys in a seed query (everything else is a scenario field).
+/// Workbench keys in a patch scenario's query (everything else is a scenario field).
 pub const WORKBENCH_KEYS: &[&str] = &["tab", "presets", "loads"];
 
-pub const SEEDS: &[Seed] = &[
-    Seed {
+pub const PATCH_SCENARIOS: &[PatchScenario] = &[
+    PatchScenario {
         id: "sis-util-netperf",
         title: "netperf TCP_RR, 112 CPUs",
-        reproduces: "Seed 000 (SIS_UTIL v4, Chen Yu): the netperf schedstat table and netperf.throughput compare%, vanilla (SIS_PROP, as linux-5.15) vs the patch, 25%..200% of 112 CPUs. 500 ms simulated per point (the first 300 ms warm up util_avg and nr_idle_scan) instead of 100 s.",
+        reproduces: "SIS_UTIL v4 (Chen Yu): the netperf schedstat table and netperf.throughput compare%, vanilla (SIS_PROP, as linux-5.15) vs the patch, 25%..200% of 112 CPUs. 500 ms simulated per point (the first 300 ms warm up util_avg and nr_idle_scan) instead of 100 s.",
         query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=netperf&duration=500ms&warmup=300ms&presets=linux-5.15,sis-util-v4&loads=25,50,75,100,125,150,175,200",
     },
-    Seed {
+    PatchScenario {
         id: "sis-util-hackbench",
         title: "hackbench process-pipe, 112 CPUs",
-        reproduces: "Seed 000 (SIS_UTIL v4): the hackbench table (groups of 28 tasks), vanilla vs the patch. 500 ms simulated per point, 300 ms of it warm-up.",
+        reproduces: "SIS_UTIL v4 (Chen Yu): the hackbench table (groups of 28 tasks), vanilla vs the patch. 500 ms simulated per point, 300 ms of it warm-up.",
         query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=hackbench&duration=500ms&warmup=300ms&presets=linux-5.15,sis-util-v4&loads=25,50,75,100,125,150,175,200",
     },
-    Seed {
+    PatchScenario {
         id: "sis-util-schbench",
         title: "schbench, 112 CPUs",
-        reproduces: "Seed 000 (SIS_UTIL v4): the schbench table (message threads waking 28 workers), vanilla vs the patch. 500 ms simulated per point, 300 ms of it warm-up.",
+        reproduces: "SIS_UTIL v4 (Chen Yu): the schbench table (message threads waking 28 workers), vanilla vs the patch. 500 ms simulated per point, 300 ms of it warm-up.",
         query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=schbench&duration=500ms&warmup=300ms&presets=linux-5.15,sis-util-v4&loads=25,50,75,100,125,150,175,200",
     },
-    Seed {
+    PatchScenario {
         id: "sis-util-tbench",
         title: "tbench loopback, 112 CPUs",
-        reproduces: "Seed 000 (SIS_UTIL v4): the tbench table and tbench.throughput compare%, vanilla vs the patch. 500 ms simulated per point, 300 ms of it warm-up.",
+        reproduces: "SIS_UTIL v4 (Chen Yu): the tbench table and tbench.throughput compare%, vanilla vs the patch. 500 ms simulated per point, 300 ms of it warm-up.",
         query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=tbench&duration=500ms&warmup=300ms&presets=linux-5.15,sis-util-v4&loads=25,50,75,100,125,150,175,200",
     },
-    Seed {
+    PatchScenario {
         id: "corner-case",
         title: "8-CPU corner case: CPU7 idle, never scanned",
-        reproduces: "Seeds 000/001: seven hogs on CPU0..6 of an 8-CPU LLC (util_avg 1024), CPU7 idle. SIS_UTIL (linux-6.0) stops scanning and misses CPU7; seed 001's idle-aware workaround finds it.",
+        reproduces: "SIS_UTIL v4 and the SIS_UTIL RFC: seven hogs on CPU0..6 of an 8-CPU LLC (util_avg 1024), CPU7 idle. SIS_UTIL (linux-6.0) stops scanning and misses CPU7; the RFC's idle-aware workaround finds it.",
         query: "tab=compare&llcs=1&llc_weight=8&smt=1&workload=pinned&load=100&presets=linux-6.0,sis-util-idle-aware",
     },
-    Seed {
+    PatchScenario {
         id: "lb-promote",
         title: "Embedded LLCs: LB_PROMOTE thin path",
-        reproduces: "Seed 002 (select_task_rq_fair_thin, Xin Zhao): the patch's 18 CPUs are three 4-CPU LLCs plus one 2-CPU LLC; our LLCs are equal, so this is 4 LLCs x 4 CPUs (16 CPUs, no SMT). linux-6.7 vs lb-promote-thin.",
+        reproduces: "LB_PROMOTE (select_task_rq_fair_thin, Xin Zhao): the patch's 18 CPUs are three 4-CPU LLCs plus one 2-CPU LLC; our LLCs are equal, so this is 4 LLCs x 4 CPUs (16 CPUs, no SMT). linux-6.7 vs lb-promote-thin.",
         query: "tab=sweep&llcs=4&llc_weight=4&smt=1&workload=hackbench&duration=200ms&presets=linux-6.7,lb-promote-thin&loads=25,50,75,100,125,150,175,200",
     },
-    Seed {
+    PatchScenario {
         id: "prev-sibling",
         title: "SMT2: select_idle_smt(prev) comes back",
-        reproduces: "Seed 004 (Rik van Riel): linux-5.12 (single pass) vs linux-5.13 (select_idle_smt on prev's core first) on an SMT2 machine; compare migrations and how often prev's sibling is picked.",
+        reproduces: "select_idle_smt(prev) (Rik van Riel): linux-5.12 (single pass) vs linux-5.13 (select_idle_smt on prev's core first) on an SMT2 machine; compare migrations and how often prev's sibling is picked.",
         query: "tab=compare&llcs=1&llc_weight=16&smt=2&workload=tbench&load=75&presets=linux-5.12,linux-5.13",
     },
 ];
@@ -63,10 +64,10 @@ pub const SEEDS: &[Seed] = &[
 /// Decoded name/value pairs.
 pub type Pairs = Vec<(String, String)>;
 
-/// A seed's query split into scenario pairs (over the defaults, so nothing is left from the
+/// A patch scenario's query split into scenario pairs (over the defaults, so nothing is left from the
 /// previous scenario) and workbench pairs.
-pub fn split(seed: &Seed) -> (Pairs, Pairs) {
-    let pairs = crate::url::split_query(seed.query);
+pub fn split(scenario: &PatchScenario) -> (Pairs, Pairs) {
+    let pairs = crate::url::split_query(scenario.query);
     let (wb, sc): (Vec<_>, Vec<_>) = pairs
         .into_iter()
         .partition(|(k, _)| WORKBENCH_KEYS.contains(&k.as_str()));
@@ -90,8 +91,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_seed_is_a_valid_scenario_and_sweep() {
-        for s in SEEDS {
+    fn every_patch_scenario_is_a_valid_scenario_and_sweep() {
+        for s in PATCH_SCENARIOS {
             let (sc, wb) = split(s);
             let scenario =
                 sis_core::Scenario::from_pairs(sc.iter().map(|(k, v)| (k.as_str(), v.as_str())))

@@ -1,0 +1,30 @@
+//! The kernel patches' scenarios (`crate::patch_scenarios`), one button each; a click hands
+//! the chosen one to `on_choose`.
+
+use crate::patch_scenarios::{PatchScenario, PATCH_SCENARIOS};
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct PatchScenarioListProps {
+    pub on_choose: Callback<&'static PatchScenario>,
+}
+
+#[component]
+pub fn PatchScenarioList(p: &PatchScenarioListProps) -> Html {
+    html! {
+        <details class="seeds" open=true>
+            <summary>{"Reproduce the patches' results: one click sets the scenario (and runs a sweep)"}</summary>
+            <ul data-testid="patch-scenarios">
+                { for PATCH_SCENARIOS.iter().map(|s| {
+                    let onclick = p.on_choose.reform(move |_: MouseEvent| s);
+                    html! {
+                        <li data-testid="patch-scenario" data-patch={s.id}>
+                            <button class="ghost seed-btn" {onclick}>{s.title}</button>
+                            <span class="seed-line">{s.reproduces}</span>
+                        </li>
+                    }
+                }) }
+            </ul>
+        </details>
+    }
+}

@@ -1,0 +1,168 @@
+//! The main view's work on each animation frame: advance the simulation while playing,
+//! redraw the CPU canvas when anything it shows changed, and, at most 10 times a second, the
+//! charts (scan curve, histogram, sparklines). Lives outside Yew state, like the `Runner`.
+
+use crate::canvas::{self, CanvasBox};
+use crate::cpu_canvas::{CpuCanvas, OverlayState};
+use crate::draw::curve::draw_scan_curve;
+use crate::draw::hist::draw_scan_hist;
+use crate::draw::plot::ChartMapCell;
+use crate::draw::spark::draw_sparkline;
+use crate::draw::Palette;
+use crate::runner::Runner;
+use web_sys::HtmlCanvasElement;
+use yew::NodeRef;
+
+/// What a frame needs from the UI state (copied on every render).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameInputs {
+    pub playing: bool,
+    /// Simulated µs per real ms.
+    pub speed: u32,
+    pub overlay: OverlayState,
+    pub dark: bool,
+}
+
+/// The main view's canvases.
+#[derive(Clone, Default, PartialEq)]
+pub struct MainCanvases {
+    pub cpus: NodeRef,
+    pub curve: NodeRef,
+    pub hist: NodeRef,
+    pub spark_se_eff: NodeRef,
+    pub spark_scanned: NodeRef,
+}
+
+/// Where the charts put their data, for the components' hover readouts.
+#[derive(Clone, Default, PartialEq)]
+pub struct ChartMaps {
+    pub curve: ChartMapCell,
+    pub hist: ChartMapCell,
+}
+
+/// Everything the charts were last drawn from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ChartsDrawn {
+    version: u64,
+    dark: bool,
+    boxes: [CanvasBox; 4],
+}
+
+/// Minimum time between two chart redraws (and the text refresh while playing), ms.
+const CHARTS_EVERY_MS: f64 = 100.0;
+/// Time between two sparkline samples, ms.
+const SPARK_EVERY_MS: f64 = 250.0;
+
+#[derive(Default)]
+pub struct MainView {
+    pub cpu_canvas: CpuCanvas,
+    pub maps: ChartMaps,
+    charts_drawn: Option<ChartsDrawn>,
+    last_frame_ms: f64,
+    last_spark_ms: f64,
+    last_charts_ms: f64,
+}
+
+impl MainView {
+    /// One animation frame at `ts` (ms). Returns whether Yew should re-render the text views
+    /// (the ~10 Hz refresh while playing).
+    pub fn frame(
+        &mut self,
+        ts: f64,
+        runner: &mut Runner,
+        inputs: &FrameInputs,
+        canvases: &MainCanvases,
+    ) -> bool {
+        let t0 = canvas::now_ms();
+        let dt = if self.last_frame_ms > 0.0 {
+            (ts - self.last_frame_ms).clamp(0.0, 50.0)
+        } else {
+            16.0
+        };
+        self.last_frame_ms = ts;
+        if inputs.playing && runner.sim.is_some() {
+            let want = (dt * inputs.speed as f64 * 1000.0) as u64;
+            let ran = runner.advance(want.max(1), 8.0, &canvas::now_ms);
+            if dt > 0.0 {
+                runner.achieved_speed =
+                    runner.achieved_speed * 0.9 + (ran as f64 / 1000.0 / dt) * 0.1;
+            }
+            if ts - self.last_spark_ms > SPARK_EVERY_MS {
+                runner.sample_spark();
+                self.last_spark_ms = ts;
+            }
+        }
+        if let Some(c) = canvases.cpus.cast::<HtmlCanvasElement>() {
+            self.cpu_canvas
+                .draw(&c, runner, &inputs.overlay, inputs.dark);
+        }
+        let mut rerender = false;
+        if ts - self.last_charts_ms >= CHARTS_EVERY_MS
+            && self.draw_charts(runner, inputs.dark, canvases)
+        {
+            self.last_charts_ms = ts;
+            rerender = inputs.playing;
+            if inputs.playing {
+                // The canvas shows the decision the text shows (pinned at the text refresh).
+                runner.pin_newest();
+                self.cpu_canvas.invalidate();
+            }
+        }
+        if inputs.playing {
+            // Whole frame: simulation + canvases (Yew's 10 Hz text render is extra).
+            let el = canvas::now_ms() - t0;
+            runner.work_ms = runner.work_ms * 0.9 + el * 0.1;
+        }
+        rerender
+    }
+
+    /// Redraws the charts unless nothing they show changed. Returns whether it drew.
+    fn draw_charts(&mut self, r: &Runner, dark: bool, c: &MainCanvases) -> bool {
+        let fit = |n: &NodeRef| n.cast::<HtmlCanvasElement>().map(|c| (canvas::fit(&c), c));
+        let curve = fit(&c.curve);
+        let hist = fit(&c.hist);
+        let se = fit(&c.spark_se_eff);
+        let sc = fit(&c.spark_scanned);
+        let size = |x: &Option<(CanvasBox, HtmlCanvasElement)>| {
+            x.as_ref().map_or(CanvasBox::default(), |x| x.0)
+        };
+        let now = ChartsDrawn {
+            version: r.version,
+            dark,
+            boxes: [size(&curve), size(&hist), size(&se), size(&sc)],
+        };
+        if self.charts_drawn == Some(now) {
+            return false;
+        }
+        let pal = Palette::of(dark);
+        let warn = |what: &str, e: String| gloo::console::warn!(format!("{what}: {e}"));
+        let drawable = |x: Option<(CanvasBox, HtmlCanvasElement)>| x.filter(|x| !x.0.is_empty());
+        if let (Some((b, c)), Some(data)) = (drawable(curve), r.curve_data()) {
+            match draw_scan_curve(&c, &data, &pal, b.dpr) {
+                Ok(m) => self.maps.curve.set(m),
+                Err(e) => warn("scan-curve", e),
+            }
+        }
+        if let (Some((b, c)), Some(sim)) = (drawable(hist), r.sim.as_ref()) {
+            match draw_scan_hist(&c, &sim.histogram().buckets, &pal, b.dpr) {
+                Ok(m) => self.maps.hist.set(m),
+                Err(e) => warn("scan-hist", e),
+            }
+        }
+        let sparks = r.sparks();
+        if let Some((b, c)) = drawable(se) {
+            let v: Vec<f64> = sparks.iter().map(|s| s.se_eff).collect();
+            if let Err(e) = draw_sparkline(&c, &v, Some(100.0), &pal, b.dpr) {
+                warn("spark", e);
+            }
+        }
+        if let Some((b, c)) = drawable(sc) {
+            let v: Vec<f64> = sparks.iter().map(|s| s.scanned_per_wakeup).collect();
+            if let Err(e) = draw_sparkline(&c, &v, None, &pal, b.dpr) {
+                warn("spark", e);
+            }
+        }
+        self.charts_drawn = Some(now);
+        true
+    }
+}
