@@ -7,10 +7,10 @@ use sis_core::scenario::WORKLOADS;
 /// The tooltip for a term shown in the UI.
 pub fn term(name: &str) -> String {
     let s: &str = match name {
-        "nr_idle_scan" => "How many CPUs select_idle_cpu() may probe, recomputed at each periodic LLC load balance from the LLC's sum of util_avg (SIS_UTIL, Chen Yu, seed 000; merged in 6.0).",
+        "nr_idle_scan" => "How many CPUs select_idle_cpu() may probe, recomputed at each periodic LLC load balance from the LLC's sum of util_avg (SIS_UTIL, Chen Yu; merged in 6.0).",
         "llc_weight" => "CPUs that share one last-level cache (the sd_llc domain's span weight); select_idle_cpu() scans only within it.",
         "imbalance_pct" => "The LLC domain's imbalance percentage (117 since 5.10, 125 before): SIS_UTIL's curve drops to 0 at 100/imbalance_pct of capacity.",
-        "sum_util" => "Sum of util_avg over the LLC's CPUs, seen at the last periodic load balance; SIS_UTIL turns it into nr_idle_scan (seed 000, equation [1]-[4]).",
+        "sum_util" => "Sum of util_avg over the LLC's CPUs, seen at the last periodic load balance; SIS_UTIL turns it into nr_idle_scan (SIS_UTIL v4, equations [1]-[4]).",
         "has_idle_cores" => "sd_llc_shared->has_idle_cores: set when a whole SMT core goes idle; while true, the scan looks for an idle core and is not throttled (select_idle_core, 4.9+).",
         "recent_used_cpu" => "The CPU the task last woke up on before prev; select_idle_sibling() tries it when it shares the cache and is idle (Mel Gorman, 4.16).",
         "util_avg" => "PELT's running-time average of a CPU, 0..1024; the bar height.",
@@ -23,9 +23,9 @@ pub fn term(name: &str) -> String {
         "wakeups" => "Wake-up decisions counted since the warm-up ended.",
         "select_idle_cpu" => "select_idle_cpu(): walks the LLC with for_each_cpu_wrap() from the target, probing runqueues until one is idle or the budget nr runs out.",
         "select_idle_sibling" => "select_idle_sibling(): the fast checks (target, prev, recent_used_cpu) and then the LLC scan, to place a waking task on an idle CPU near the waker.",
-        "scan_hist" => "Time per select_idle_cpu() call in the seed's bpftrace @usecs power-of-two buckets; each probed runqueue costs probe_cost_ns.",
+        "scan_hist" => "Time per select_idle_cpu() call in the bpftrace @usecs power-of-two buckets of the SIS_UTIL v4 patch; each probed runqueue costs probe_cost_ns.",
         "nr" => "The scan budget: select_idle_cpu() stops when --nr reaches 0 (SIS_PROP, or SIS_UTIL's nr_idle_scan).",
-        "sis_prop_nr" => "SIS_PROP's budget at the last wake-up that computed one: span × avg_idle / avg_scan_cost, at least 4 (Peter Zijlstra 4.13; seed 003).",
+        "sis_prop_nr" => "SIS_PROP's budget at the last wake-up that computed one: span × avg_idle / avg_scan_cost, at least 4 (Peter Zijlstra 4.13; kept by Mel Gorman's single-pass SIS).",
         "missed_idle" => "Idle CPUs of the LLC the task could use that the scan never reached: the price of throttling.",
         "waker" => "W: the CPU of the task doing the wake-up.",
         "prev" => "P: the CPU the wakee last ran on.",
@@ -33,7 +33,7 @@ pub fn term(name: &str) -> String {
         "smt" => "Hardware threads per core; SMT siblings are drawn side by side.",
         "numbering" => "contiguous: siblings adjacent; interleaved: sibling of cpu i is i + N/2 (most x86). It changes the for_each_cpu_wrap() order.",
         "llcs" => "Number of last-level caches (LLC domains); each has its own nr_idle_scan.",
-        "load" => "Tasks (or pairs/groups, by workload) per CPU of the LLC, in percent: the seeds' 25%..200%.",
+        "load" => "Tasks (or pairs/groups, by workload) per CPU of the LLC, in percent: the SIS_UTIL v4 patch's 25%..200%.",
         "seed" => "PRNG seed: one seed gives one run, bit for bit.",
         "speed" => "Simulated microseconds per real millisecond while playing (capped so a frame stays under ~10 ms).",
         "preset" => "A kernel era: a bundle of scheduler features plus that era's imbalance_pct.",

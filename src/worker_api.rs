@@ -3,12 +3,10 @@
 //!
 //! The worker loads the same wasm-bindgen glue and the same wasm as the page (their hashed
 //! URLs come from `static/boot.js`), so a point runs `sis_core::sweep::run_point` exactly as
-//! `sis sweep` does; the report crosses back as its JSON (`export::report_json`, compacted:
-//! the same text serde_json writes for `RunReport`, without serde_json in the app's wasm),
+//! `sis sweep` does; the report crosses back as its JSON (serde_json, as the CLI writes it),
 //! identical to `sis sweep --format json`'s `report`.
 
-use sis_core::engine::{HistogramReport, RunReport};
-use sis_core::stats::Counters;
+use sis_core::engine::RunReport;
 use sis_core::sweep::run_point;
 use sis_core::Scenario;
 use wasm_bindgen::prelude::*;
@@ -23,7 +21,7 @@ pub fn sweep_point(scenario_query: &str) -> String {
         Err(e) => return format!("error: {e}"),
     };
     match run_point(&sc) {
-        Ok(r) => crate::export::compact_json(&crate::export::report_json(&r)),
+        Ok(r) => serde_json::to_string(&r).unwrap_or_else(|e| format!("error: {e}")),
         Err(e) => format!("error: {e}"),
     }
 }
@@ -37,84 +35,12 @@ pub fn point_query(sc: &Scenario) -> String {
         .join("&")
 }
 
-/// The counter names as `RunReport` JSON spells them (serde field names of `Counters`).
-const COUNTERS: &[&str] = &[
-    "sis_search",
-    "sis_domain_search",
-    "sis_scanned",
-    "sis_failed",
-    "sis_recent_hit",
-    "sis_recent_miss",
-    "sis_core_search",
-    "sis_core_miss",
-    "wakeups",
-    "migrations",
-    "balance_pulls",
-    "wakeup_latency_sum_ns",
-    "wakeup_latency_count",
-    "wakeup_latency_max_ns",
-    "wasted_ns",
-    "scan_time_ns",
-];
-
-fn set_counter(c: &mut Counters, name: &str, v: u64) {
-    let slot = match name {
-        "sis_search" => &mut c.sis_search,
-        "sis_domain_search" => &mut c.sis_domain_search,
-        "sis_scanned" => &mut c.sis_scanned,
-        "sis_failed" => &mut c.sis_failed,
-        "sis_recent_hit" => &mut c.sis_recent_hit,
-        "sis_recent_miss" => &mut c.sis_recent_miss,
-        "sis_core_search" => &mut c.sis_core_search,
-        "sis_core_miss" => &mut c.sis_core_miss,
-        "wakeups" => &mut c.wakeups,
-        "migrations" => &mut c.migrations,
-        "balance_pulls" => &mut c.balance_pulls,
-        "wakeup_latency_sum_ns" => &mut c.wakeup_latency_sum_ns,
-        "wakeup_latency_count" => &mut c.wakeup_latency_count,
-        "wakeup_latency_max_ns" => &mut c.wakeup_latency_max_ns,
-        "wasted_ns" => &mut c.wasted_ns,
-        "scan_time_ns" => &mut c.scan_time_ns,
-        _ => return,
-    };
-    *slot = v;
-}
-
-fn num(obj: &JsValue, key: &str) -> Option<u64> {
-    let v = js_sys::Reflect::get(obj, &JsValue::from_str(key)).ok()?;
-    v.as_f64().map(|f| f as u64)
-}
-
-/// Rebuilds the parts of a `RunReport` the tables and plots use (scenario, counters and the
-/// metrics derived from them) from its JSON, with the browser's JSON parser (the app keeps
-/// serde_json's parser out of its wasm). `scenario` is the point that was run.
-pub fn report_from_json(scenario: &Scenario, json: &str) -> Result<RunReport, String> {
+/// A point's report from the JSON `sweep_point` returned (or its `error: ...`).
+pub fn report_from_json(json: &str) -> Result<RunReport, String> {
     if let Some(e) = json.strip_prefix("error: ") {
         return Err(e.to_string());
     }
-    let v = js_sys::JSON::parse(json).map_err(|_| format!("bad report: {json:.60}"))?;
-    let c = js_sys::Reflect::get(&v, &JsValue::from_str("counters"))
-        .map_err(|_| "report without counters".to_string())?;
-    let mut counters = Counters::default();
-    for name in COUNTERS {
-        let n = num(&c, name).ok_or_else(|| format!("report without counters.{name}"))?;
-        set_counter(&mut counters, name, n);
-    }
-    Ok(RunReport {
-        scenario: scenario.clone(),
-        sim_time_ns: num(&v, "sim_time_ns").unwrap_or(0),
-        wakeups: num(&v, "wakeups").unwrap_or(counters.wakeups),
-        migrations: num(&v, "migrations").unwrap_or(counters.migrations),
-        metrics: counters.metrics(),
-        counters,
-        nr_idle_scan: Vec::new(),
-        per_cpu: Vec::new(),
-        scan_histogram: HistogramReport {
-            unit: "usecs".into(),
-            labels: Vec::new(),
-            buckets: Vec::new(),
-        },
-    })
+    serde_json::from_str(json).map_err(|e| format!("bad report ({e}): {json:.60}"))
 }
 
 /// A message from the worker.

@@ -237,8 +237,8 @@ fn the_golden_run_is_byte_identical_in_wasm() {
 fn a_saved_scenario_file_loads_back_in_the_browser() {
     let sc =
         Scenario::from_pairs([("llc_weight", "32"), ("seed", "18446744073709551615")]).unwrap();
-    let file = sisviz::export::scenario_json(&sc);
-    assert_eq!(sisviz::export::scenario_from_file(&file).unwrap(), sc);
-    let e = sisviz::export::scenario_from_file(r#"{"llc_weight": "<b>x</b>"}"#).unwrap_err();
+    let file = sc.to_json();
+    assert_eq!(Scenario::from_json(&file).unwrap(), sc);
+    let e = Scenario::from_json(r#"{"llc_weight": "<b>x</b>"}"#).unwrap_err();
     assert_eq!(e.field, "llc_weight");
 }

@@ -1,11 +1,9 @@
-//! Export panel: the run's metrics (seed-style text, CSV, JSON), the canvases as PNG, the
+//! Export panel: the run's metrics (schedstat-table text, CSV, JSON), the canvases as PNG, the
 //! decisions as a Chrome/Perfetto trace (the ring, or a recording made while playing), and the
 //! scenario file (save, load). Everything is a download made in the page (Blob + object URL +
 //! `<a download>`); nothing goes over the network.
 
-use crate::export::{
-    chrome_trace_json, report_json, scenario_from_file, scenario_json, RECORD_CAP,
-};
+use crate::export::{chrome_trace_json, report_json, RECORD_CAP};
 use crate::runner::Runner;
 use sis_core::engine::DECISION_RING;
 use sis_core::trace::Decision;
@@ -176,13 +174,7 @@ pub fn ExportPanel(p: &ExportProps) -> Html {
     let save = {
         let (sc, err) = (p.scenario.clone(), p.on_error.clone());
         Callback::from(move |_: MouseEvent| {
-            if download_text(
-                "sisviz-scenario.json",
-                "application/json",
-                &scenario_json(&sc),
-            )
-            .is_err()
-            {
+            if download_text("sisviz-scenario.json", "application/json", &sc.to_json()).is_err() {
                 err.emit("export: the browser refused the download".into());
             }
         })
@@ -211,7 +203,7 @@ pub fn ExportPanel(p: &ExportProps) -> Html {
                     return;
                 }
                 match gloo::file::futures::read_as_text(&file).await {
-                    Ok(text) => match scenario_from_file(&text) {
+                    Ok(text) => match Scenario::from_json(&text) {
                         Ok(sc) => on_load.emit(sc),
                         Err(e) => err.emit(format!("{}: {e}", file.name())),
                     },
@@ -226,7 +218,7 @@ pub fn ExportPanel(p: &ExportProps) -> Html {
             <div class="export-row">
                 <span class="muted">{"Metrics:"}</span>
                 <button class="ghost" onclick={report("txt")} data-testid="export-text"
-                    title="The current metrics laid out like the seeds' tables (paste into a mail)">{"text"}</button>
+                    title="The current metrics laid out like the SIS_UTIL v4 patch's tables (paste into a mail)">{"text"}</button>
                 <button class="ghost" onclick={report("csv")} data-testid="export-csv">{"CSV"}</button>
                 <button class="ghost" onclick={report("json")} data-testid="export-json"
                     title="The same JSON as `sis run --format json`">{"JSON"}</button>

@@ -5,7 +5,6 @@ use super::widgets::{preset_select, sweep_progress};
 use crate::draw::sweep::{draw_heatmap, Heat};
 use crate::draw::Palette;
 use crate::hooks::use_sweep_job;
-use crate::worker_api::report_from_json;
 use sis_core::sweep::SweepRow;
 use sis_core::Scenario;
 use web_sys::HtmlCanvasElement;
@@ -112,7 +111,7 @@ pub fn HeatmapPanel(p: &HeatmapPanelProps) -> Html {
         .points
         .iter()
         .zip(&run.reports)
-        .map(|(sc, r)| Some(SweepRow::new(sc, report_from_json(sc, r.as_deref()?).ok()?)))
+        .map(|(sc, r)| Some(SweepRow::new(sc, r.clone()?)))
         .collect();
     let heat = |title: &str, f: fn(&SweepRow) -> f64, decimals: usize| Heat {
         title: title.to_string(),

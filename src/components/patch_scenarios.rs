@@ -12,15 +12,15 @@ pub struct PatchScenarioListProps {
 #[component]
 pub fn PatchScenarioList(p: &PatchScenarioListProps) -> Html {
     html! {
-        <details class="seeds" open=true>
+        <details class="patch-scenarios" open=true>
             <summary>{"Reproduce the patches' results: one click sets the scenario (and runs a sweep)"}</summary>
             <ul data-testid="patch-scenarios">
                 { for PATCH_SCENARIOS.iter().map(|s| {
                     let onclick = p.on_choose.reform(move |_: MouseEvent| s);
                     html! {
                         <li data-testid="patch-scenario" data-patch={s.id}>
-                            <button class="ghost seed-btn" {onclick}>{s.title}</button>
-                            <span class="seed-line">{s.reproduces}</span>
+                            <button class="ghost patch-btn" {onclick}>{s.title}</button>
+                            <span class="patch-line">{s.reproduces}</span>
                         </li>
                     }
                 }) }

@@ -230,11 +230,11 @@ pub fn SweepPanel(p: &SweepPanelProps) -> Html {
                         aria-label="the chosen metric against load, one line per preset" onmousemove={on_hover}></canvas>
                     <div class="hover-readout" data-testid="sweep-hover" aria-live="polite">{(*hover).clone()}</div>
                 </div>
-                <pre class="seed-table" data-testid="sweep-table">{table}</pre>
+                <pre class="schedstat-table" data-testid="sweep-table">{table}</pre>
             </div>
             <details>
                 <summary>{"JSON (as sis sweep --format json)"}</summary>
-                <pre class="seed-table" data-testid="sweep-json">{if run.running || run.points.is_empty() { String::new() } else { run.json() }}</pre>
+                <pre class="schedstat-table" data-testid="sweep-json">{if run.running || run.points.is_empty() { String::new() } else { run.json() }}</pre>
             </details>
         </div>
     }

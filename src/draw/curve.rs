@@ -197,7 +197,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn curve_data_matches_the_seed_table() {
+    fn curve_data_matches_the_sis_util_v4_table() {
         let d = CurveData::new(112, 117);
         assert_eq!(d.points.len(), 101);
         let at = |p: u32| d.points[p as usize].1;

@@ -1,4 +1,4 @@
-//! Time spent in select_idle_cpu per call, in the seed's `@usecs` buckets (plotters).
+//! Time spent in select_idle_cpu per call, in the bpftrace `@usecs` buckets of the SIS_UTIL v4 patch (plotters).
 
 use super::plot::{self, Axes, ChartMap, HPos, VPos};
 use super::Palette;

@@ -2,6 +2,7 @@
 //! points, the reports as they come back, progress, cancel and errors.
 
 use crate::worker_api::{point_query, report_from_json, JobMsg, SweepJob};
+use sis_core::engine::RunReport;
 use sis_core::sweep::SweepRow;
 use sis_core::Scenario;
 use std::cell::RefCell;
@@ -17,8 +18,8 @@ pub struct SweepRun {
     pub cancelled: bool,
     pub done: usize,
     pub points: Rc<Vec<Scenario>>,
-    /// RunReport JSON per point (as `sis sweep --format json`'s `report`).
-    pub reports: Vec<Option<String>>,
+    /// The report of each finished point.
+    pub reports: Vec<Option<RunReport>>,
     pub error: Option<String>,
     /// Real time the sweep took, ms.
     pub started_ms: f64,
@@ -57,21 +58,22 @@ impl Reducible for SweepRun {
                 return self
             }
             SweepRunAction::Msg { msg, .. } => match msg {
-                JobMsg::Progress { done, report, .. } => {
-                    if report.starts_with("error: ") {
-                        s.error = Some(report.trim_start_matches("error: ").to_string());
+                JobMsg::Progress { done, report, .. } => match report_from_json(&report) {
+                    Err(e) => {
+                        s.error = Some(e);
                         s.running = false;
-                    } else if let Some(slot) =
-                        done.checked_sub(1).and_then(|i| s.reports.get_mut(i))
-                    {
-                        *slot = Some(report);
-                        s.done = done;
-                        if done >= s.reports.len() {
-                            s.running = false;
-                            s.took_ms = Some(crate::canvas::now_ms() - s.started_ms);
+                    }
+                    Ok(report) => {
+                        if let Some(slot) = done.checked_sub(1).and_then(|i| s.reports.get_mut(i)) {
+                            *slot = Some(report);
+                            s.done = done;
+                            if done >= s.reports.len() {
+                                s.running = false;
+                                s.took_ms = Some(crate::canvas::now_ms() - s.started_ms);
+                            }
                         }
                     }
-                }
+                },
                 JobMsg::Failed(e) => {
                     s.error = Some(e);
                     s.running = false;
@@ -99,29 +101,14 @@ impl SweepRun {
         self.points
             .iter()
             .zip(&self.reports)
-            .filter_map(|(sc, r)| {
-                let r = report_from_json(sc, r.as_deref()?).ok()?;
-                Some(SweepRow::new(sc, r))
-            })
+            .filter_map(|(sc, r)| Some(SweepRow::new(sc, r.clone()?)))
             .collect()
     }
 
-    /// The results as `sis sweep --format json` prints them (compact): `[{preset, load, report}]`.
+    /// The finished points as `sis sweep --format json` writes them (compact):
+    /// `[{preset, load, report}]`.
     pub fn json(&self) -> String {
-        let items: Vec<String> = self
-            .points
-            .iter()
-            .zip(&self.reports)
-            .filter_map(|(sc, r)| {
-                Some(format!(
-                    "{{\"preset\":\"{}\",\"load\":{},\"report\":{}}}",
-                    sc.preset,
-                    sc.load,
-                    r.as_deref()?
-                ))
-            })
-            .collect();
-        format!("[{}]", items.join(","))
+        serde_json::to_string(&self.rows()).unwrap_or_default()
     }
 }
 
