@@ -50,9 +50,9 @@ done
 wasm_gz=$(gz_size "${wasm_files[@]}")
 js_gz=$(gz_size "${js_files[@]}")
 echo "size (what the page loads): app.wasm.gz=${wasm_gz} bytes js.gz=${js_gz} bytes total=$((wasm_gz + js_gz))"
-# Issue 9's budget: under 250 KB gzipped.
-if (( wasm_gz + js_gz >= 250000 )); then
-  echo "size: over the 250 KB budget" >&2
+# Issue 15's budget: under 350 KB gzipped (plotters included).
+if (( wasm_gz + js_gz >= 350000 )); then
+  echo "size: over the 350 KB budget" >&2
   exit 1
 fi
 
