@@ -280,12 +280,14 @@ fn the_operating_point_sits_on_the_curve_at_its_utilisation() {
         (top - 2..=bottom + 2).contains(&y),
         "curve at rows {top}..={bottom} of column {x}, nr_scan {nr} maps to row {y}"
     );
-    // The same point drawn live: accent centre, foreground ring around it, centred on x.
+    // The same point drawn live: accent centre, foreground ring around it, centred on x
+    // (the circles are centred on the corner of pixel (x, y): pixel centres 5.5 px away lie
+    // inside the ring, between radius 4 and 7, on every side).
     d.live = Some(op(util, nr));
     let map2 = draw_scan_curve(&c, &d, &pal, 1.0).unwrap();
     assert_eq!(map2, map, "the live point does not move the axes");
     assert!(near(pixel(&c, x, y), pal.accent), "{:?}", pixel(&c, x, y));
-    for (dx, dy) in [(-6, 0), (6, 0), (0, -6), (0, 6)] {
+    for (dx, dy) in [(-6, 0), (5, 0), (0, -6), (0, 5)] {
         let p = pixel(&c, x + dx, y + dy);
         assert!(
             near(p, pal.fg),

@@ -125,9 +125,7 @@ check('hovering the curve and the histogram reads their values', async (browser)
   const { context, page } = await openApp(browser, '?llc_weight=16');
   try {
     await sleep(400); // the frame loop draws the charts (and their mappings)
-    const curve = page.locator(byId('scan-curve')).first();
-    const box = await curve.boundingBox();
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.locator(byId('scan-curve')).first().hover(); // scrolls it into view, then the centre
     const text = await waitFor(async () => {
       const t = await textOf(page, 'curve-hover');
       return /nr_idle_scan = \d+/.test(t) && t;
@@ -135,9 +133,7 @@ check('hovering the curve and the histogram reads their values', async (browser)
     if (!text) throw new Error(`curve-hover after hovering the curve: "${await textOf(page, 'curve-hover')}"`);
     const pct = firstNumber(text);
     if (!(pct > 20 && pct < 80)) throw new Error(`the middle of the curve read ${pct}%: "${text}"`);
-    const hist = page.locator(byId('scan-hist')).first();
-    const hb = await hist.boundingBox();
-    await page.mouse.move(hb.x + hb.width / 2, hb.y + hb.height / 2);
+    await page.locator(byId('scan-hist')).first().hover();
     const ht = await waitFor(async () => /calls/.test(await textOf(page, 'hist-hover')));
     if (!ht) throw new Error(`hist-hover: "${await textOf(page, 'hist-hover')}"`);
   } finally {
