@@ -69,6 +69,13 @@ pub struct StateWakee {
 pub struct StateWaker {
     pub cpu: Option<u32>,
     pub sync: Option<bool>,
+    /// wake_wide()'s verdict for this waker/wakee pair [false]: true turns want_affine off.
+    #[serde(default)]
+    pub wake_wide: Option<bool>,
+    /// The waker's own load, task_h_load(current), for wake_affine_weight [the waker CPU's
+    /// util_avg].
+    #[serde(default)]
+    pub util_avg: Option<u32>,
 }
 
 /// The state file of the design's contract.
@@ -277,12 +284,14 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
         recent_used_cpu: recent,
         allowed: &allowed,
         load: wakee.util_avg.unwrap_or(0) as u64,
-        wake_wide: false,
+        wake_wide: waker.wake_wide.unwrap_or(false),
     };
     let w = Waker {
         cpu: waker_cpu,
         sync: waker.sync.unwrap_or(false),
-        load: st.rqs[waker_cpu as usize].util_avg() as u64,
+        load: waker
+            .util_avg
+            .map_or(st.rqs[waker_cpu as usize].util_avg(), |u| u.min(1024)) as u64,
         now_ns: 0,
         jiffies: 0,
     };

@@ -164,6 +164,9 @@ fn input() -> impl Strategy<Value = Input> {
                     waker: Some(StateWaker {
                         cpu: Some(waker.index(n) as u32),
                         sync: Some(sync),
+                        // wake_wide() for one case in seven: want_affine off.
+                        wake_wide: Some(prev % 7 == 3),
+                        util_avg: None,
                     }),
                     target,
                     imbalance_pct: pct,
