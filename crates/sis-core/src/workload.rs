@@ -261,3 +261,84 @@ pub fn build(sc: &Scenario, llc0_cpus: &[u32], rng: &mut Rng) -> (Vec<TaskSpec>,
     }
     (tasks, masks)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn built(pairs: &[(&str, &str)]) -> (Vec<TaskSpec>, Vec<Vec<u32>>) {
+        let sc = Scenario::from_pairs(pairs.iter().copied()).unwrap();
+        let llc0: Vec<u32> = (0..sc.llc_weight).collect();
+        build(&sc, &llc0, &mut Rng::new(sc.seed))
+    }
+
+    #[test]
+    fn netperf_load_is_client_server_pairs_per_cpu() {
+        // Seed 000: 224 threads on 112 CPUs is "200%": one pair per CPU at 100%.
+        let (t, masks) = built(&[("llc_weight", "112"), ("smt", "2"), ("load", "200")]);
+        assert_eq!(t.len(), 2 * 224);
+        assert_eq!(masks.len(), 1, "nothing pinned");
+        for (i, pair) in t.chunks(2).enumerate() {
+            let c = 2 * i as u32;
+            assert_eq!(pair[0].role, Role::Client { server: c + 1 });
+            assert_eq!(pair[1].role, Role::Server { client: c });
+            assert!(pair[0].first_wake_ns.is_some() && pair[1].first_wake_ns.is_none());
+        }
+    }
+
+    #[test]
+    fn hackbench_groups_of_28_each_sender_wakes_its_group() {
+        // 16 CPUs at 350% = 56 tasks = 2 groups of 28: 14 senders, 14 receivers each.
+        let (t, _) = built(&[
+            ("llc_weight", "16"),
+            ("load", "350"),
+            ("workload", "hackbench"),
+        ]);
+        assert_eq!(t.len(), 2 * GROUP_TASKS as usize);
+        for g in 0..2u32 {
+            let base = g * GROUP_TASKS;
+            for k in 0..14 {
+                assert_eq!(
+                    t[(base + k) as usize].role,
+                    Role::Sender {
+                        first_receiver: base + 14,
+                        receivers: 14
+                    }
+                );
+                assert_eq!(t[(base + 14 + k) as usize].role, Role::Receiver);
+            }
+        }
+    }
+
+    #[test]
+    fn pinned_is_the_seeds_corner_case() {
+        // Seed 000/001: hogs bound to CPU0..6 of an 8-CPU LLC at util 1024, CPU7 left idle,
+        // wakers allowed on the whole LLC.
+        let (t, masks) = built(&[("llc_weight", "8"), ("smt", "1"), ("workload", "pinned")]);
+        let hogs: Vec<&TaskSpec> = t.iter().filter(|s| s.role == Role::Hog).collect();
+        assert_eq!(hogs.len(), 7);
+        for (cpu, h) in hogs.iter().enumerate() {
+            assert_eq!((h.start_cpu, h.initial_util), (cpu as u32, 1024));
+            assert_eq!(masks[h.affinity as usize], vec![cpu as u32]);
+        }
+        let wakers: Vec<&TaskSpec> = t.iter().filter(|s| s.role == Role::Waker).collect();
+        assert!(!wakers.is_empty());
+        for w in wakers {
+            assert_eq!(masks[w.affinity as usize], (0..8).collect::<Vec<u32>>());
+            assert!(w.start_cpu < 7, "a waker starts on a hog's CPU");
+        }
+    }
+
+    #[test]
+    fn an_explicit_task_count_overrides_the_load() {
+        let (t, _) = built(&[
+            ("llc_weight", "16"),
+            ("load", "200"),
+            ("tasks", "10"),
+            ("workload", "uniform"),
+        ]);
+        assert_eq!(t.len(), 10);
+        let (t, _) = built(&[("llc_weight", "16"), ("load", "0"), ("workload", "uniform")]);
+        assert!(t.is_empty(), "0% load: no task");
+    }
+}
