@@ -18,6 +18,12 @@ cargo clippy --workspace --all-targets -- -D warnings
 stage "3/8 cargo test --workspace (native)"
 cargo test --workspace
 
+# The quick benchmarks (criterion, ~1 min): printed for the README's figures, never gated
+# (a timed test would fail on a loaded machine; compare the ratios to the minimal loop).
+echo "--- quick benchmarks: cargo bench -p sis-core --bench wakeups --bench replay"
+cargo bench -p sis-core --bench wakeups --bench replay 2>&1 \
+  | grep -E '^[a-z_0-9.-]+/[a-z_0-9.-]+|^ +(time|thrpt):' | sed 's/^/bench: /'
+
 stage "4/8 cargo build -p sis-core --target wasm32-unknown-unknown"
 cargo build -p sis-core --target wasm32-unknown-unknown
 
