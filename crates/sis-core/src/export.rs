@@ -128,6 +128,36 @@ mod tests {
             evs.iter().any(|e| e["cat"] == "scan"),
             "full-scan at 150% scans"
         );
+        // Every decision, where it happened: the wake-up on the chosen CPU after the scan's
+        // cost, the scan on the waker's CPU with the CPUs it probed.
+        for d in sim.decisions() {
+            let of = |cat: &str| -> Vec<&Value> {
+                evs.iter()
+                    .filter(|e| e["cat"] == cat && e["args"]["seq"] == d.seq)
+                    .collect()
+            };
+            let probed: Vec<u32> = d
+                .steps
+                .iter()
+                .filter(|s| s.rule.is_domain_search())
+                .map(|s| s.cpu)
+                .collect();
+            let scan_ns = probed.len() as u64 * sc.probe_cost_ns;
+            let wake = of("wakeup");
+            assert_eq!(wake.len(), 1, "decision {}", d.seq);
+            assert_eq!(wake[0]["tid"], d.result);
+            assert_eq!(wake[0]["ts"], (d.time_ns + scan_ns) as f64 / 1000.0);
+            assert_eq!(wake[0]["name"], format!("wake task {}", d.wakee));
+            let scan = of("scan");
+            if probed.is_empty() {
+                assert!(scan.is_empty(), "decision {}", d.seq);
+            } else {
+                assert_eq!(scan.len(), 1, "decision {}", d.seq);
+                assert_eq!(scan[0]["tid"], d.waker_cpu);
+                assert_eq!(scan[0]["dur"], scan_ns as f64 / 1000.0);
+                assert_eq!(scan[0]["args"]["probed"], json!(probed));
+            }
+        }
     }
 
     #[test]
