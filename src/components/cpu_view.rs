@@ -2,6 +2,8 @@
 //! `draw::cpus`), its legend, and the line that says what the current wake-up is doing.
 
 use super::kernel_term;
+use crate::runner::Snapshot;
+use crate::state::UiState;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -44,4 +46,50 @@ pub fn CpuView(p: &CpuViewProps) -> Html {
                 onclick={p.onclick.clone()}></canvas>
         </section>
     }
+}
+
+/// The line under the CPU legend: what the shown wake-up is doing.
+pub fn caption(snap: &Snapshot, d: Option<&sis_core::trace::Decision>, state: &UiState) -> Html {
+    let Some(d) = d else {
+        return html! { <>{format!("{} CPUs. Press ", snap.nr_cpus)}<b>{"Play"}</b>{" to run, or "}<b>{"Step"}</b>{" for one wake-up."}</> };
+    };
+    if state.playing {
+        return html! { <>{format!("Playing · wake-up #{} · task {} woken by CPU {} → CPU {} ({})", d.seq, d.wakee, d.waker_cpu, d.result, d.decided_by.map_or("-", |r| r.name()))}</> };
+    }
+    if state.hidden == Some(d.seq) {
+        return html! { <>{format!("Wake-up #{}: task {} woken by CPU {} (W); prev CPU {} (P); target CPU {} (T). Where does it go?", d.seq, d.wakee, d.waker_cpu, d.prev, d.target)}</> };
+    }
+    let shown = state
+        .probe
+        .map_or(d.steps.len(), |p| (p + 1).min(d.steps.len()));
+    if shown < d.steps.len() {
+        let s = d.steps[shown.saturating_sub(1)];
+        return html! { <>{format!("Wake-up #{}, check {} of {}: {} looks at CPU {} and sees {}{}", d.seq, shown, d.steps.len(), s.rule.kernel_function(), s.cpu, s.saw.name(), s.nr.map_or(String::new(), |n| format!("; budget left nr = {n}")))}</> };
+    }
+    html! { <>{format!(
+        "Wake-up #{}: task {} woken by CPU {}; prev {}, target {} → CPU {} by {} after {} probe{}{}",
+        d.seq, d.wakee, d.waker_cpu, d.prev, d.target, d.result,
+        d.decided_by.map_or("-", |r| r.name()), d.probes(), if d.probes() == 1 { "" } else { "s" },
+        if d.missed_idle.is_empty() || crate::runner::found_idle(d) { String::new() } else { format!("; {} idle CPU(s) never probed", d.missed_idle.len()) }
+    )}</> }
+}
+
+/// Predict mode's prompt, score and verdict.
+pub fn predict_box(state: &UiState) -> Html {
+    if !state.predict {
+        return html! {};
+    }
+    let score = format!("score {}/{}", state.score.right, state.score.guesses);
+    let body = match (&state.verdict, state.hidden) {
+        (_, Some(_)) => {
+            html! { <span>{"Click the CPU you think select_idle_sibling() will pick."}</span> }
+        }
+        (Some(v), None) => {
+            html! { <span class={if v.right { "right" } else { "wrong" }}>{v.text.clone()}</span> }
+        }
+        (None, None) => {
+            html! { <span>{"Press Step: the next wake-up is shown without its result."}</span> }
+        }
+    };
+    html! { <div class="predict-box" data-testid="predict-box" aria-live="polite"><b>{"Predict · "}{score}</b>{" "}{body}</div> }
 }
