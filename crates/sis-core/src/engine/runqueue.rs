@@ -166,11 +166,36 @@ impl Simulation {
         self.llc_change(l, -i32::from(was_idle), 1);
         if has_curr {
             self.waiting.set(cpu);
+            if self.cpus[cpu as usize].queue.len == 1 {
+                self.slice_running(cpu);
+            }
         } else {
             // An idle CPU switches to the task at once (no event: nothing else can run on it
             // between the wake-up and the switch, and the wake-up path already sees it busy).
             self.pick_next(cpu);
         }
+    }
+
+    /// The first task queued behind a running one: the CPU is shared from now, so the running
+    /// task is preempted a slice after it was picked (linux-6.0 fair.c check_preempt_tick:
+    /// `delta_exec > ideal_runtime`), not at the end of its burst. Without this a task queued
+    /// behind a CPU hog would never run.
+    fn slice_running(&mut self, cpu: u32) {
+        let c = &self.cpus[cpu as usize];
+        let Some(curr) = c.curr else {
+            return;
+        };
+        let burst_end = c
+            .stint_start
+            .saturating_add(self.tasks[curr as usize].remaining);
+        let slice_end = (c.stint_start + SLICE_NS).max(self.now);
+        if slice_end >= burst_end {
+            return; // the stint ends within its slice anyway
+        }
+        let c = &mut self.cpus[cpu as usize];
+        c.gen = c.gen.wrapping_add(1);
+        let gen = c.gen;
+        self.push(slice_end, Event::StintEnd { cpu, gen });
     }
 
     /// Starts the next queued task on an idle `cpu`, or lets it go idle.

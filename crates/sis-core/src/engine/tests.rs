@@ -113,3 +113,25 @@ fn a_scanned_wakee_reaches_its_cpu_after_the_scan() {
     }
     assert!(seen > 0, "no wake-up scanned at 150% load");
 }
+
+#[test]
+fn a_task_queued_behind_a_hog_runs_within_a_slice() {
+    // The pinned corner case: wakers queue behind CPU hogs that never block. CFS's tick
+    // preempts the hog once it has run its slice with another task waiting.
+    let mut sc = Scenario::default();
+    for (k, v) in [
+        ("llc_weight", "8"),
+        ("smt", "1"),
+        ("workload", "pinned"),
+        ("preset", "linux-6.0"),
+        ("duration", "300ms"),
+        ("warmup", "0ms"),
+    ] {
+        sc.set_field(k, v).unwrap();
+    }
+    let r = Simulation::new(&sc).unwrap().run_to_end();
+    let c = r.counters;
+    assert!(c.wakeup_latency_count > 100, "{c:?}");
+    // Two wakers may queue behind one hog: a slice each, plus a waker's 200 us run.
+    assert!(c.wakeup_latency_max_ns <= 2 * SLICE_NS + 1_000_000, "{c:?}");
+}
