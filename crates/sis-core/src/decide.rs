@@ -163,6 +163,7 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
         ));
     }
     let mut st = SchedState::new(topo, features, pct, 0);
+    st.pkg_imbalance_pct = pr.pkg_imbalance_pct();
     for (i, c) in file.cpus.iter().enumerate() {
         let cpu = cpu_field(&format!("cpus[{i}].cpu"), c.cpu, n)?;
         let state = c.state.as_deref().unwrap_or("idle");
@@ -242,8 +243,11 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
             if let Some(v) = l.nr_idle_scan {
                 shared.nr_idle_scan = v;
             }
-            if let Some(v) = l.avg_scan_cost {
-                shared.avg_scan_cost = v;
+        }
+        // Every CPU's own sd_llc->avg_scan_cost (the waker's is the one read).
+        if let Some(v) = l.avg_scan_cost {
+            for rq in st.rqs.iter_mut() {
+                rq.avg_scan_cost = v;
             }
         }
     }

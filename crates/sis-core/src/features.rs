@@ -56,6 +56,16 @@ pub struct Features {
     /// SIS_GROUP_WALK: 4.4's select_idle_sibling: after target and prev, the first wholly idle
     /// group of the LLC domain (a core), then an idle SMT sibling of target; no budget.
     pub sis_group_walk: bool,
+    /// WA_IDLE_PREV: wake_affine_idle's last branch, "prev idle -> prev" (5.11).
+    pub wa_idle_prev: bool,
+    /// WAKE_AFFINE_LLC: 4.13's wake_affine(): same LLC -> affine, else wake_affine_llc().
+    pub wake_affine_llc: bool,
+    /// SIS_SPAN_NR: select_idle_cpu walks span(sd) and tests cpus_allowed inside the loop,
+    /// so CPUs the task may not use still consume nr (4.13-5.5).
+    pub span_nr: bool,
+    /// IDLE_CORES_THIS: a failed idle-core scan clears has_idle_cores in the waker's LLC,
+    /// `set_idle_cores(this, false)` (5.12.0; fixed in 5.13).
+    pub idle_cores_this: bool,
 }
 
 /// One row of the feature table: its name, what it means, where it comes from.
@@ -98,6 +108,10 @@ feature_table! {
     "WA_BIAS", wa_bias, "Bias wake_affine_weight towards prev by half of imbalance_pct.";
     "WA_LEGACY", wa_legacy, "4.4's wake_affine: pull to the waker's CPU when 100*this_load*(this_load+task) <= (100+(pct-100)/2)*prev_load, and always when the waker's CPU has no load left after a sync waker's own (replaced by WA_IDLE/WA_WEIGHT in 4.14).";
     "SIS_GROUP_WALK", sis_group_walk, "4.4's select_idle_sibling: after target and prev, walk the LLC domain's groups (cores) from target's for one whose CPUs are all idle, then target's idle SMT siblings; no budget, no idle-CPU scan (replaced in 4.9).";
+    "WA_IDLE_PREV", wa_idle_prev, "wake_affine_idle ends with 'if (available_idle_cpu(prev_cpu)) return prev_cpu' (5.11, d8fcb81f1acf); 4.14-5.10 return no answer there and fall through to wake_affine_weight.";
+    "WAKE_AFFINE_LLC", wake_affine_llc, "4.13 wake_affine(): prev and the waker share the LLC -> affine (this_cpu); across LLCs wake_affine_llc() compares the two LLCs' load. No WA_IDLE/WA_WEIGHT/WA_BIAS before 4.14.";
+    "SIS_SPAN_NR", span_nr, "select_idle_cpu walks the whole domain span and tests cpus_allowed inside the loop, after '!--nr': CPUs the task may not use consume the budget (4.13-5.5; 5.6 masks first).";
+    "IDLE_CORES_THIS", idle_cores_this, "A failed idle-core scan clears has_idle_cores of the waker's LLC, set_idle_cores(this, false), not the target's (5.12.0; fixed in 5.13 by 02dbb7246c5b).";
 }
 
 impl Features {
@@ -162,6 +176,10 @@ impl Features {
             wa_bias: true,
             wa_legacy: false,
             sis_group_walk: false,
+            wa_idle_prev: true,
+            wake_affine_llc: false,
+            span_nr: false,
+            idle_cores_this: false,
         }
     }
 }
@@ -186,15 +204,38 @@ fn legacy_44() -> Features {
         ..Features::none()
     }
 }
+impl Preset {
+    /// sd_init's imbalance_pct for the levels above the LLC (DIE/PKG, NUMA): 125 until 5.10,
+    /// where VG2020 (2208cdaa56c9, with busy_factor 32 -> 16) made it 117.
+    pub fn pkg_imbalance_pct(&self) -> u32 {
+        if self.busy_factor == 32 {
+            125
+        } else {
+            117
+        }
+    }
+}
+
 fn legacy_413() -> Features {
     Features {
         sis_prop: true,
         smt_target: true,
+        wa_idle: false,
+        wa_weight: false,
+        wa_bias: false,
+        wa_idle_prev: false,
+        wake_affine_llc: true,
+        span_nr: true,
         ..Features::none()
     }
 }
 fn legacy_510() -> Features {
     Features {
+        wa_idle: true,
+        wa_weight: true,
+        wa_bias: true,
+        wake_affine_llc: false,
+        span_nr: false,
         sched_idle_as_idle: true,
         core_break: true,
         recent: true,
@@ -209,12 +250,14 @@ fn mel_512() -> Features {
         sched_idle_as_idle: true,
         recent: true,
         recent_waker_update: true,
+        idle_cores_this: true,
         ..Features::none()
     }
 }
 fn rik_513() -> Features {
     Features {
         smt_prev: true,
+        idle_cores_this: false,
         ..mel_512()
     }
 }
@@ -245,15 +288,15 @@ fn modern_67() -> Features {
 pub fn presets() -> Vec<Preset> {
     vec![
         Preset { name: "linux-4.4", description: "The group walk that 4.9 replaced: target, prev, then the first wholly idle core of the LLC from target's, then target's idle SMT sibling; 4.4's load-balanced wake_affine; imbalance_pct 125.", features: legacy_44(), imbalance_pct: 125, busy_factor: 32, newidle_migration_cost_gate: true },
-        Preset { name: "linux-4.13", description: "Three passes: select_idle_core, select_idle_cpu (SIS_PROP on avg_idle/512), select_idle_smt(target); imbalance_pct 125.", features: legacy_413(), imbalance_pct: 125, busy_factor: 32, newidle_migration_cost_gate: true },
-        Preset { name: "linux-5.10", description: "As 4.13 with imbalance_pct 117 and busy_factor 16; sched-idle CPUs count as idle.", features: legacy_510(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
-        Preset { name: "linux-5.12", description: "Mel Gorman's single pass (seed 003): one loop for idle core and idle CPU, SIS_PROP only without an idle core, no select_idle_smt.", features: mel_512(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
+        Preset { name: "linux-4.13", description: "Three passes: select_idle_core, select_idle_cpu (SIS_PROP on avg_idle/512), select_idle_smt(target); wake_affine is 'same LLC -> affine'; LLC imbalance_pct 117 (125 above it).", features: legacy_413(), imbalance_pct: 117, busy_factor: 32, newidle_migration_cost_gate: true },
+        Preset { name: "linux-5.10", description: "As 4.13 with WA_IDLE (no prev-idle branch) / WA_WEIGHT / WA_BIAS, recent_used_cpu, the allowed mask applied before the scan, imbalance_pct 117 at every level and busy_factor 16; sched-idle CPUs count as idle.", features: legacy_510(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
+        Preset { name: "linux-5.12", description: "Mel Gorman's single pass (seed 003): one loop for idle core and idle CPU, SIS_PROP only without an idle core, no select_idle_smt; a failed idle-core scan clears the waker's LLC flag (5.12.0).", features: mel_512(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.13", description: "5.12 plus select_idle_smt(prev) before the LLC scan (Rik van Riel, seed 004).", features: rik_513(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.15", description: "Aged wake_avg_idle for SIS_PROP, scan from target+1, recent_used_cpu = prev rule.", features: aged_515(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
         Preset { name: "linux-6.0", description: "SIS_UTIL on, SIS_PROP off: the merged form of seed 000.", features: sisutil_60(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "linux-6.7", description: "SIS_PROP removed; cluster-first scan where the topology has clusters.", features: modern_67(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-v4", description: "Seed 000 as posted: SIS_PROP computes nr, then SIS_UTIL overrides it.", features: Features { sis_prop: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
-        Preset { name: "sis-util-rfc", description: "Seed 001: a boolean 'overloaded' flag stops the scan above 100/imbalance_pct.", features: Features { sis_util_rfc: true, sis_util: false, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-util-rfc", description: "Seed 001: a boolean 'overloaded' flag stops the scan above 100/imbalance_pct; SIS_PROP still on, as in the kernel it was posted against.", features: Features { sis_util_rfc: true, sis_util: false, sis_prop: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-small-llc", description: "Seed 000's idea: nr_scan * 32 / llc_weight when llc_weight <= 16.", features: Features { sis_util_small_llc: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-idle-aware", description: "Seed 001's workaround: idle CPUs' capacity subtracted from sum_util.", features: Features { sis_util_idle_aware: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "lb-promote-thin", description: "Seed 002: select_task_rq_fair_thin (prev, recent, first idle in LLC, then anywhere), no nr_idle_scan updates.", features: Features { lb_promote: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
@@ -298,7 +341,13 @@ mod tests {
 
     #[test]
     fn era_features() {
-        assert_eq!(preset("linux-4.13").unwrap().imbalance_pct, 125);
+        // linux-4.13 topology.c sd_init: SD_SHARE_PKG_RESOURCES -> imbalance_pct = 117.
+        assert_eq!(preset("linux-4.13").unwrap().imbalance_pct, 117);
+        assert_eq!(preset("linux-4.13").unwrap().pkg_imbalance_pct(), 125);
+        assert_eq!(preset("linux-5.10").unwrap().pkg_imbalance_pct(), 117);
+        assert!(preset("sis-util-rfc").unwrap().features.sis_prop);
+        assert!(!preset("linux-5.10").unwrap().features.wa_idle_prev);
+        assert!(preset("linux-5.12").unwrap().features.wa_idle_prev);
         let f60 = preset("linux-6.0").unwrap().features;
         assert!(f60.sis_util && !f60.sis_prop);
         let v4 = preset("sis-util-v4").unwrap().features;

@@ -35,6 +35,10 @@ pub struct Rq {
     pub wake_stamp: u64,
     pub wake_avg_idle: u64,
     pub max_idle_balance_cost: u64,
+    /// This CPU's `sd_llc->avg_scan_cost`, ns (presets with SIS_PROP): a `sched_domain` is
+    /// per CPU, so each waker keeps its own average (linux-5.12 fair.c select_idle_cpu:
+    /// `this_sd = rcu_dereference(*this_cpu_ptr(&sd_llc))`).
+    pub avg_scan_cost: u64,
 }
 
 impl Default for Rq {
@@ -49,6 +53,7 @@ impl Default for Rq {
             wake_stamp: 0,
             wake_avg_idle: 2 * MIGRATION_COST_NS,
             max_idle_balance_cost: MIGRATION_COST_NS,
+            avg_scan_cost: 0,
         }
     }
 }
@@ -85,15 +90,13 @@ impl Rq {
     }
 }
 
-/// `struct sched_domain_shared` of one LLC, plus its domain's `avg_scan_cost`.
+/// `struct sched_domain_shared` of one LLC.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct LlcShared {
     pub has_idle_cores: bool,
     pub nr_idle_scan: u32,
     /// The RFC's boolean (seed 001).
     pub overloaded: bool,
-    /// `sd_llc->avg_scan_cost`, ns (presets with SIS_PROP).
-    pub avg_scan_cost: u64,
     /// The sum_util the last periodic LLC balance saw (for the curve's operating point).
     pub last_sum_util: u64,
 }
@@ -105,6 +108,8 @@ pub struct SchedState {
     pub features: Features,
     /// The LLC domain's imbalance_pct.
     pub imbalance_pct: u32,
+    /// The imbalance_pct of the domains above the LLC (DIE/PKG), for wake_affine across LLCs.
+    pub pkg_imbalance_pct: u32,
     pub rqs: Vec<Rq>,
     pub llcs: Vec<LlcShared>,
     /// Simulated cost of probing one runqueue, ns.
@@ -125,10 +130,9 @@ impl SchedState {
         SchedState {
             rqs: vec![Rq::default(); n as usize],
             llcs: vec![
-                LlcShared {
-                    nr_idle_scan: topo.llc_weight(),
-                    ..Default::default()
-                };
+                // sd_llc_shared is zero-filled (__sdt_alloc's kzalloc_node): nr_idle_scan is 0
+                // until the first periodic LLC balance writes it.
+                LlcShared::default();
                 llcs
             ],
             scratch: CpuMask::new(n),
@@ -136,6 +140,7 @@ impl SchedState {
             topo,
             features,
             imbalance_pct,
+            pkg_imbalance_pct: 117,
             probe_cost_ns,
         }
     }

@@ -93,10 +93,26 @@ impl Simulation {
         if idle {
             pulled = self.newidle_pull(balance_cpu);
         }
-        // sd->balance_interval: reset on an acted-on imbalance, else doubles up to 2w.
+        // find_busiest_group() finds a busiest group when another group of the LLC has tasks
+        // waiting; an idle balance CPU that could not pull then had them all pinned.
+        let grp = &self.st.topo.llc_groups(llc)[group as usize];
+        let busiest_found = pulled
+            || (!idle
+                && self
+                    .st
+                    .topo
+                    .llc_span(llc)
+                    .iter()
+                    .any(|c| self.waiting.test(c) && !grp.contains(&c)));
+        // linux-6.0 fair.c load_balance: "We were unbalanced, so reset the balancing interval"
+        // whenever a busiest group was found, moved or not; out_balanced / all pinned double it.
         let w = self.scenario.llc_weight as u64;
         let bi = &mut self.balance_interval_ms[llc as usize][group as usize];
-        *bi = if pulled { w } else { (*bi * 2).min(2 * w) };
+        *bi = if busiest_found {
+            w
+        } else {
+            (*bi * 2).min(2 * w)
+        };
         // get_sd_balance_interval(sd, busy)
         let hz = self.scenario.hz as u64;
         let mut interval_ms = *bi;

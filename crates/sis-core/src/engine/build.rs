@@ -21,6 +21,9 @@ impl Simulation {
             scenario.imbalance_pct,
             scenario.probe_cost_ns,
         );
+        st.pkg_imbalance_pct = crate::features::preset(&scenario.preset)
+            .map(|p| p.pkg_imbalance_pct())
+            .unwrap_or(117);
         let groups: Vec<Vec<u64>> = (0..scenario.llcs)
             .map(|l| vec![scenario.llc_weight as u64; st.topo.llc_groups(l).len()])
             .collect();

@@ -144,6 +144,11 @@ impl SchedState {
         if self.features.wa_legacy {
             return self.wake_affine_legacy(p, w);
         }
+        if self.features.wake_affine_llc {
+            // linux-4.13 fair.c wake_affine: if (cpus_share_cache(prev_cpu, this_cpu)) affine = true;
+            let affine = self.topo.share_llc(this, prev) || self.wake_affine_llc(p, w);
+            return if affine { this } else { prev };
+        }
         let mut target = None;
         if self.features.wa_idle {
             target = self.wake_affine_idle(this, prev, w.sync);
@@ -265,7 +270,8 @@ impl SchedState {
         if sync && rq(this).nr_running == 1 {
             return Some(this);
         }
-        if rq(prev).available_idle() {
+        // linux-5.11 fair.c wake_affine_idle: if (available_idle_cpu(prev_cpu)) return prev_cpu;
+        if self.features.wa_idle_prev && rq(prev).available_idle() {
             return Some(prev);
         }
         None
@@ -291,13 +297,66 @@ impl SchedState {
         this_eff_load *= 1024; // capacity_of(prev)
         let mut prev_eff_load = cpu_load(prev) - task_load;
         if self.features.wa_bias {
-            prev_eff_load *= 100 + (self.imbalance_pct as i64 - 100) / 2;
+            let pct = self.affine_domain_imbalance_pct(this, prev) as i64;
+            prev_eff_load *= 100 + (pct - 100) / 2;
         }
         prev_eff_load *= 1024; // capacity_of(this)
         if w.sync {
             prev_eff_load += 1;
         }
         (this_eff_load < prev_eff_load).then_some(this)
+    }
+
+    /// The imbalance_pct of `sd` in wake_affine(sd, ...): select_task_rq_fair's
+    /// for_each_domain stops at the lowest SD_WAKE_AFFINE domain spanning prev_cpu
+    /// (linux-6.0 fair.c select_task_rq_fair), so SMT siblings use the SMT domain's 110
+    /// (topology.c sd_init: SD_SHARE_CPUCAPACITY), CPUs of one LLC the LLC's, others PKG's.
+    fn affine_domain_imbalance_pct(&self, this: u32, prev: u32) -> u32 {
+        if self.topo.smt() > 1 && self.topo.smt_siblings(this).contains(&prev) {
+            110
+        } else if self.topo.share_llc(this, prev) {
+            self.imbalance_pct
+        } else {
+            self.pkg_imbalance_pct
+        }
+    }
+
+    /// linux-4.13 fair.c `wake_affine_llc()`: across LLCs, move the wakee to the waker's LLC
+    /// only if that does not unbalance the two. The kernel reads the LLCs' nr_running, load
+    /// and capacity from sd_llc_shared as the last balance left them; the model sums them live
+    /// (cpu_load is util_avg here, as in wake_affine_weight).
+    fn wake_affine_llc(&self, p: &Wakee, w: &Waker) -> bool {
+        let stats = |cpu: u32| {
+            let span = self.topo.llc_span(self.topo.llc_of(cpu));
+            let (mut nr, mut load) = (0i64, 0i64);
+            for c in span.iter() {
+                nr += self.rqs[c as usize].nr_running as i64;
+                load += self.rqs[c as usize].util_avg() as i64;
+            }
+            let size = span.weight() as i64;
+            (nr, load, size * 1024, nr < size) // get_llc_stats: has_capacity = nr_running < sd_llc_size
+        };
+        let (prev_nr, prev_load, prev_cap, prev_has_cap) = stats(p.prev);
+        let (this_nr, mut this_load, this_cap, this_has_cap) = stats(w.cpu);
+        if w.sync {
+            let current_load = w.load as i64;
+            if current_load > this_load {
+                return true;
+            }
+            this_load -= current_load;
+        }
+        if prev_has_cap && prev_nr < this_nr + 1 {
+            return false;
+        }
+        if this_has_cap && this_nr + 1 < prev_nr {
+            return true;
+        }
+        let task_load = p.load as i64;
+        let mut this_eff_load = 100 * prev_cap;
+        let mut prev_eff_load = (100 + (self.pkg_imbalance_pct as i64 - 100) / 2) * this_cap;
+        this_eff_load *= this_load + task_load;
+        prev_eff_load *= prev_load - task_load;
+        this_eff_load <= prev_eff_load
     }
 
     /// `select_idle_sibling()` as each preset orders it.
@@ -574,7 +633,6 @@ impl SchedState {
     ) -> (Option<u32>, u64) {
         let f = &self.features;
         let llc = self.topo.llc_of(target);
-        let this_llc = self.topo.llc_of(w.cpu) as usize;
         let mut nr: i64 = NR_INF;
         let mut timed = false;
         // SIS_PROP: only without an idle core in the single pass; always in the legacy form.
@@ -591,7 +649,7 @@ impl SchedState {
                 // linux-5.12 fair.c select_idle_cpu: "large fuzz factor"
                 this_rq.avg_idle / 512
             };
-            let avg_scan_cost = self.llcs[this_llc].avg_scan_cost;
+            let avg_scan_cost = this_rq.avg_scan_cost;
             if f.sis_avg_cpu
                 && !f.single_pass
                 && throttle::sis_avg_cpu_skips(avg_idle, avg_scan_cost)
@@ -642,11 +700,16 @@ impl SchedState {
     ) -> (Option<u32>, u64) {
         let f = self.features;
         let llc = self.topo.llc_of(target);
-        let this_llc = self.topo.llc_of(w.cpu) as usize;
         let probes_at_start = ctx.probes;
         let Budget { mut nr, timed } = budget;
         let mut cpus = std::mem::replace(&mut self.scratch, CpuMask::new(0));
-        cpus.assign_and(self.topo.llc_span(llc), p.allowed);
+        if f.span_nr {
+            // linux-4.13 fair.c select_idle_cpu: for_each_cpu_wrap(cpu, sched_domain_span(sd),
+            // target) { if (!--nr) return -1; if (!cpumask_test_cpu(cpu, &p->cpus_allowed)) continue; ...
+            cpus.copy_from(self.topo.llc_span(llc));
+        } else {
+            cpus.assign_and(self.topo.llc_span(llc), p.allowed);
+        }
         let core_scan = has_idle_core && f.single_pass;
         if core_scan {
             ctx.c.sis_core_search += 1;
@@ -668,7 +731,7 @@ impl SchedState {
         }
         if walk == Walk::Completed {
             walk = match (&self.idle_cpus, R::ON) {
-                (Some(idle), false) if !core_scan => fast_scan::idle_cpu_words(
+                (Some(idle), false) if !core_scan && !f.span_nr => fast_scan::idle_cpu_words(
                     self,
                     p,
                     idle,
@@ -679,7 +742,8 @@ impl SchedState {
                     ctx,
                 ),
                 (Some(idle), false)
-                    if self.topo.smt() == 2
+                    if core_scan
+                        && self.topo.smt() == 2
                         && self.topo.spec.numbering == Numbering::Contiguous =>
                 {
                     fast_scan::core_scan_smt2(self, p, idle, &mut cpus, start, &mut idle_cpu, ctx)
@@ -704,7 +768,14 @@ impl SchedState {
             Walk::Completed => {}
         }
         if core_scan {
-            self.llcs[llc as usize].has_idle_cores = false; // set_idle_cores(target, false)
+            // linux-5.12 fair.c select_idle_cpu: set_idle_cores(this, false) -- the waker's LLC;
+            // 5.13 (02dbb7246c5b) clears the target's.
+            let clear = if f.idle_cores_this {
+                self.topo.llc_of(w.cpu)
+            } else {
+                llc
+            };
+            self.llcs[clear as usize].has_idle_cores = false;
             ctx.c.sis_core_miss += 1;
         }
         if timed {
@@ -713,8 +784,8 @@ impl SchedState {
                 let rq = &mut self.rqs[w.cpu as usize];
                 rq.wake_avg_idle -= rq.wake_avg_idle.min(ns);
             }
-            let s = &mut self.llcs[this_llc];
-            s.avg_scan_cost = throttle::update_avg(s.avg_scan_cost, ns);
+            let rq = &mut self.rqs[w.cpu as usize];
+            rq.avg_scan_cost = throttle::update_avg(rq.avg_scan_cost, ns);
         }
         (idle_cpu, ns)
     }
@@ -800,6 +871,12 @@ impl SchedState {
         }
         if *nr <= 0 {
             return Some(Walk::OutOfBudget); // no avg_scan_cost update on this path
+        }
+        if self.features.span_nr && !p.allowed.test(cpu) {
+            if R::ON {
+                ctx.rec.step(rule, cpu, Saw::NotAllowed, nr_opt(*nr));
+            }
+            return None;
         }
         if ctx.probe(self, rule, cpu, *nr) {
             *idle_cpu = Some(cpu);

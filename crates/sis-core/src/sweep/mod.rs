@@ -432,8 +432,8 @@ mod tests {
         assert_eq!(
             pts,
             [
-                ("linux-4.13".into(), 50, 125),
-                ("linux-4.13".into(), 100, 125),
+                ("linux-4.13".into(), 50, 117),
+                ("linux-4.13".into(), 100, 117),
                 ("linux-6.0".into(), 50, 117),
                 ("linux-6.0".into(), 100, 117)
             ]
