@@ -68,6 +68,16 @@ pub fn summary(r: &RunReport) -> String {
         m.avg_wakeup_latency_us,
         k.wakeup_latency_max_ns as f64 / 1000.0
     );
+    let t = &r.throughput;
+    let us = |ns: u64| ns as f64 / 1000.0;
+    let _ = writeln!(
+        s,
+        "throughput {} wake-ups/s; wake-up latency p50 {:.2} us p90 {:.2} us p99 {:.2} us",
+        t.wakeups_per_s,
+        us(t.latency_p50_ns),
+        us(t.latency_p90_ns),
+        us(t.latency_p99_ns)
+    );
     let _ = writeln!(
         s,
         "idle CPU time while tasks waited in the LLC: {:.3} ms; time in select_idle_cpu: {:.3} ms",

@@ -113,6 +113,78 @@ impl Counters {
     }
 }
 
+/// Wake-up latency (woken -> running), ns, in log-linear buckets: 8 per power of two, so a
+/// percentile read as its bucket's upper bound is within 12.5% of the exact value, in integers
+/// (the same bytes natively and in wasm) and in fixed memory however long the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LatencyHistogram {
+    buckets: Vec<u64>,
+    count: u64,
+    max_ns: u64,
+}
+
+const LAT_SUB: u32 = 8;
+const LAT_BUCKETS: usize = (64 - 2) * LAT_SUB as usize;
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        LatencyHistogram {
+            buckets: vec![0; LAT_BUCKETS],
+            count: 0,
+            max_ns: 0,
+        }
+    }
+}
+
+impl LatencyHistogram {
+    /// 0..8 ns one bucket each; then 8 buckets between each power of two and the next.
+    fn bucket_of(ns: u64) -> usize {
+        if ns < LAT_SUB as u64 {
+            return ns as usize;
+        }
+        let e = 63 - ns.leading_zeros(); // 2^e <= ns < 2^(e+1), e >= 3
+        let sub = (ns >> (e - 3)) & 7;
+        ((e - 2) * LAT_SUB) as usize + sub as usize
+    }
+
+    /// The largest ns in bucket `i`.
+    fn upper_bound(i: usize) -> u64 {
+        if i < LAT_SUB as usize {
+            return i as u64;
+        }
+        let (e, sub) = (i as u32 / LAT_SUB + 2, i as u64 % LAT_SUB as u64);
+        ((8 + sub + 1) << (e - 3)) - 1
+    }
+
+    pub fn record(&mut self, ns: u64) {
+        self.buckets[Self::bucket_of(ns)] += 1;
+        self.count += 1;
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    /// The `per_mille`-th per-mille latency (500 = median), ns: the upper bound of the bucket
+    /// holding it, never above the maximum seen; 0 without samples.
+    pub fn percentile_ns(&self, per_mille: u64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        // The rank of the sample, 1-based: ceil(count * per_mille / 1000).
+        let rank = (self.count * per_mille).div_ceil(1000).max(1);
+        let mut seen = 0;
+        for (i, n) in self.buckets.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                return Self::upper_bound(i).min(self.max_ns);
+            }
+        }
+        self.max_ns
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+}
+
 /// Time spent in select_idle_cpu per call, in the seed's bpftrace `@usecs` power-of-two buckets:
 /// [0], [1], [2,4), [4,8), ... [64K,128K), and one overflow bucket.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,6 +255,41 @@ impl ScanHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latency_buckets_are_log_linear_and_percentiles_exact_to_a_bucket() {
+        // Every ns lands in the bucket whose upper bound is the first at or above it.
+        for ns in (0..5000u64).chain([1 << 20, (1 << 20) + 1, 3_000_000, u64::MAX / 2]) {
+            let i = LatencyHistogram::bucket_of(ns);
+            assert!(LatencyHistogram::upper_bound(i) >= ns, "{ns}");
+            if i > 0 {
+                assert!(LatencyHistogram::upper_bound(i - 1) < ns, "{ns}");
+            }
+        }
+        // 8 buckets per power of two: [1024, 1152) is one bucket (12.5% wide).
+        assert_eq!(
+            LatencyHistogram::bucket_of(1024),
+            LatencyHistogram::bucket_of(1151)
+        );
+        assert_ne!(
+            LatencyHistogram::bucket_of(1151),
+            LatencyHistogram::bucket_of(1152)
+        );
+        // 1..=1000 us: the median is 500 us, p99 990 us, each within its bucket.
+        let mut h = LatencyHistogram::default();
+        for us in 1..=1000u64 {
+            h.record(us * 1000);
+        }
+        for (per_mille, exact) in [(500u64, 500_000u64), (900, 900_000), (990, 990_000)] {
+            let got = h.percentile_ns(per_mille);
+            assert!(
+                got >= exact && got <= exact + exact / 8,
+                "{per_mille}: {got}"
+            );
+        }
+        assert_eq!(h.percentile_ns(1000), 1_000_000, "capped at the maximum");
+        assert_eq!(LatencyHistogram::default().percentile_ns(500), 0);
+    }
 
     #[test]
     fn chen_yu_definitions() {

@@ -75,6 +75,7 @@ impl Simulation {
             timing,
             counters: Counters::default(),
             hist: ScanHistogram::default(),
+            latency: LatencyHistogram::default(),
             per_cpu: (0..n)
                 .map(|cpu| PerCpu {
                     cpu,

@@ -15,7 +15,7 @@ mod runqueue;
 mod tests;
 mod wakeup;
 
-pub use report::{CpuView, HistogramReport, PerCpu, RunReport};
+pub use report::{CpuView, HistogramReport, PerCpu, RunReport, ThroughputReport};
 use runqueue::{LlcLoad, RunList};
 
 use crate::cpumask::CpuMask;
@@ -27,7 +27,7 @@ use crate::rng::Rng;
 use crate::scenario::Scenario;
 use crate::select::{Outcome, Wakee, Waker};
 use crate::state::{CpuState, LlcShared, SchedState};
-use crate::stats::{Counters, Metrics, ScanHistogram};
+use crate::stats::{Counters, LatencyHistogram, Metrics, ScanHistogram};
 use crate::topology::Topology;
 use crate::trace::Decision;
 use crate::workload::{Role, TaskSpec, Timing};
@@ -129,6 +129,8 @@ pub struct Simulation {
     timing: Timing,
     counters: Counters,
     hist: ScanHistogram,
+    /// Wake-up latency of the measured window, for its percentiles.
+    latency: LatencyHistogram,
     per_cpu: Vec<PerCpu>,
     warmup_ns: u64,
     measuring: bool,

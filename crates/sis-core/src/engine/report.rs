@@ -41,6 +41,22 @@ pub struct RunReport {
     pub nr_idle_scan: Vec<u32>,
     pub per_cpu: Vec<PerCpu>,
     pub scan_histogram: HistogramReport,
+    /// Throughput and wake-up latency of the measured window (seed 000 reports both).
+    #[serde(default)]
+    pub throughput: ThroughputReport,
+}
+
+/// What the seeds' benchmarks report beside the schedstat counters, in integers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThroughputReport {
+    /// Wake-ups per simulated second (a netperf TCP_RR transaction is two wake-ups).
+    pub wakeups_per_s: u64,
+    /// Wake-up latency (woken -> running) percentiles, ns: each the upper bound of its
+    /// log-linear bucket (within 12.5%), never above the maximum.
+    pub latency_p50_ns: u64,
+    pub latency_p90_ns: u64,
+    pub latency_p99_ns: u64,
+    pub latency_max_ns: u64,
 }
 
 impl Simulation {
@@ -104,6 +120,21 @@ impl Simulation {
                     .collect(),
                 buckets: self.hist.buckets.clone(),
             },
+            throughput: self.throughput(counters.wakeups),
+        }
+    }
+
+    fn throughput(&self, wakeups: u64) -> ThroughputReport {
+        let window_ns = self.now.saturating_sub(self.warmup_ns.min(self.now));
+        ThroughputReport {
+            wakeups_per_s: match window_ns {
+                0 => 0,
+                ns => (wakeups as u128 * 1_000_000_000 / ns as u128) as u64,
+            },
+            latency_p50_ns: self.latency.percentile_ns(500),
+            latency_p90_ns: self.latency.percentile_ns(900),
+            latency_p99_ns: self.latency.percentile_ns(990),
+            latency_max_ns: self.latency.percentile_ns(1000),
         }
     }
 
@@ -112,6 +143,7 @@ impl Simulation {
         self.measure_at = u64::MAX;
         self.counters = Counters::default();
         self.hist = ScanHistogram::default();
+        self.latency = LatencyHistogram::default();
         for p in &mut self.per_cpu {
             p.placed = 0;
             p.found_by_scan = 0;

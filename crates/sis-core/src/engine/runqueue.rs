@@ -226,6 +226,7 @@ impl Simulation {
                 self.counters.wakeup_latency_sum_ns += lat;
                 self.counters.wakeup_latency_count += 1;
                 self.counters.wakeup_latency_max_ns = self.counters.wakeup_latency_max_ns.max(lat);
+                self.latency.record(lat);
             }
         }
         let c = &mut self.cpus[cpu as usize];

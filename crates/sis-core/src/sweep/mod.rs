@@ -312,6 +312,7 @@ pub(crate) mod testing {
                     labels: vec![],
                     buckets: vec![],
                 },
+                throughput: Default::default(),
             },
         )
     }
