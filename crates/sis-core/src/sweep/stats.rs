@@ -205,13 +205,35 @@ pub const QUANTITIES: &[Quantity] = &[
         get: |r| r.migrations as f64,
         count: true,
     },
+    // Seed 000 reports its benchmarks' throughput and latency beside the counters.
+    Quantity {
+        key: "wakeups_per_s",
+        label: "throughput (wake-ups/s)",
+        get: |r| r.throughput.wakeups_per_s as f64,
+        count: true,
+    },
+    Quantity {
+        key: "latency_p50_us",
+        label: "wake-up latency p50 (us)",
+        get: |r| r.throughput.latency_p50_ns as f64 / 1000.0,
+        count: false,
+    },
+    Quantity {
+        key: "latency_p99_us",
+        label: "wake-up latency p99 (us)",
+        get: |r| r.throughput.latency_p99_ns as f64 / 1000.0,
+        count: false,
+    },
 ];
 
 /// The quantities of the schedstat table's columns.
 pub const TABLE_KEYS: [&str; 4] = ["se_eff", "dom_eff", "fast_rate", "success_rate"];
 
 /// The quantities of the mmtests-style compare sections, in section order.
-pub const COMPARE_KEYS: [&str; 7] = [
+pub const COMPARE_KEYS: [&str; 10] = [
+    "wakeups_per_s",
+    "latency_p50_us",
+    "latency_p99_us",
     "wakeups",
     "se_eff",
     "dom_eff",
