@@ -138,6 +138,15 @@ impl SchedState {
         out
     }
 
+    /// What a look at `cpu` saw, as the trace records it: `not_allowed` outside p->cpus_ptr.
+    fn saw_for(&self, p: &Wakee, cpu: u32) -> Saw {
+        if p.allowed.test(cpu) {
+            self.rqs[cpu as usize].saw()
+        } else {
+            Saw::NotAllowed
+        }
+    }
+
     /// linux-6.0 fair.c `wake_affine()`: WA_IDLE then WA_WEIGHT; `this` wins or prev stays.
     fn wake_affine(&self, p: &Wakee, w: &Waker) -> u32 {
         let (this, prev) = (w.cpu, p.prev);
@@ -409,12 +418,7 @@ impl SchedState {
         let mut prev_aff = None;
         if prev != target {
             if R::ON {
-                let saw = if p.allowed.test(prev) {
-                    self.rqs[prev as usize].saw()
-                } else {
-                    Saw::NotAllowed
-                };
-                ctx.rec.step(Rule::Prev, prev, saw, None);
+                ctx.rec.step(Rule::Prev, prev, self.saw_for(p, prev), None);
             }
             if self.topo.share_llc(prev, target) && self.idleish(prev) {
                 if !cluster_active || self.topo.share_resources(prev, target) {
@@ -440,12 +444,8 @@ impl SchedState {
         if let Some(r) = r {
             if r != prev && r != target {
                 if R::ON {
-                    let saw = if p.allowed.test(r) {
-                        self.rqs[r as usize].saw()
-                    } else {
-                        Saw::NotAllowed
-                    };
-                    ctx.rec.step(Rule::RecentUsedCpu, r, saw, None);
+                    ctx.rec
+                        .step(Rule::RecentUsedCpu, r, self.saw_for(p, r), None);
                 }
                 if self.topo.share_llc(r, target) && self.idleish(r) && p.allowed.test(r) {
                     // Pre-5.15: p->recent_used_cpu = prev only when r is returned.

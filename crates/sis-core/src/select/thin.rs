@@ -4,7 +4,7 @@
 use super::{Ctx, Outcome, Wakee};
 use crate::state::SchedState;
 use crate::stats::Counters;
-use crate::trace::{Recorder, Rule, Saw};
+use crate::trace::{Recorder, Rule};
 
 impl SchedState {
     /// Seed 002 `select_task_rq_fair_thin()` (LB_PROMOTE).
@@ -42,12 +42,8 @@ impl SchedState {
         if let Some(r) = p.recent_used_cpu {
             if r != prev {
                 if R::ON {
-                    let saw = if p.allowed.test(r) {
-                        self.rqs[r as usize].saw()
-                    } else {
-                        Saw::NotAllowed
-                    };
-                    ctx.rec.step(Rule::RecentUsedCpu, r, saw, None);
+                    ctx.rec
+                        .step(Rule::RecentUsedCpu, r, self.saw_for(p, r), None);
                 }
                 // select_task_rq() would reject a CPU outside p->cpus_ptr, so test it here.
                 if self.rqs[r as usize].available_idle() && p.allowed.test(r) {
