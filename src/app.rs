@@ -14,11 +14,15 @@ use crate::components::workbench::Workbench;
 use crate::cpu_canvas::OverlayState;
 use crate::hooks::{use_animation_frame, use_keyboard_shortcuts, Shortcuts};
 use crate::main_view::{FrameInputs, MainCanvases, MainView};
-use crate::runner::Runner;
+use crate::runner::{Runner, Start};
 use crate::state::{Action, UiState};
 use crate::url::{self, Parsed, Theme, View};
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// Real time the render that rebuilds the simulation spends on its replay or warm-up (the
+/// rest runs one slice per animation frame), ms.
+const FIRST_SLICE_MS: f64 = 25.0;
 
 /// How the app was started.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,10 +60,18 @@ pub fn App(props: &AppProps) -> Html {
 
     // (Re)build the simulation when the scenario changed (validated by the reducer).
     if runner.borrow().generation != state.generation {
-        let res =
-            runner
-                .borrow_mut()
-                .rebuild(&state.scenario, state.generation, state.restore_step);
+        let start = match (state.restore_step, state.cold) {
+            (Some(n), _) => Start::Replay(n),
+            (None, true) => Start::Cold,
+            (None, false) => Start::Warm,
+        };
+        let res = runner
+            .borrow_mut()
+            .rebuild_pending(&state.scenario, state.generation, start);
+        // The first slice now: a short replay (or warm-up) is done before the first paint.
+        if res.is_ok() {
+            runner.borrow_mut().work(FIRST_SLICE_MS, &canvas::now_ms);
+        }
         if let Err(e) = res {
             gloo::console::error!(format!("sisviz: cannot build the simulation: {e}"));
         }
@@ -268,6 +280,11 @@ pub fn App(props: &AppProps) -> Html {
             </div>
         }
     };
+    let progress = match runner.borrow().progress() {
+        Some(p) => html! { <div class="progress" role="status" data-testid="progress">{p}</div> },
+        None => html! {},
+    };
+    let errors = html! { <>{errors}{progress}</> };
     let controls = |compact: bool| {
         html! {
             <Controls state={state.clone()} on_play={on_play.clone()} on_step={on_step.clone()}
@@ -309,12 +326,18 @@ pub fn App(props: &AppProps) -> Html {
         version={snap.version} {canvases} {on_load} {on_error} /> }
     };
     let theme_class = if dark { "theme-dark" } else { "theme-light" };
+    // An embed shows its view alone unless it asks for the controls (`controls=1`).
+    let embed_controls = if state.controls {
+        controls(true)
+    } else {
+        html! {}
+    };
     let body = match (state.embed, state.view) {
-        (true, View::Curve) => html! { <>{errors}{controls(true)}{curve}</> },
-        (true, View::Cpus) => html! { <>{errors}{controls(true)}{cpu_view}</> },
-        (true, View::Trace) => html! { <>{errors}{controls(true)}{log}</> },
+        (true, View::Curve) => html! { <>{errors}{embed_controls}{curve}</> },
+        (true, View::Cpus) => html! { <>{errors}{embed_controls}{cpu_view}</> },
+        (true, View::Trace) => html! { <>{errors}{embed_controls}{log}</> },
         (true, View::Full) => {
-            html! { <>{errors}{controls(true)}{cpu_view}<div class="row2">{curve}{metrics}</div>{log}</> }
+            html! { <>{errors}{embed_controls}{cpu_view}<div class="row2">{curve}{metrics}</div>{log}</> }
         }
         (false, _) => html! { <>
             <Header theme={state.theme} dark={dark} on_theme={on_theme}

@@ -50,6 +50,8 @@ struct ChartsDrawn {
 
 /// Minimum time between two chart redraws (and the text refresh while playing), ms.
 const CHARTS_EVERY_MS: f64 = 100.0;
+/// Real time per frame given to a pending replay or warm-up, ms.
+const PENDING_SLICE_MS: f64 = 25.0;
 /// Time between two sparkline samples, ms.
 const SPARK_EVERY_MS: f64 = 250.0;
 
@@ -80,6 +82,17 @@ impl MainView {
             16.0
         };
         self.last_frame_ms = ts;
+        if runner.pending.is_some() {
+            // A replay or warm-up: one slice per frame, the page stays responsive; re-render
+            // for the progress line (and the result when it finishes).
+            runner.work(PENDING_SLICE_MS, &canvas::now_ms);
+            self.cpu_canvas.invalidate();
+            if let Some(c) = canvases.cpus.cast::<HtmlCanvasElement>() {
+                self.cpu_canvas
+                    .draw(&c, runner, &inputs.overlay, inputs.dark);
+            }
+            return true;
+        }
         if inputs.playing && runner.sim.is_some() {
             let want = (dt * inputs.speed as f64 * 1000.0) as u64;
             let ran = runner.advance(want.max(1), 8.0, &canvas::now_ms);

@@ -113,8 +113,24 @@ pub struct Snapshot {
     pub warmup_ns: u64,
 }
 
+/// Where a rebuilt simulation opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// At t = 0.
+    Cold,
+    /// After the scenario's warm-up (`warmup`), so the first step is a decision of that load.
+    Warm,
+    /// At wake-up `n` (a permalink's `step`).
+    Replay(u64),
+}
+
+/// Wake-ups replayed between two looks at the clock (~1 ms on the default machine).
+const REPLAY_CHUNK: u64 = 2048;
+
 #[derive(Default)]
 pub struct Runner {
+    /// A replay or warm-up still to run (see [`Self::work`]).
+    pub pending: Option<Start>,
     pub sim: Option<Simulation>,
     pub generation: u64,
     /// Per LLC: cores, each its CPU ids (drawing order of the bars).
@@ -141,19 +157,36 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// Builds a fresh Simulation (recording on) and replays to `step` if given.
+    /// Builds a fresh Simulation (recording on) and replays to `step` if given, at once.
     pub fn rebuild(
         &mut self,
         scenario: &Scenario,
         generation: u64,
         step: Option<u64>,
     ) -> Result<(), String> {
+        let start = step.map_or(Start::Cold, Start::Replay);
+        self.rebuild_pending(scenario, generation, start)?;
+        self.work(f64::INFINITY, &|| 0.0);
+        Ok(())
+    }
+
+    /// Builds a fresh Simulation (recording on) at t = 0 and leaves the replay or warm-up
+    /// `start` asks for pending: [`Self::work`] does it in slices, so the tab never freezes.
+    pub fn rebuild_pending(
+        &mut self,
+        scenario: &Scenario,
+        generation: u64,
+        start: Start,
+    ) -> Result<(), String> {
         self.generation = generation;
+        self.pending = None;
         let mut sim = Simulation::new(scenario).map_err(|e| e.to_string())?;
         sim.set_recording(true);
-        if let Some(n) = step {
-            sim.advance_to_wakeup(n);
-        }
+        self.pending = match start {
+            Start::Replay(n) => Some(Start::Replay(n)),
+            Start::Warm if scenario.warmup_ns() > 0 => Some(Start::Warm),
+            _ => None,
+        };
         let topo = sim.topology();
         self.groups = (0..scenario.llcs)
             .map(|l| {
@@ -236,6 +269,66 @@ impl Runner {
         ran
     }
 
+    /// Runs the pending replay or warm-up for at most about `budget_ms` of real time (`clock`
+    /// returns ms). Returns true when it finished in this call.
+    pub fn work(&mut self, budget_ms: f64, clock: &dyn Fn() -> f64) -> bool {
+        let (Some(start), Some(sim)) = (self.pending, self.sim.as_mut()) else {
+            return false;
+        };
+        let t0 = clock();
+        let done = match start {
+            Start::Replay(n) => loop {
+                // Chunks of wake-ups end in the same state as one `advance_to_wakeup(n)`: the
+                // last call sets the stepped decision, and the ring records the last ones.
+                let target = n.min(sim.wakeups_total() + REPLAY_CHUNK);
+                if !sim.advance_to_wakeup(target) || target == n {
+                    break true;
+                }
+                if clock() - t0 > budget_ms {
+                    break false;
+                }
+            },
+            Start::Warm => {
+                let warm = sim.scenario().warmup_ns();
+                let left = warm.saturating_sub(sim.now_ns());
+                if left > 0 {
+                    self.advance(left, budget_ms, clock);
+                }
+                self.sim
+                    .as_ref()
+                    .is_none_or(|s| s.now_ns() >= warm || s.finished())
+            }
+            Start::Cold => true,
+        };
+        if done {
+            self.pending = None;
+        }
+        self.after_change();
+        done
+    }
+
+    /// What the pending replay or warm-up has done so far, for the progress line.
+    pub fn progress(&self) -> Option<String> {
+        let sim = self.sim.as_ref()?;
+        match self.pending? {
+            Start::Replay(n) => Some(format!(
+                "Replaying to wake-up {n}: {} done ({}%)",
+                sim.wakeups_total(),
+                sim.wakeups_total() * 100 / n.max(1)
+            )),
+            Start::Warm => {
+                let w = sim.scenario().warmup_ns().max(1);
+                Some(format!(
+                    "Warming up: {} of {} simulated ms ({}%)",
+                    sim.now_ns() / 1_000_000,
+                    w / 1_000_000,
+                    sim.now_ns() * 100 / w
+                ))
+            }
+            Start::Cold => None,
+        }
+    }
+
     /// Whether the counters are still in the scenario's warm-up (nothing counted yet).
     pub fn in_warmup(&self) -> bool {
         self.sim
@@ -254,6 +347,8 @@ impl Runner {
     /// events) and the decision stepped to (the URL's `step`: `advance_to_wakeup` returns to
     /// it, inside a batch of wake-ups made by one event too).
     pub fn step_for_ui(&mut self) -> (Option<u64>, u64) {
+        // Stepping during a replay or warm-up stops it there: the user asked for this state.
+        self.pending = None;
         let seq = self.step_decision();
         (seq, self.sim.as_ref().map_or(0, |s| s.stepped_seq()))
     }
@@ -480,5 +575,49 @@ mod tests {
         let ran = r.advance(1_000_000, 1e9, &|| 0.0);
         assert_eq!(ran, 1_000_000);
         r.sample_spark();
+    }
+
+    #[test]
+    fn a_replay_in_slices_ends_where_one_replay_ends() {
+        let s = Scenario::from_pairs([("llc_weight", "16"), ("load", "150")]).unwrap();
+        let n = 3 * REPLAY_CHUNK + 77;
+        let mut once = Runner::default();
+        once.rebuild(&s, 1, Some(n)).unwrap();
+        let mut sliced = Runner::default();
+        sliced.rebuild_pending(&s, 1, Start::Replay(n)).unwrap();
+        // A clock that says every look took 1 ms: one chunk per call of a 0.5 ms budget.
+        let mut calls = 0;
+        while !sliced.work(0.5, &{
+            let t = std::cell::Cell::new(0.0);
+            move || {
+                t.set(t.get() + 1.0);
+                t.get()
+            }
+        }) {
+            calls += 1;
+            assert!(sliced.progress().unwrap().contains(&format!("wake-up {n}")));
+        }
+        assert_eq!(calls, 3);
+        assert!(sliced.pending.is_none() && sliced.progress().is_none());
+        let (a, b) = (once.sim.as_ref().unwrap(), sliced.sim.as_ref().unwrap());
+        assert_eq!(a.now_ns(), b.now_ns());
+        assert_eq!(a.stepped_seq(), b.stepped_seq());
+        assert_eq!(a.decisions(), b.decisions());
+        assert_eq!(once.step_decision(), sliced.step_decision());
+    }
+
+    #[test]
+    fn a_warm_start_opens_after_the_warm_up() {
+        let s = Scenario::from_pairs([("llc_weight", "16"), ("load", "150")]).unwrap();
+        let mut r = Runner::default();
+        r.rebuild_pending(&s, 1, Start::Warm).unwrap();
+        assert_eq!(r.snapshot().now_ns, 0);
+        while !r.work(f64::INFINITY, &|| 0.0) {}
+        assert_eq!(r.snapshot().now_ns, s.warmup_ns());
+        assert!(r.snapshot().wakeups_total > 0);
+        let mut cold = Runner::default();
+        cold.rebuild_pending(&s, 1, Start::Cold).unwrap();
+        assert!(cold.pending.is_none());
+        assert_eq!(cold.snapshot().now_ns, 0);
     }
 }

@@ -55,6 +55,10 @@ pub struct UiState {
     pub errors: Vec<String>,
     pub view: View,
     pub embed: bool,
+    /// An embed shows its controls too.
+    pub controls: bool,
+    /// Build at t = 0 instead of after the warm-up.
+    pub cold: bool,
     pub theme: Theme,
 }
 
@@ -78,6 +82,8 @@ impl UiState {
             errors,
             view: view.view,
             embed: view.embed,
+            controls: view.controls,
+            cold: view.cold,
             theme: view.theme,
         }
     }
@@ -95,6 +101,8 @@ impl UiState {
             theme: self.theme,
             speed: self.speed,
             predict: self.predict,
+            cold: self.cold,
+            controls: self.controls,
         }
     }
 
@@ -186,6 +194,8 @@ pub enum Action {
         text: String,
     },
     SetTheme(Theme),
+    /// Cold start (t = 0) or warm (after the warm-up); rebuilds the simulation.
+    SetCold(bool),
     ShowError(String),
     ClearErrors,
 }
@@ -272,6 +282,11 @@ impl Reducible for UiState {
                 }
             }
             Action::SetTheme(t) => s.theme = t,
+            Action::SetCold(c) => {
+                s.cold = c;
+                let sc = s.scenario.clone();
+                s.rebuilt(sc);
+            }
             Action::ShowError(e) => s.errors = vec![e],
             Action::ClearErrors => s.errors.clear(),
         }

@@ -8,8 +8,12 @@ use sis_core::Scenario;
 
 /// Query keys that are view state, not scenario fields.
 pub const VIEW_KEYS: &[&str] = &[
-    "step", "sel", "probe", "view", "embed", "theme", "speed", "predict",
+    "step", "sel", "probe", "view", "embed", "theme", "speed", "predict", "cold", "controls",
 ];
+
+/// The largest `step` a URL may ask for: replaying it takes a few seconds (in chunks, with
+/// progress), not the minutes 10^9 would.
+pub const STEP_MAX: u64 = 10_000_000;
 
 /// Which part of the app is shown (`view=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -87,6 +91,10 @@ pub struct ViewState {
     pub theme: Theme,
     pub speed: u32,
     pub predict: bool,
+    /// Open at t = 0 instead of after the scenario's warm-up (`cold=1`).
+    pub cold: bool,
+    /// An embed shows its controls too (`controls=1`).
+    pub controls: bool,
 }
 
 impl Default for ViewState {
@@ -100,6 +108,8 @@ impl Default for ViewState {
             theme: Theme::Auto,
             speed: DEFAULT_SPEED,
             predict: false,
+            cold: false,
+            controls: false,
         }
     }
 }
@@ -174,9 +184,9 @@ fn parse_view(pairs: &[(String, String)], errors: &mut Vec<String>) -> ViewState
     for (k, val) in pairs {
         match k.as_str() {
             "step" => match val.trim().parse::<u64>() {
-                Ok(n) => v.step = Some(n),
-                Err(_) => errors.push(format!(
-                    "invalid step '{val}': expected a wake-up number in 0..=18446744073709551615"
+                Ok(n) if n <= STEP_MAX => v.step = Some(n),
+                _ => errors.push(format!(
+                    "invalid step '{val}': expected a wake-up number in 0..={STEP_MAX}"
                 )),
             },
             "sel" => match val.trim().parse::<u64>() {
@@ -211,6 +221,8 @@ fn parse_view(pairs: &[(String, String)], errors: &mut Vec<String>) -> ViewState
                 )),
             },
             "predict" => v.predict = matches!(val.as_str(), "1" | "true" | "on"),
+            "cold" => v.cold = matches!(val.as_str(), "1" | "true" | "on" | ""),
+            "controls" => v.controls = matches!(val.as_str(), "1" | "true" | "on" | ""),
             _ => {}
         }
     }
@@ -331,8 +343,14 @@ pub fn to_query(s: &Scenario, v: &ViewState) -> String {
     if v.view != View::Full {
         parts.push(format!("view={}", v.view.name()));
     }
+    if v.cold {
+        parts.push("cold=1".into());
+    }
     if v.embed {
         parts.push("embed=1".into());
+    }
+    if v.controls {
+        parts.push("controls=1".into());
     }
     if v.theme != Theme::Auto {
         parts.push(format!("theme={}", v.theme.name()));
@@ -364,6 +382,8 @@ mod tests {
             theme: Theme::Dark,
             speed: 500,
             predict: true,
+            cold: true,
+            controls: true,
         };
         let q = to_query(&s, &v);
         assert!(q.contains("llc_weight=112"), "{q}");
@@ -434,6 +454,17 @@ mod tests {
         let p = parse_query("?sel=3&probe=2");
         assert_eq!((p.view.sel, p.view.probe), (None, None));
         assert_eq!(p.errors.len(), 2);
+    }
+
+    #[test]
+    fn a_step_past_the_cap_is_refused_naming_the_range() {
+        let p = parse_query("?step=999999999");
+        assert_eq!(p.view.step, None);
+        assert_eq!(
+            p.errors,
+            vec!["invalid step '999999999': expected a wake-up number in 0..=10000000".to_string()]
+        );
+        assert_eq!(parse_query("?step=10000000").view.step, Some(STEP_MAX));
     }
 
     #[test]

@@ -11,3 +11,29 @@ const bindings = await import(jsUrl.href);
 const wasm = await bindings.default({ module_or_path: wasmUrl });
 window.wasmBindings = bindings;
 dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm } }));
+
+// In an iframe, an embed (`embed=1`) tells its host page how tall its content is, so the host
+// can size the frame: postMessage({ type: 'sisviz:height', height }) on every change.
+const embedParam = new URLSearchParams(location.search).get('embed');
+if (window.parent !== window && ['1', 'true', 'yes', 'on', ''].includes(embedParam)) {
+  let last = 0;
+  const post = () => {
+    const root = document.querySelector('.sisviz');
+    if (!root) return;
+    const height = Math.ceil(Math.max(root.getBoundingClientRect().height, root.scrollHeight));
+    if (height !== last) {
+      last = height;
+      window.parent.postMessage({ type: 'sisviz:height', height }, '*');
+    }
+  };
+  const sizes = new ResizeObserver(post);
+  const watch = () => {
+    const root = document.querySelector('.sisviz');
+    if (root) {
+      sizes.observe(root);
+      sizes.observe(document.body);
+    }
+    else requestAnimationFrame(watch);
+  };
+  watch();
+}

@@ -67,7 +67,7 @@ fn text(root: &Element, id: &str) -> String {
 #[wasm_bindgen_test]
 async fn mount_shows_every_testid_and_step_adds_a_decision() {
     let div = fresh_div();
-    let mut h = sisviz::mount_config(div.clone(), "");
+    let mut h = sisviz::mount_config(div.clone(), "?cold=1");
     settle().await;
     for id in testids() {
         assert!(q(&div, id).is_some(), "missing data-testid {id}");
@@ -109,8 +109,8 @@ async fn mount_shows_every_testid_and_step_adds_a_decision() {
 #[wasm_bindgen_test]
 async fn two_instances_are_independent() {
     let (a, b) = (fresh_div(), fresh_div());
-    let mut ha = sisviz::mount_config(a.clone(), r#"{"llc_weight": 8, "smt": 1}"#);
-    let mut hb = sisviz::mount_config(b.clone(), "?llc_weight=112&view=trace&embed=1");
+    let mut ha = sisviz::mount_config(a.clone(), r#"{"llc_weight": 8, "smt": 1, "cold": 1}"#);
+    let mut hb = sisviz::mount_config(b.clone(), "?llc_weight=112&view=trace&embed=1&cold=1");
     settle().await;
     assert!(q(&b, "decision-log").is_some());
     assert!(
@@ -128,7 +128,7 @@ async fn two_instances_are_independent() {
 #[wasm_bindgen_test]
 async fn invalid_input_shows_an_error_and_keeps_running() {
     let div = fresh_div();
-    let mut h = sisviz::mount_config(div.clone(), "?llc_weight=0");
+    let mut h = sisviz::mount_config(div.clone(), "?llc_weight=0&cold=1");
     settle().await;
     assert!(text(&div, "error").contains("llc_weight"));
     click(&div, "step");

@@ -103,7 +103,7 @@ async fn two_api_mounts_destroy_one_the_other_keeps_running() {
     .unwrap();
     let hb = sisviz::mount(
         b.clone().into(),
-        obj(r#"{"llc_weight": 16, "load": 200, "embed": 1, "speed": 500}"#),
+        obj(r#"{"llc_weight": 16, "load": 200, "embed": 1, "controls": 1, "cold": 1, "speed": 500}"#),
     )
     .unwrap();
     settle().await;

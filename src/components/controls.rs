@@ -243,6 +243,13 @@ pub fn Controls(p: &ControlsProps) -> Html {
         let st = p.state.clone();
         Callback::from(move |_: MouseEvent| st.dispatch(Action::TogglePredict))
     };
+    let on_cold = {
+        let st = p.state.clone();
+        Callback::from(move |e: Event| {
+            let el: HtmlInputElement = e.target_unchecked_into();
+            st.dispatch(Action::SetCold(el.checked()));
+        })
+    };
     let buttons = html! {
         <div class="buttons">
             <button class="primary" data-testid="play" onclick={on_play} aria-pressed={s.playing.to_string()}
@@ -258,6 +265,10 @@ pub fn Controls(p: &ControlsProps) -> Html {
                 { if s.predict { "Predict: on" } else { "Predict" } }
             </button>
             {speed}
+            <label class="field cold" title="Open at t = 0 (every CPU idle) instead of after the scenario's warm-up">
+                <input type="checkbox" data-testid="cold" checked={s.cold} onchange={on_cold} />
+                {"cold start"}
+            </label>
         </div>
     };
     if p.compact {

@@ -4,6 +4,14 @@
 import { mount } from '../sisviz-embed.js';
 
 const status = document.querySelector('#status');
+
+// An iframe embed posts its content height ({ type: 'sisviz:height', height }): size the frame.
+addEventListener('message', (e) => {
+  if (e.data?.type !== 'sisviz:height') return;
+  for (const f of document.querySelectorAll('iframe')) {
+    if (f.contentWindow === e.source) f.style.height = `${e.data.height}px`;
+  }
+});
 const demos = [
   ['#demo-a', { llc_weight: 8, smt: 1, workload: 'pinned', preset: 'linux-6.0', view: 'cpus', embed: 1 }],
   ['#demo-b', { llc_weight: 112, load: 200, preset: 'sis-util-v4', view: 'curve', embed: 1, theme: 'dark' }],
