@@ -131,7 +131,7 @@ async fn two_api_mounts_destroy_one_the_other_keeps_running() {
 }
 
 #[wasm_bindgen_test]
-fn the_embed_api_takes_only_a_scenario_object() {
+async fn the_embed_api_takes_only_a_scenario_object() {
     let div = fresh_div();
     for bad in [
         JsValue::from_str("llc_weight=8"),
@@ -149,8 +149,15 @@ fn the_embed_api_takes_only_a_scenario_object() {
     assert!(e.contains("llc_weight"), "{e}");
     // Not an element.
     assert!(sisviz::mount(JsValue::from_str("#here"), obj("{}")).is_err());
-    // A valid object with a bad value mounts and shows the error naming the field.
+    // A valid object with a bad value mounts and shows the error naming the field, the value
+    // and the allowed range.
     let mut h = sisviz::mount(div.clone().into(), obj(r#"{"llc_weight": 0}"#)).unwrap();
+    settle().await;
+    let shown = text(&div, "error");
+    assert!(
+        shown.contains("llc_weight") && shown.contains("'0'") && shown.contains("1..=1024"),
+        "{shown}"
+    );
     h.destroy();
 }
 
