@@ -265,6 +265,7 @@ pub fn App(props: &AppProps) -> Html {
         (snap, detail)
     };
     let caption = cpu_view::caption(&snap, detail.as_ref(), &state);
+    let cpu_label = AttrValue::from(cpu_view::label(&snap, detail.as_ref(), &state));
     let predict = cpu_view::predict_box(&state);
     let sc = &state.scenario;
 
@@ -293,11 +294,12 @@ pub fn App(props: &AppProps) -> Html {
     };
     let cpu_view = html! {
         <CpuView canvas={canvases.cpus.clone()} onclick={on_canvas_click.clone()} caption={caption}
-            predict={predict} predicting={state.hidden.is_some()} />
+            predict={predict} predicting={state.hidden.is_some()} label={cpu_label} />
     };
     let curve = html! {
         <ScanCurve canvas={canvases.curve.clone()} map={maps.curve.clone()} llc_weight={sc.llc_weight} imbalance_pct={sc.imbalance_pct}
-            sis_util={snap.sis_util} sis_prop={snap.sis_prop} />
+            sis_util={snap.sis_util} sis_prop={snap.sis_prop} util_pct={snap.util_balance_pct}
+            nr_idle_scan={snap.nr_idle_scan} />
     };
     let metrics = html! { <Metrics snap={snap.clone()} hist_canvas={canvases.hist.clone()}
     hist_map={maps.hist.clone()} spark_se_eff={canvases.spark_se_eff.clone()}
@@ -355,9 +357,22 @@ pub fn App(props: &AppProps) -> Html {
             </footer>
         </> },
     };
-    html! {
-        <div class={classes!("sisviz", theme_class, state.embed.then_some("embed"), format!("view-{}", state.view.name()))}>
-            {body}
-        </div>
+    let class = classes!(
+        "sisviz",
+        theme_class,
+        state.embed.then_some("embed"),
+        format!("view-{}", state.view.name())
+    );
+    // An embed has no header: its heading is for screen readers.
+    let heading = if state.embed {
+        html! { <h1 class="sr-only">{format!("sisviz: select_idle_sibling(), the {} view", state.view.name())}</h1> }
+    } else {
+        html! {}
+    };
+    // The page's own instance is its main landmark; a `mount()`ed one lives in its host's.
+    if init.sync_url {
+        html! { <main {class}>{heading}{body}</main> }
+    } else {
+        html! { <div {class}>{heading}{body}</div> }
     }
 }

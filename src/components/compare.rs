@@ -400,9 +400,9 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
             <p class="caption" data-testid="compare-note">{format!("Same topology, workload, load and seed ({}); only the kernel differs. ", p.scenario.seed)}{diverged_note}</p>
             <div class="compare-cpus">
                 <figure><figcaption><span class="tag a">{"A"}</span>{setup.baseline_preset.clone()}</figcaption>
-                    <canvas ref={baseline_ref} class="cpu-canvas" data-testid="compare-cpus-a"></canvas></figure>
+                    <canvas ref={baseline_ref} class="cpu-canvas" data-testid="compare-cpus-a" role="img" aria-label="CPU bars of the baseline run after its newest wake-up"></canvas></figure>
                 <figure><figcaption><span class="tag b">{"B"}</span>{compare_name.clone()}</figcaption>
-                    <canvas ref={compare_ref} class="cpu-canvas" data-testid="compare-cpus-b"></canvas></figure>
+                    <canvas ref={compare_ref} class="cpu-canvas" data-testid="compare-cpus-b" role="img" aria-label="CPU bars of the compared run after its newest wake-up"></canvas></figure>
             </div>
             {diff.unwrap_or_default()}
             <div class="compare-out">{table}{log}</div>

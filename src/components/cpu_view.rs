@@ -16,6 +16,8 @@ pub struct CpuViewProps {
     #[prop_or_default]
     pub predict: Html,
     pub predicting: bool,
+    /// The canvas's text alternative: what it shows now (the current decision, in words).
+    pub label: AttrValue,
 }
 
 #[component]
@@ -42,7 +44,7 @@ pub fn CpuView(p: &CpuViewProps) -> Html {
             {p.predict.clone()}
             <canvas ref={p.canvas.clone()} data-testid="cpu-bars"
                 class={classes!("cpu-bars", p.predicting.then_some("picking"))}
-                role="img" aria-label="One bar per CPU: height util_avg, colour idle / sched-idle / busy; the current wake-up drawn over it"
+                role="img" aria-label={p.label.clone()}
                 onclick={p.onclick.clone()}></canvas>
         </section>
     }
@@ -92,4 +94,31 @@ pub fn predict_box(state: &UiState) -> Html {
         }
     };
     html! { <div class="predict-box" data-testid="predict-box" aria-live="polite"><b>{"Predict · "}{score}</b>{" "}{body}</div> }
+}
+
+/// The CPU canvas's text alternative: the machine and the shown decision in one sentence
+/// (without its result while predict mode hides it).
+pub fn label(snap: &Snapshot, d: Option<&sis_core::trace::Decision>, state: &UiState) -> String {
+    let bars = format!(
+        "One bar per CPU ({} CPUs): height util_avg, colour idle / sched-idle / busy.",
+        snap.nr_cpus
+    );
+    let Some(d) = d else {
+        return format!("{bars} No wake-up shown yet.");
+    };
+    let who = format!(
+        "Wake-up #{}: task {} woken by CPU {}, prev CPU {}, target CPU {}",
+        d.seq, d.wakee, d.waker_cpu, d.prev, d.target
+    );
+    if state.hidden == Some(d.seq) {
+        return format!("{bars} {who}; where does it go?");
+    }
+    format!(
+        "{bars} {who} → CPU {} ({}), {} probe{}; {}.",
+        d.result,
+        d.decided_by.map_or("-", |r| r.name()),
+        d.probes(),
+        if d.probes() == 1 { "" } else { "s" },
+        crate::runner::scan_end_text(d.scan_end)
+    )
 }

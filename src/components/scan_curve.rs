@@ -15,6 +15,10 @@ pub struct ScanCurveProps {
     pub imbalance_pct: u32,
     pub sis_util: bool,
     pub sis_prop: bool,
+    /// The live operating point, for the text alternative: LLC utilisation at the last
+    /// balance (%) and the nr_idle_scan it set.
+    pub util_pct: f64,
+    pub nr_idle_scan: u32,
 }
 
 #[component]
@@ -54,7 +58,7 @@ pub fn ScanCurve(p: &ScanCurveProps) -> Html {
                 {throttle}
             </p>
             <canvas ref={p.canvas.clone()} data-testid="scan-curve" class="chart"
-                role="img" aria-label="SIS_UTIL nr_idle_scan against LLC utilisation, with the live operating point"
+                role="img" aria-label={format!("SIS_UTIL nr_idle_scan against LLC utilisation. Operating point: {:.0}% utilisation at the last balance, nr_idle_scan {}", p.util_pct, p.nr_idle_scan)}
                 onmousemove={on_hover}></canvas>
             <div class="hover-readout" data-testid="curve-hover" aria-live="polite">{(*hover).clone()}</div>
         </section>

@@ -146,6 +146,9 @@ check('embed view=cpus in a 700x450 iframe: the whole CPU canvas, no controls, i
     const frame = page.frameLocator('iframe');
     await frame.locator(byId('cpu-bars')).waitFor({ state: 'attached', timeout: APP_TIMEOUT });
     const f = page.frames().find((x) => x !== page.mainFrame());
+    // The warm-up's progress line takes a line above the view until it is done.
+    await waitFor(async () => (await frame.locator(byId('progress')).count()) === 0, 60_000);
+    await page.waitForTimeout(200);
     const geo = await waitFor(async () => {
       const g = await f.evaluate(() => {
         const c = document.querySelector('[data-testid="cpu-bars"]').getBoundingClientRect();
@@ -161,10 +164,12 @@ check('embed view=cpus in a 700x450 iframe: the whole CPU canvas, no controls, i
     for (const id of ['play', 'step', 'llc-weight']) {
       if (await frame.locator(byId(id)).count()) throw new Error(`the embed shows ${id} without controls=1`);
     }
-    const heights = await waitFor(() => page.evaluate(() => window.__heights.length && window.__heights));
-    if (!heights) throw new Error('no sisviz:height message');
+    const rootH = await f.evaluate(() => Math.ceil(document.querySelector('.sisviz').getBoundingClientRect().height));
+    const heights = await waitFor(() => page.evaluate((h) =>
+      window.__heights.length && window.__heights[window.__heights.length - 1] === h && window.__heights, rootH));
+    if (!heights) throw new Error(`no sisviz:height message of the content's ${rootH} px: ${await page.evaluate(() => window.__heights)}`);
     const last = heights[heights.length - 1];
-    if (!(last > geo.bottom && last <= geo.scrollH + 1)) {
+    if (!(last > geo.bottom && last <= Math.max(geo.scrollH, geo.innerHeight) + 1)) {
       throw new Error(`posted height ${last}, canvas bottom ${geo.bottom}, content ${geo.scrollH}`);
     }
     console.log(`      canvas ${Math.round(geo.top)}..${Math.round(geo.bottom)} px of 450, posted heights ${heights.join(', ')}`);

@@ -1,0 +1,103 @@
+// Accessibility end-to-end tests: axe-core (npm devDependency) finds no violation on the page
+// (light and dark, before and after a Step, an embed), every canvas has a text alternative
+// that says what it shows now, and reduced motion is respected. Prints
+// `a11y e2e: N passed, M failed` last.
+//
+//   node tests/e2e/a11y.mjs        (after trunk build --release)
+
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { byId, waitFor, openApp, runFile } from './_lib.mjs';
+
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const checks = [];
+const check = (name, fn) => checks.push({ name, fn });
+
+async function settled(page) {
+  await waitFor(async () => (await page.locator(byId('progress')).count()) === 0, 60_000);
+}
+
+async function axe(page) {
+  // Evaluated over the devtools protocol: the page's CSP forbids injected script tags.
+  if (!(await page.evaluate(() => !!window.axe))) await page.evaluate(AXE);
+  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return r.violations.map((v) =>
+    `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+for (const [label, query, colorScheme] of [
+  ['the page, light', '', 'light'],
+  ['the page, dark', '?theme=dark', 'dark'],
+  ['an embed of the CPU view', '?embed=1&view=cpus', 'light'],
+]) {
+  check(`axe-core: no violations on ${label}, before and after a Step`, async (browser) => {
+    const { context, page } = await openApp(browser, query, { colorScheme });
+    try {
+      await settled(page);
+      let v = await axe(page);
+      if (v.length) throw new Error(`before: ${v.join(' | ')}`);
+      if (await page.locator(byId('step')).count()) {
+        await page.locator(byId('step')).first().click();
+        await page.waitForTimeout(300);
+        v = await axe(page);
+        if (v.length) throw new Error(`after a step: ${v.join(' | ')}`);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+}
+
+check('every canvas has a text alternative that follows the decision and the operating point', async (browser) => {
+  const { context, page } = await openApp(browser, '?llc_weight=16&load=150');
+  try {
+    await settled(page);
+    const labels = () => page.evaluate(() => [...document.querySelectorAll('canvas')].map((c) =>
+      [c.dataset.testid, c.getAttribute('aria-label') || c.textContent.trim()]));
+    const before = Object.fromEntries(await labels());
+    for (const [id, text] of Object.entries(before)) {
+      if (!text) throw new Error(`canvas ${id} has no text alternative`);
+    }
+    if (!/nr_idle_scan \d+/.test(before['scan-curve'])) {
+      throw new Error(`scan-curve's label lacks the operating point: ${before['scan-curve']}`);
+    }
+    await page.locator(byId('step')).click();
+    const after = await waitFor(async () => {
+      const l = Object.fromEntries(await labels());
+      return /CPU \d+/.test(l['cpu-bars']) && l['cpu-bars'] !== before['cpu-bars'] ? l : null;
+    });
+    if (!after) throw new Error(`cpu-bars' label did not tell the decision: ${before['cpu-bars']}`);
+  } finally {
+    await context.close();
+  }
+});
+
+check('keyboard focus is visible; reduced motion is respected', async (browser) => {
+  const context = await browser.newContext({ reducedMotion: 'reduce' });
+  const page = await context.newPage();
+  try {
+    const { state } = await import('./_lib.mjs');
+    await page.goto(state.baseUrl);
+    await page.waitForSelector(byId('step'));
+    await page.keyboard.press('Tab');
+    const outline = await page.evaluate(() => {
+      const s = getComputedStyle(document.activeElement);
+      return { tag: document.activeElement.tagName, style: s.outlineStyle, width: s.outlineWidth };
+    });
+    if (outline.style === 'none' || parseFloat(outline.width) < 2) {
+      throw new Error(`focused ${outline.tag} shows no outline: ${JSON.stringify(outline)}`);
+    }
+    const motion = await page.evaluate(() => {
+      const el = document.querySelector('.sisviz');
+      return [getComputedStyle(el).scrollBehavior,
+        [...document.querySelectorAll('.sisviz *')].filter((e) =>
+          parseFloat(getComputedStyle(e).transitionDuration) > 0.011 ||
+          getComputedStyle(e).animationName !== 'none').length];
+    });
+    if (motion[1] > 0) throw new Error(`${motion[1]} elements still animate under reduced motion`);
+  } finally {
+    await context.close();
+  }
+});
+
+await runFile('a11y e2e', checks);
