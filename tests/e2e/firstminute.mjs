@@ -29,7 +29,8 @@ const LONGTASKS = () => {
 };
 
 async function open(browser, query, viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport });
+  // Phone-sized pages get a touch screen (taps, not clicks).
+  const context = await browser.newContext({ viewport, hasTouch: viewport.width < 600 });
   await context.addInitScript(LONGTASKS);
   const page = await context.newPage();
   const errors = [];
@@ -185,25 +186,48 @@ check('embed view=cpus in a 700x450 iframe: the whole CPU canvas, no controls, i
 });
 
 for (const query of ['', '?llc_weight=112&load=200', '?llc_weight=16&embed=1&view=curve']) {
-  check(`390 px wide${query ? ` (${query})` : ''}: no sideways scroll, canvases within the width`, async (browser) => {
+  check(`390 px wide${query ? ` (${query})` : ''}: no sideways scroll (workbench tabs too), canvases within the width; taps step and select`, async (browser) => {
     const { context, page } = await open(browser, query, { width: 390, height: 844 });
     try {
       await settled(page);
       await page.waitForTimeout(300);
-      const g = await page.evaluate(() => ({
-        scrollWidth: document.scrollingElement.scrollWidth,
-        innerWidth,
-        wide: [...document.querySelectorAll('canvas, .sisviz *')]
-          .filter((e) => e.getBoundingClientRect().right > innerWidth + 0.5)
-          .slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${e.className || ''}[${e.dataset.testid || ''}] ${Math.round(e.getBoundingClientRect().right)}`),
-      }));
-      if (g.scrollWidth > g.innerWidth) {
-        throw new Error(`scrollWidth ${g.scrollWidth} > ${g.innerWidth}: ${g.wide.join('; ')}`);
+      await overflow(page, query);
+      if (!query) {
+        // Touch: a tap steps, a tap on an older decision selects it.
+        const top = () => page.locator(byId('decision')).first().innerText();
+        const before = await top();
+        await page.locator(byId('step')).tap();
+        if (!(await waitFor(async () => (await top()) !== before))) throw new Error('a tap on step did nothing');
+        await page.locator(byId('decision')).nth(2).locator('button').tap();
+        if (!(await waitFor(async () => (await page.locator(`${byId('decision')}.selected`).count()) === 1 &&
+          (await page.locator(byId('decision')).nth(2).getAttribute('class'))?.includes('selected')))) {
+          throw new Error('a tap on a decision did not select it');
+        }
+      }
+      // The workbench's tabs too (the full page only).
+      for (const tab of query.includes('embed') ? [] : ['sweep', 'heatmap', 'compare']) {
+        await page.locator(byId(`tab-${tab}`)).click();
+        await page.waitForTimeout(300);
+        await overflow(page, `${query} tab ${tab}`);
       }
     } finally {
       await context.close();
     }
   });
+}
+
+/** Fails when the page scrolls sideways, naming the widest elements. */
+async function overflow(page, what) {
+  const g = await page.evaluate(() => ({
+    scrollWidth: document.scrollingElement.scrollWidth,
+    innerWidth,
+    wide: [...document.querySelectorAll('canvas, .sisviz *')]
+      .filter((e) => e.getBoundingClientRect().right > innerWidth + 0.5)
+      .slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${e.className || ''}[${e.dataset.testid || ''}] ${Math.round(e.getBoundingClientRect().right)}`),
+  }));
+  if (g.scrollWidth > g.innerWidth) {
+    throw new Error(`${what}: scrollWidth ${g.scrollWidth} > ${g.innerWidth}: ${g.wide.join('; ')}`);
+  }
 }
 
 await runFile('first-minute e2e', checks);
