@@ -43,10 +43,18 @@ check('lessons: seven scenes by PageDown / PageUp, each a working app; large typ
     }
     await page.keyboard.press('PageUp');
     await waitFor(async () => page.url().endsWith('#6'));
+    await frame.locator(byId('step')).waitFor({ timeout: APP_TIMEOUT });
     if (!page.url().endsWith('#6')) throw new Error(`PageUp left ${page.url()}`);
     await page.keyboard.press('l');
-    await page.waitForTimeout(200);
-    const zoom = await page.frames()[1].evaluate(() => document.documentElement.style.zoom);
+    // The scene may still be loading after PageUp: large type applies when it has.
+    const zoomOf = async () => {
+      try {
+        return await page.frames()[1].evaluate(() => document.documentElement.style.zoom);
+      } catch {
+        return '';
+      }
+    };
+    const zoom = (await waitFor(async () => ((await zoomOf()) === '1.4' ? '1.4' : null), 10_000)) ?? await zoomOf();
     if (zoom !== '1.4') throw new Error(`large type: the scene's zoom is "${zoom}"`);
     if (errors.length) throw new Error(errors.join(' | '));
     console.log(`      ${seen.join('\n      ')}`);
