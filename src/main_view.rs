@@ -52,6 +52,8 @@ struct ChartsDrawn {
 const CHARTS_EVERY_MS: f64 = 100.0;
 /// Real time per frame given to a pending replay or warm-up, ms.
 const PENDING_SLICE_MS: f64 = 25.0;
+/// Time between two redraws of the progress line and the CPU canvas during a replay, ms.
+const PROGRESS_EVERY_MS: f64 = 250.0;
 /// Time between two sparkline samples, ms.
 const SPARK_EVERY_MS: f64 = 250.0;
 
@@ -63,6 +65,7 @@ pub struct MainView {
     last_frame_ms: f64,
     last_spark_ms: f64,
     last_charts_ms: f64,
+    last_progress_ms: f64,
 }
 
 impl MainView {
@@ -83,10 +86,14 @@ impl MainView {
         };
         self.last_frame_ms = ts;
         if runner.pending.is_some() {
-            // A replay or warm-up: one slice per frame, the page stays responsive; re-render
-            // for the progress line (and the result when it finishes).
-            runner.work(PENDING_SLICE_MS, &canvas::now_ms);
-            self.cpu_canvas.invalidate();
+            // A replay or warm-up: one slice per frame, the page stays responsive. The CPU
+            // canvas and the progress line follow a few times a second (a big machine's
+            // render would cost as much as the slice), and once when it finishes.
+            let done = runner.work(PENDING_SLICE_MS, &canvas::now_ms);
+            if !done && ts - self.last_progress_ms < PROGRESS_EVERY_MS {
+                return false;
+            }
+            self.last_progress_ms = ts;
             if let Some(c) = canvases.cpus.cast::<HtmlCanvasElement>() {
                 self.cpu_canvas
                     .draw(&c, runner, &inputs.overlay, inputs.dark);
