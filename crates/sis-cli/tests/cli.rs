@@ -18,7 +18,7 @@ const SMALL: [&str; 6] = [
     "10ms",
 ];
 
-fn sis(args: &[&str]) -> Output {
+pub(crate) fn sis(args: &[&str]) -> Output {
     Command::new(SIS)
         .args(args)
         .env_remove("RUST_BACKTRACE")
@@ -26,7 +26,8 @@ fn sis(args: &[&str]) -> Output {
         .expect("cannot start sis")
 }
 
-fn ok(args: &[&str]) -> String {
+/// The command's stdout; it must succeed without writing to stderr.
+pub(crate) fn ok(args: &[&str]) -> String {
     let o = sis(args);
     assert!(
         o.status.success(),

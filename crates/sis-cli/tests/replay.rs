@@ -1,12 +1,11 @@
 //! `sis replay` end to end: compressed and plain input, the JSON contract, --show, and bad
 //! input exiting 2 with one line that names the line or the limit.
 
+use crate::cli::{ok, sis};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-const SIS: &str = env!("CARGO_BIN_EXE_sis");
 const SAMPLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../sis-core/testdata/traces/many-threads.ftrace.txt.xz"
@@ -19,24 +18,6 @@ const TOPO: [&str; 6] = [
     "--numbering",
     "interleaved",
 ];
-
-fn sis(args: &[&str]) -> Output {
-    Command::new(SIS)
-        .args(args)
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .expect("cannot start sis")
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = sis(args);
-    assert!(
-        o.status.success(),
-        "sis {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
 
 /// Exit 2 and exactly one line on stderr.
 fn fails(args: &[&str]) -> String {
