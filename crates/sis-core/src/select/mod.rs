@@ -90,7 +90,15 @@ struct Ctx<'c, R: Recorder> {
     probes: u32,
 }
 
-impl<R: Recorder> Ctx<'_, R> {
+impl<'c, R: Recorder> Ctx<'c, R> {
+    /// Entering select_idle_sibling (or the thin path): SIS-STAT counts a search, and target,
+    /// prev and recent together as one probe.
+    fn enter_sis(c: &'c mut Counters, rec: &'c mut R) -> Self {
+        c.sis_search += 1;
+        c.sis_scanned += 1;
+        Ctx { c, rec, probes: 1 }
+    }
+
     #[inline]
     fn probe(&mut self, st: &SchedState, rule: Rule, cpu: u32, nr: i64) -> bool {
         self.c.sis_scanned += 1;
@@ -158,11 +166,7 @@ impl SchedState {
         c: &mut Counters,
         rec: &mut R,
     ) -> Outcome {
-        let mut ctx = Ctx { c, rec, probes: 0 };
-        ctx.c.sis_search += 1;
-        // SIS-STAT: target, prev and recent together count as one probe.
-        ctx.c.sis_scanned += 1;
-        ctx.probes += 1;
+        let mut ctx = Ctx::enter_sis(c, rec);
         let mut recent = p.recent_used_cpu;
         let mut out = Outcome {
             cpu: target,

@@ -14,10 +14,7 @@ impl SchedState {
         c: &mut Counters,
         rec: &mut R,
     ) -> Outcome {
-        let mut ctx = Ctx { c, rec, probes: 0 };
-        ctx.c.sis_search += 1;
-        ctx.c.sis_scanned += 1;
-        ctx.probes += 1;
+        let mut ctx = Ctx::enter_sis(c, rec);
         let prev = p.prev;
         let mut out = Outcome {
             cpu: prev,
