@@ -95,7 +95,7 @@ impl Expect {
     }
 
     fn is_empty(&self) -> bool {
-        self.with(&Expect::default()).describe().is_empty()
+        self.describe().is_empty()
     }
 
     /// The keys it checks, for messages.
