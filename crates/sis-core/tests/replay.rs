@@ -415,3 +415,99 @@ fn the_header_gives_the_cpu_count_and_feeding_in_pieces_is_the_same() {
         agree(&whole, "all", "full-scan")
     );
 }
+
+/// The sample replayed keeping records (as the browser does); the replay itself is unchanged.
+fn kept(keep: usize, keep_disagreements: usize, show: usize) -> (Replay, ReplayReport) {
+    let mut r = Replay::new(ReplayConfig {
+        keep,
+        keep_disagreements,
+        show,
+        ..cfg(&[])
+    })
+    .unwrap();
+    r.feed_text(sample()).unwrap();
+    let report = r.end().unwrap();
+    (r, report)
+}
+
+#[test]
+fn records_count_like_the_table_and_recompute_each_presets_decision() {
+    let (r, report) = kept(usize::MAX, 0, 10_000);
+    let plain = replay_text(
+        ReplayConfig {
+            show: 10_000,
+            ..cfg(&[])
+        },
+        sample(),
+    )
+    .unwrap();
+    assert_eq!(report.classes, plain.classes);
+    assert_eq!(report.disagreements, plain.disagreements);
+    let recs = r.records();
+    assert_eq!(recs.len() as u64, class(&report, "all"));
+    let names = r.preset_names();
+    for (k, name) in CLASSES.iter().enumerate() {
+        let in_class = |rec: &&sis_core::replay::WakeRecord| match k {
+            0 => true,
+            4 => rec.kernel != rec.prev,
+            _ => rec.class == k,
+        };
+        assert_eq!(
+            recs.iter().filter(in_class).count() as u64,
+            class(&report, name),
+            "{name}"
+        );
+        for (i, p) in names.iter().enumerate() {
+            let agreeing = recs
+                .iter()
+                .filter(in_class)
+                .filter(|x| !x.disagrees(i))
+                .count();
+            assert_eq!(agreeing as u64, agree(&report, name, p), "{name} {p}");
+        }
+    }
+    // Every recomputed decision picks the CPU the replay counted; the disagreements' traces
+    // (`--show`) are exactly the recomputed ones.
+    for (n, rec) in recs.iter().enumerate() {
+        assert_eq!(rec.index, n as u64);
+        for (i, name) in names.iter().enumerate() {
+            let d = r.decision(rec, i).unwrap();
+            assert_eq!(d.result, rec.chosen[i], "line {} {name}", rec.line);
+        }
+    }
+    assert!(!report.disagreements.is_empty());
+    for dis in &report.disagreements {
+        let rec = recs.iter().find(|x| x.line == dis.line).unwrap();
+        assert_eq!(rec.kernel, dis.kernel);
+        for (name, d) in &dis.decisions {
+            let i = names.iter().position(|p| p == name).unwrap();
+            assert!(rec.disagrees(i));
+            assert_eq!(&r.decision(rec, i).unwrap(), d, "line {} {name}", dis.line);
+        }
+    }
+    assert!(r.decision(&recs[0], names.len()).is_none());
+}
+
+#[test]
+fn records_are_bounded_to_the_first_wakeups_and_then_disagreements() {
+    let (r, report) = kept(100, 50, 0);
+    let recs = r.records();
+    assert_eq!(recs.len(), 150);
+    assert!(recs[..100]
+        .iter()
+        .enumerate()
+        .all(|(i, x)| x.index == i as u64));
+    let n = r.preset_names().len();
+    for x in &recs[100..] {
+        assert!(x.index >= 100);
+        assert!((0..n).any(|i| x.disagrees(i)), "line {}", x.line);
+    }
+    assert!(recs.windows(2).all(|w| w[0].index < w[1].index));
+    // Counting is unchanged: every wake-up is in the table.
+    let plain = replay_text(cfg(&[]), sample()).unwrap();
+    assert_eq!(report.classes, plain.classes);
+    assert!(class(&report, "all") > 150);
+    // Nothing is kept by default.
+    let (r, _) = kept(0, 0, 0);
+    assert!(r.records().is_empty());
+}

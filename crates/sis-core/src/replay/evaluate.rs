@@ -1,6 +1,7 @@
 //! One paired wake-up run through every preset's select_task_rq_fair and compared with the
 //! kernel's choice.
 
+use super::records::{decide_traced, finish_decision, load_snapshot, Header, WakeRecord};
 use super::*;
 
 impl Replay {
@@ -36,12 +37,16 @@ impl Replay {
             3
         };
         let moved = kernel != p.prev;
+        let index = self.class_wakeups[0];
         self.class_wakeups[0] += 1;
         self.class_wakeups[class] += 1;
         if moved {
             self.class_wakeups[4] += 1;
         }
         let recording = self.disagreements.len() < self.cfg.show;
+        // Kept: the first `keep` wake-ups, then disagreements while there is room.
+        let keep_first = index < self.cfg.keep as u64;
+        let capturing = keep_first || self.kept_extra < self.cfg.keep_disagreements;
         let mut disagreeing: Vec<(String, Decision)> = Vec::new();
         let (wakee_recent, waker_recent): (Box<[u32]>, Option<u32>) = {
             let r = rb
@@ -52,18 +57,24 @@ impl Replay {
             (r, p.waker_pid.filter(|w| *w != 0))
         };
         let jiffies = p.time_ns * REPLAY_HZ / 1_000_000_000;
+        let header = Header {
+            seq: p.seq + 1,
+            time_ns: p.time_ns,
+            waker_cpu: p.waker_cpu,
+            wakee: p.wakee,
+            sync,
+            prev: p.prev,
+        };
         let mut new_recent = vec![u32::MAX; self.runs.len()];
         let mut new_waker_recent = vec![None; self.runs.len()];
+        if capturing {
+            self.scratch_inputs
+                .resize(self.runs.len(), Default::default());
+            self.scratch_chosen.clear();
+        }
         for (i, run) in self.runs.iter_mut().enumerate() {
             let st = &mut run.st;
-            for (rq, s) in st.rqs.iter_mut().zip(&p.cpus) {
-                rq.nr_running = s.nr_running;
-                rq.nr_sched_idle = 0;
-                rq.pelt.util_avg = s.util_avg;
-                rq.avg_idle = s.avg_idle;
-                rq.wake_avg_idle = s.wake_avg_idle;
-                rq.wake_stamp = s.wake_stamp;
-            }
+            load_snapshot(st, &p.cpus);
             for (llc, seq) in p.idle_core_seq.iter().enumerate() {
                 if *seq > run.seen_idle_core[llc] {
                     run.seen_idle_core[llc] = *seq;
@@ -91,28 +102,17 @@ impl Replay {
                 now_ns: p.time_ns,
                 jiffies,
             };
+            if capturing {
+                let inp = &mut self.scratch_inputs[i];
+                inp.llcs.clone_from(&st.llcs);
+                inp.avg_scan_cost = st.rqs[p.waker_cpu as usize].avg_scan_cost;
+                inp.recent = recent;
+            }
             let out = if recording {
                 let d = &mut self.decision;
-                d.reset();
-                let llc = st.topo.llc_of(p.prev) as usize;
-                d.has_idle_core = st.llcs[llc].has_idle_cores;
-                d.nr_idle_scan = st.llcs[llc].nr_idle_scan;
-                let out = st.select_task_rq_fair(&wakee, &waker, &mut run.counters, d);
+                let out = decide_traced(st, &wakee, &waker, &mut run.counters, d);
                 if out.cpu != kernel {
-                    d.seq = p.seq + 1;
-                    d.time_ns = p.time_ns;
-                    d.waker_cpu = p.waker_cpu;
-                    d.wakee = p.wakee;
-                    d.sync = sync;
-                    d.prev = p.prev;
-                    d.target = out.target;
-                    d.recent_used_cpu = recent;
-                    d.result = out.cpu;
-                    d.decided_by = Some(out.rule);
-                    let mut missed = std::mem::take(&mut d.missed_idle);
-                    // select_task_rq_fair changes no CPU's state: this is what it saw.
-                    st.missed_idle(&wakee, out.target, d, &mut missed);
-                    d.missed_idle = missed;
+                    finish_decision(st, &wakee, &out, &header, d);
                     disagreeing.push((run.preset.name.to_string(), d.clone()));
                 }
                 out
@@ -125,6 +125,9 @@ impl Replay {
                 if moved {
                     run.agree[4] += 1;
                 }
+            }
+            if capturing {
+                self.scratch_chosen.push(out.cpu);
             }
             new_recent[i] = out.recent_used_cpu.unwrap_or(u32::MAX);
             new_waker_recent[i] = out.waker_recent_used_cpu;
@@ -140,6 +143,31 @@ impl Replay {
                     }
                 }
             }
+        }
+        if capturing && (keep_first || self.scratch_chosen.iter().any(|c| *c != kernel)) {
+            if !keep_first {
+                self.kept_extra += 1;
+            }
+            self.records.push(WakeRecord {
+                index,
+                line: p.line,
+                time_ns: p.time_ns,
+                waker_cpu: p.waker_cpu,
+                waker_pid: p.waker_pid,
+                wakee: p.wakee,
+                prev: p.prev,
+                kernel,
+                sync_inferred: sync,
+                class,
+                cpus: p.cpus.clone(),
+                chosen: self.scratch_chosen.clone(),
+                pinned: p.pinned,
+                wakee_load: p.wakee_load,
+                waker_load: p.waker_load,
+                wake_wide: p.wake_wide,
+                seq: p.seq,
+                inputs: self.scratch_inputs.clone(),
+            });
         }
         if !disagreeing.is_empty() {
             self.disagreements.push(Disagreement {

@@ -10,7 +10,10 @@
 mod evaluate;
 pub mod parse;
 pub mod rebuild;
+mod records;
 mod report;
+
+pub use records::WakeRecord;
 
 use crate::cpumask::CpuMask;
 use crate::error::InputError;
@@ -54,6 +57,10 @@ pub struct ReplayConfig {
     pub show: usize,
     /// The most trace text to read, bytes (MAX_TRACE_BYTES unless a test lowers it).
     pub max_bytes: u64,
+    /// Keep a [`WakeRecord`] of the first `keep` classified wake-ups ([`Replay::records`]).
+    pub keep: usize,
+    /// ... and of this many more wake-ups after those where some preset disagrees.
+    pub keep_disagreements: usize,
 }
 
 impl Default for ReplayConfig {
@@ -64,6 +71,8 @@ impl Default for ReplayConfig {
             probe_cost_ns: 400,
             show: 0,
             max_bytes: MAX_TRACE_BYTES,
+            keep: 0,
+            keep_disagreements: 0,
         }
     }
 }
@@ -256,8 +265,13 @@ pub struct Replay {
     disagreements: Vec<Disagreement>,
     header_cpus: Option<u32>,
     decision: Decision,
-    /// Set once an error was returned: the replay is over.
+    /// Set once an error was returned or the replay ended: it is over.
     failed: bool,
+    records: Vec<WakeRecord>,
+    /// Records kept after the first `keep` wake-ups (disagreements).
+    kept_extra: usize,
+    scratch_inputs: Vec<records::PresetInput>,
+    scratch_chosen: Vec<u32>,
 }
 
 fn snippet(line: &str) -> String {
@@ -294,6 +308,10 @@ impl Replay {
             header_cpus: None,
             decision: Decision::default(),
             failed: false,
+            records: Vec::new(),
+            kept_extra: 0,
+            scratch_inputs: Vec::new(),
+            scratch_chosen: Vec::new(),
             cfg,
         };
         if let Some(spec) = r.cfg.topology {
@@ -392,7 +410,7 @@ impl Replay {
             return Err(self.fail(
                 None,
                 "trace".into(),
-                "a replay that already failed".into(),
+                "a replay that already failed or ended".into(),
                 "a new replay",
             ));
         }
@@ -556,15 +574,22 @@ impl Replay {
     /// Ends the replay: resolves what is pending and checks that there was something to
     /// replay.
     pub fn finish(mut self) -> Result<ReplayReport, ReplayError> {
+        self.end()
+    }
+
+    /// [`Replay::finish`] that keeps the replay for [`Replay::records`] and
+    /// [`Replay::decision`]; no line can be fed after it.
+    pub fn end(&mut self) -> Result<ReplayReport, ReplayError> {
         if self.failed {
             return Err(self.fail(
                 None,
                 "trace".into(),
-                "a replay that already failed".into(),
+                "a replay that already failed or ended".into(),
                 "a new replay",
             ));
         }
         self.drain(true);
+        self.failed = true;
         if self.counts.events == 0 {
             let lines = self.lines;
             return Err(self.fail(
@@ -648,7 +673,7 @@ impl Replay {
                     .map(|r| (r.preset.name.to_string(), r.counters.sis_scanned))
                     .collect(),
             },
-            disagreements: self.disagreements,
+            disagreements: std::mem::take(&mut self.disagreements),
         })
     }
 }
