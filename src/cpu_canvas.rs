@@ -71,6 +71,12 @@ impl CpuCanvas {
                 sim.topology().nr_cpus() as usize,
             );
             let _ = canvas.set_attribute("style", &format!("height:{}px", l.height));
+            // Where each CPU's bar is (CSS px, "x,y" per CPU id): the end-to-end tests read
+            // the screenshot's pixels at these places.
+            let bars: Vec<String> = l.pos.iter().map(|(x, y)| format!("{x},{y}")).collect();
+            let _ = canvas.set_attribute("data-bars", &bars.join(" "));
+            let _ = canvas.set_attribute("data-bar-w", &l.bw.to_string());
+            let _ = canvas.set_attribute("data-bar-h", &l.bar_h.to_string());
             self.layout = Some(l);
             self.layout_groups = runner.groups.clone();
             self.drawn = None;

@@ -368,7 +368,16 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
             { for pr.pairs.iter().rev().take(12).map(|DecisionPair { baseline: a, compare: b }| {
                 let same = same_wakeup(a, b);
                 let cls = if !same { "diverged" } else if a.result != b.result { "differs" } else { "" };
-                html! { <tr class={cls} data-testid="compare-pair">
+                // The same facts machine-readable, for the end-to-end tests (nr: "" = none).
+                let nr = |v: Option<i64>| v.map_or(String::new(), |v| v.to_string());
+                let missed = |d: &Decision| d.missed_idle.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+                html! { <tr class={cls} data-testid="compare-pair" data-seq={a.seq.to_string()} data-same={same.to_string()}
+                    data-a-cpu={a.result.to_string()} data-a-by={a.decided_by.map_or("", |r| r.name())}
+                    data-a-probes={a.probes().to_string()} data-a-nr-before={nr(a.nr_before)}
+                    data-a-nr-after={nr(a.nr_after)} data-a-missed={missed(a)}
+                    data-b-cpu={b.result.to_string()} data-b-by={b.decided_by.map_or("", |r| r.name())}
+                    data-b-probes={b.probes().to_string()} data-b-nr-before={nr(b.nr_before)}
+                    data-b-nr-after={nr(b.nr_after)} data-b-missed={missed(b)}>
                     <td>{a.seq}</td>
                     <td>{format!("task {} by CPU {}{}", a.wakee, a.waker_cpu, if same { String::new() } else { format!(" (B: task {} by CPU {})", b.wakee, b.waker_cpu) })}</td>
                     <td class="num">{a.result}</td><td class="scan">{scanned(a)}</td>

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { PNG } from 'pngjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DIST = path.resolve(process.env.SISVIZ_DIST || path.join(ROOT, 'dist'));
@@ -160,6 +161,13 @@ export const decisionCount = (page) =>
 export const textOf = async (page, testid) =>
   (await page.locator(byId(testid)).first().textContent({ timeout: UI_TIMEOUT }))?.trim() ?? '';
 
+/** Waits until no replay or warm-up is pending (the `progress` line is gone). */
+export async function settled(page, timeout = 60_000) {
+  const ok = await waitFor(async () => (await page.locator(byId('progress')).count()) === 0,
+    timeout, 100);
+  if (!ok) throw new Error(`still "${await textOf(page, 'progress')}" after ${timeout} ms`);
+}
+
 /** Clicks `step` n times; each click must add a decision (or change the log when capped). */
 export async function stepAndCheck(page, n) {
   const before = await decisionCount(page);
@@ -266,4 +274,108 @@ export async function runFile(label, checks) {
     console.log(`${label}: 0 passed, 1 failed`);
     process.exit(1);
   }
+}
+
+// ---------------------------------------------------------------- pixels
+
+/** The palette of src/draw/mod.rs (Palette::LIGHT / DARK): the colours the pixel checks look for. */
+export const PALETTE = {
+  light: {
+    idle: [34, 150, 90], sched_idle: [214, 150, 0], busy: [205, 70, 62],
+    chosen: [20, 20, 20], missed: [34, 150, 90], trackAlpha: 0.16,
+  },
+  dark: {
+    idle: [72, 200, 130], sched_idle: [240, 190, 60], busy: [240, 100, 90],
+    chosen: [255, 255, 255], missed: [72, 200, 130], trackAlpha: 0.22,
+  },
+};
+
+/** Decodes a PNG buffer (as playwright's screenshot returns it) into RGBA rows. */
+export function decodePng(buf) {
+  const png = PNG.sync.read(buf);
+  const { width, height, data } = png;
+  return {
+    width,
+    height,
+    /** [r, g, b] at integer pixel (x, y); null outside the image. */
+    at(x, y) {
+      const [xi, yi] = [Math.floor(x), Math.floor(y)];
+      if (xi < 0 || yi < 0 || xi >= width || yi >= height) return null;
+      const i = (yi * width + xi) * 4;
+      return [data[i], data[i + 1], data[i + 2]];
+    },
+  };
+}
+
+/** Whether two colours are within `tol` on every channel. */
+export const near = (a, b, tol) => !!a && !!b && a.every((v, i) => Math.abs(v - b[i]) <= tol);
+
+/**
+ * Whether `px` lies (within `tol`) on the segment from colour `a` to colour `b`: a pixel
+ * partly covered by a fill of `a` over `b` (anti-aliasing at a fill's fractional edge).
+ */
+export function between(px, a, b, tol) {
+  if (!px) return false;
+  const k = [0, 1, 2].reduce((m, i) => (Math.abs(a[i] - b[i]) > Math.abs(a[m] - b[m]) ? i : m), 0);
+  const span = a[k] - b[k];
+  const t = span === 0 ? 0 : Math.min(1, Math.max(0, (px[k] - b[k]) / span));
+  return px.every((v, i) => Math.abs(v - (b[i] + t * (a[i] - b[i]))) <= tol);
+}
+
+/** `fg` drawn with `alpha` over `bg` (what a translucent canvas fill composites to). */
+export const blend = (fg, bg, alpha) => fg.map((v, i) => Math.round(v * alpha + bg[i] * (1 - alpha)));
+
+/** Rec. 601 luma, 0..255. */
+export const luma = ([r, g, b]) => 0.299 * r + 0.587 * g + 0.114 * b;
+
+/** Share of the image's pixels (every 4th row and column) whose luma is below / above 128. */
+export function darkShare(img) {
+  let dark = 0;
+  let n = 0;
+  for (let y = 0; y < img.height; y += 4) {
+    for (let x = 0; x < img.width; x += 4) {
+      n++;
+      if (luma(img.at(x, y)) < 128) dark++;
+    }
+  }
+  return dark / n;
+}
+
+/**
+ * A CPU canvas's bar layout, from the data-bars / data-bar-w / data-bar-h attributes that
+ * src/cpu_canvas.rs sets when it lays the canvas out (CSS px from the canvas's top-left
+ * corner; the pages run at devicePixelRatio 1, so CSS px = screenshot px).
+ */
+export async function barLayout(page, testid) {
+  const a = await page.locator(byId(testid)).first().evaluate((el) => ({
+    bars: el.getAttribute('data-bars'), bw: el.getAttribute('data-bar-w'),
+    bh: el.getAttribute('data-bar-h'), dpr: window.devicePixelRatio,
+    border: [el.clientLeft, el.clientTop],
+  }));
+  if (!a.bars) throw new Error(`${testid} has no data-bars (not laid out yet?)`);
+  if (a.dpr !== 1 || a.border[0] || a.border[1]) {
+    throw new Error(`${testid}: pixel checks assume dpr 1 and no border, got ${JSON.stringify(a)}`);
+  }
+  return {
+    bw: Number(a.bw),
+    barH: Number(a.bh),
+    pos: a.bars.split(' ').map((p) => p.split(',').map(Number)),
+  };
+}
+
+/**
+ * Share of the pixels on the left side of the chosen-CPU outline of `cpu` (draw::cpus draws it
+ * as a 3 px stroke centred 2.5 px left of the bar) that have colour `rgb`, over the lower part
+ * of the bar (70%..95% of its height: below the `→ CPU n` label box at half height and the
+ * queue ticks at the top).
+ */
+export function edgeShare(img, lay, cpu, rgb, { dx = -2.5, tol = 10 } = {}) {
+  const [x, y] = lay.pos[cpu];
+  let hit = 0;
+  let n = 0;
+  for (let yy = Math.ceil(y + lay.barH * 0.7); yy < y + lay.barH * 0.95; yy++) {
+    n++;
+    if (near(img.at(x + dx, yy), rgb, tol)) hit++;
+  }
+  return n ? hit / n : 0;
 }

@@ -5,7 +5,7 @@
 //
 //   node tests/e2e/firstminute.mjs        (after trunk build --release)
 
-import { byId, waitFor, state, runFile, textOf, APP_TIMEOUT } from './_lib.mjs';
+import { byId, waitFor, state, runFile, textOf, APP_TIMEOUT, settled } from './_lib.mjs';
 
 const checks = [];
 const check = (name, fn) => checks.push({ name, fn });
@@ -38,13 +38,6 @@ async function open(browser, query, viewport = { width: 1280, height: 900 }) {
   await page.goto(`${state.baseUrl}${query}`, { waitUntil: 'load' });
   await page.waitForSelector('.sisviz', { state: 'attached', timeout: APP_TIMEOUT });
   return { context, page, errors };
-}
-
-/** Waits until no replay or warm-up is pending. */
-async function settled(page, timeout = 60_000) {
-  const ok = await waitFor(async () => (await page.locator(byId('progress')).count()) === 0,
-    timeout, 100);
-  if (!ok) throw new Error(`still "${await textOf(page, 'progress')}" after ${timeout} ms`);
 }
 
 async function blocking(page) {

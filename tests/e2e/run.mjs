@@ -14,7 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   SHOTS, TESTIDS, serverMisses, sleep, byId, waitFor, firstNumber, openApp, setControl, textOf,
-  stepAndCheck, state, UI_TIMEOUT, runFile
+  stepAndCheck, state, UI_TIMEOUT, runFile, decodePng, between, blend, darkShare, barLayout, edgeShare,
+  PALETTE, settled
 } from './_lib.mjs';
 
 // ---------------------------------------------------------------- checks
@@ -142,24 +143,87 @@ check('hovering the curve and the histogram reads their values', async (browser)
   }
 });
 
-check('screenshots at llc_weight 4/16/112/256, light and dark', async (browser) => {
+/**
+ * Looks at a CPU view screenshot: every bar has its state's colour (or that colour's track
+ * tint, or a mix of the two where the fill's top is) over the lower part of its bar (clear of
+ * the outlines drawn around a bar and of the label box at half height), where `data-bars` says the bar is; the chosen CPU of the
+ * newest decision (read from the decision log, `→ CPU n`) has the chosen outline and no other
+ * CPU far enough from it to be clear of its stroke has. Returns a failure or null.
+ */
+function checkCpuShot(img, lay, chosen, pal) {
+  const states = [pal.idle, pal.sched_idle, pal.busy];
+  const bg = img.at(2, 2); // the panel behind the (transparent) canvas, outside every LLC box
+  const n = lay.pos.length;
+  for (let cpu = 0; cpu < n; cpu++) {
+    const [x, y] = lay.pos[cpu];
+    const px = x + lay.bw / 2;
+    const column = [];
+    for (let py = Math.ceil(y + lay.barH * 0.72); py <= y + lay.barH - 2; py++) column.push(img.at(px, py));
+    // One state per bar; the scan path's line may cross it (a few pixels).
+    const best = Math.max(...states.map((c) => column
+      .filter((colour) => between(colour, c, blend(c, bg, pal.trackAlpha), 6)).length));
+    if (best < 0.75 * column.length) {
+      return `CPU ${cpu}: the lower part of its bar at x ${px}, y ${y + lay.barH * 0.72}..${y + lay.barH - 2} ` +
+        `is not one state colour ${JSON.stringify(states)} over its track (on ${bg}): ${column.join(' ')}`;
+    }
+  }
+  const at = edgeShare(img, lay, chosen, pal.chosen);
+  if (at < 0.9) return `chosen CPU ${chosen}: only ${(at * 100).toFixed(0)}% of its outline is ${pal.chosen}`;
+  const [cx, cy] = lay.pos[chosen];
+  let others = 0;
+  for (let cpu = 0; cpu < n; cpu++) {
+    const [x, y] = lay.pos[cpu];
+    if (cpu === chosen || (y === cy && Math.abs(x - cx) <= lay.bw + 8)) continue; // in its stroke
+    others++;
+    const share = edgeShare(img, lay, cpu, pal.chosen);
+    if (share > 0.2) return `CPU ${cpu} (not chosen, ${chosen} is) has the chosen outline (${(share * 100).toFixed(0)}%)`;
+  }
+  if (others === 0) return 'no CPU far enough from the chosen one to check';
+  return null;
+}
+
+check('screenshots at llc_weight 4/16/112/256, light and dark: the chosen CPU outlined, the theme dark or light', async (browser) => {
   fs.mkdirSync(SHOTS, { recursive: true });
   const failures = [];
+  const seen = [];
   for (const theme of ['light', 'dark']) {
     for (const w of [4, 16, 112, 256]) {
       const q = `?llc_weight=${w}${theme === 'dark' ? '&theme=dark' : ''}`;
       const file = path.join(SHOTS, `llc${w}-${theme}.png`);
       try {
         const { context, page } = await openApp(browser, q, { colorScheme: theme });
-        await sleep(600); // let canvases draw
-        await page.screenshot({ path: file, fullPage: true });
-        await context.close();
+        try {
+          // The page opens warm: wait for the warm-up to finish, then for the frame to draw.
+          await settled(page);
+          await sleep(300);
+          const newest = () => page.locator(`${byId('decision')} .res`).first().textContent();
+          const before = await newest();
+          const chosen = firstNumber(before);
+          if (!Number.isInteger(chosen)) throw new Error(`newest decision reads "${before}"`);
+          // The whole page: mostly dark pixels in the dark theme, mostly light ones in the light.
+          const full = decodePng(await page.screenshot({ path: file, fullPage: true }));
+          const dark = darkShare(full);
+          if (theme === 'dark' ? dark < 0.8 : dark > 0.2) {
+            throw new Error(`${(dark * 100).toFixed(0)}% of the ${theme} page is dark`);
+          }
+          const lay = await barLayout(page, 'cpu-bars');
+          if (lay.pos.length !== w) throw new Error(`data-bars lists ${lay.pos.length} CPUs, not ${w}`);
+          const img = decodePng(await page.locator(byId('cpu-bars')).first().screenshot());
+          const after = await newest();
+          if (after !== before) throw new Error(`the newest decision moved during the screenshots: ${before} -> ${after}`);
+          const bad = checkCpuShot(img, lay, chosen, PALETTE[theme]);
+          if (bad) throw new Error(bad);
+          seen.push(`${w}/${theme}: ${(dark * 100).toFixed(0)}% dark, CPU ${chosen} outlined`);
+        } finally {
+          await context.close();
+        }
       } catch (e) {
         failures.push(`${q}: ${e.message.split('\n')[0]}`);
       }
     }
   }
   if (failures.length) throw new Error(failures.join('\n      '));
+  console.log(`      ${seen.join('; ')}`);
 });
 
 // ---------------------------------------------------------------- main

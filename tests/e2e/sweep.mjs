@@ -8,7 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  ROOT, SHOTS, sleep, byId, waitFor, openApp, setControl, decisionCount, textOf, runFile
+  ROOT, SHOTS, sleep, byId, waitFor, openApp, setControl, decisionCount, textOf, runFile,
+  UI_TIMEOUT, decodePng, barLayout, edgeShare, PALETTE
 } from './_lib.mjs';
 
 const GOLDEN = path.join(ROOT, 'tests', 'golden', 'sweep-llc8-20ms.json');
@@ -135,7 +136,7 @@ check('compare view steps both kernels and tables compare%', async (browser) => 
   }
 });
 
-check('patch scenarios: one entry each, a click sets the scenario', async (browser) => {
+check('patch scenarios: one entry each; the corner case: linux-6.0 misses idle CPU7, the idle-aware RFC takes it', async (browser) => {
   const { context, page } = await openApp(browser);
   try {
     const n = await page.locator(`${byId('patch-scenarios')} ${byId('patch-scenario')}`).count();
@@ -148,6 +149,58 @@ check('patch scenarios: one entry each, a click sets the scenario', async (brows
     if (!ok) throw new Error(`URL after the corner-case patch scenario: ${page.url()}`);
     const tabOn = await page.locator(`${byId('tab-compare')}[aria-selected="true"]`).count();
     if (!tabOn) throw new Error('the corner-case patch scenario did not open the compare tab');
+    const presets = [
+      await page.locator(`${byId('compare-preset-a')}`).first().inputValue(),
+      await page.locator(`${byId('compare-preset-b')}`).first().inputValue(),
+    ];
+    if (presets.join() !== 'linux-6.0,sis-util-idle-aware') throw new Error(`compare presets: ${presets}`);
+
+    // The first wake-up, in both runs: seven hogs on CPU0..6 at util_avg 1024, CPU7 idle, the
+    // wakee's prev and target a hog's CPU (busy).
+    await page.locator(byId('compare-step')).click();
+    const row = page.locator(byId('compare-pair')).first();
+    await row.waitFor({ timeout: UI_TIMEOUT });
+    const r = await row.evaluate((el) => Object.fromEntries(
+      Object.entries(el.dataset).map(([k, v]) => [k, v])));
+    const fail = (what) => { throw new Error(`first compare pair ${JSON.stringify(r)}: ${what}`); };
+    if (r.seq !== '1' || r.same !== 'true') fail('not the same first wake-up in both runs');
+    if (r.aCpu === r.bCpu) fail(`both kernels chose CPU ${r.aCpu}`);
+    // linux-6.0 (SIS_UTIL): 7 of 8 CPUs at 1024 is over the 85% cut-off, nr_idle_scan 0, so
+    // nr = 1 and `if (nr == 1) return -1`: no scan, one probe (the target), CPU7 missed.
+    if (r.aCpu === '7') fail('linux-6.0 found CPU7');
+    if (r.aBy !== 'fallback' || r.aProbes !== '1' || r.aNrBefore !== '1' || r.aNrAfter !== '1') {
+      fail('linux-6.0 should fall back to the busy target without scanning (nr 1 -> 1, 1 probe)');
+    }
+    if (!r.aMissed.split(',').includes('7')) fail('linux-6.0 does not list CPU7 as missed idle');
+    // The idle-aware sum leaves out the idle CPUs' capacity: at t = 0 the hogs have not run,
+    // nr_idle_scan = llc_weight = 8, nr = 9; the scan's wrap starts at target + 1 = CPU7 and
+    // finds it at the first probe (nr 9 -> 8; probes: the target, then CPU7).
+    if (r.bCpu !== '7' || r.bBy !== 'select_idle_cpu') fail('sis-util-idle-aware did not find CPU7 by select_idle_cpu');
+    if (r.bNrBefore !== '9' || r.bNrAfter !== '8' || r.bProbes !== '2' || r.bMissed !== '') {
+      fail('sis-util-idle-aware should find CPU7 at its first scan probe (nr 9 -> 8, 2 probes, none missed)');
+    }
+
+    // The two CPU panels show it: A's outline on its CPU and CPU7 dashed as missed, B's on CPU7.
+    await sleep(200);
+    const shot = async (id) => decodePng(await page.locator(byId(id)).first().screenshot());
+    const [imgA, imgB] = [await shot('compare-cpus-a'), await shot('compare-cpus-b')];
+    const [layA, layB] = [await barLayout(page, 'compare-cpus-a'), await barLayout(page, 'compare-cpus-b')];
+    const dark = await page.evaluate(() => !!document.querySelector('.theme-dark'));
+    const pal = PALETTE[dark ? 'dark' : 'light'];
+    const a = Number(r.aCpu);
+    const pct = (x) => `${(x * 100).toFixed(0)}%`;
+    const shares = {
+      aAtA: edgeShare(imgA, layA, a, pal.chosen), aAt7: edgeShare(imgA, layA, 7, pal.chosen),
+      bAt7: edgeShare(imgB, layB, 7, pal.chosen), bAtA: edgeShare(imgB, layB, a, pal.chosen),
+      // The dashed missed outline: a 2 px stroke 1.5 px left of the bar, 4 on, 3 off.
+      missedA: edgeShare(imgA, layA, 7, pal.missed, { dx: -1.5 }),
+      missedB: edgeShare(imgB, layB, 7, pal.missed, { dx: -1.5 }),
+    };
+    const got = Object.entries(shares).map(([k, v]) => `${k} ${pct(v)}`).join(', ');
+    if (!(shares.aAtA >= 0.9 && shares.aAt7 <= 0.2)) throw new Error(`panel A is not outlined at CPU ${a} only: ${got}`);
+    if (!(shares.bAt7 >= 0.9 && shares.bAtA <= 0.2)) throw new Error(`panel B is not outlined at CPU7 only: ${got}`);
+    if (!(shares.missedA >= 0.3 && shares.missedB <= 0.1)) throw new Error(`CPU7 is not dashed as missed in A only: ${got}`);
+    console.log(`      corner case: A -> CPU ${a} (CPU7 missed), B -> CPU7; ${got}`);
   } finally {
     await context.close();
   }
