@@ -12,6 +12,9 @@ use crate::trace::{Decision, Rule, ScanEnd, Step};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// The largest `cpus[].util_est` a state file may give: 64 tasks' worth of full estimates.
+const MAX_RQ_UTIL_EST: u32 = 64 * 1024;
+
 fn one() -> u32 {
     1
 }
@@ -45,6 +48,10 @@ pub struct StateCpu {
     pub nr_running: Option<u32>,
     #[serde(default)]
     pub avg_idle: Option<u64>,
+    /// The runqueue's `util_est.enqueued` (the sum of its tasks' estimates) [0]: with
+    /// UTIL_EST, SIS_UTIL's sum reads max(util_avg, util_est) per CPU.
+    #[serde(default)]
+    pub util_est: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -203,6 +210,16 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
         rq.nr_running = nr_running;
         rq.nr_sched_idle = if sched_idle { nr_running } else { 0 };
         rq.pelt = SchedAvg::settled(0, util);
+        if let Some(e) = c.util_est {
+            if e > MAX_RQ_UTIL_EST {
+                return Err(InputError::range(
+                    &format!("cpus[{i}].util_est"),
+                    e,
+                    &format!("an integer in 0..={MAX_RQ_UTIL_EST}"),
+                ));
+            }
+            rq.pelt.util_est.enqueued = e;
+        }
         if let Some(a) = c.avg_idle {
             rq.avg_idle = a;
             rq.wake_avg_idle = a;

@@ -66,6 +66,9 @@ pub struct Features {
     /// IDLE_CORES_THIS: a failed idle-core scan clears has_idle_cores in the waker's LLC,
     /// `set_idle_cores(this, false)` (5.12.0; fixed in 5.13).
     pub idle_cores_this: bool,
+    /// UTIL_EST: cpu_util_cfs() is max(util_avg, util_est.enqueued) (4.17+, features.h).
+    #[serde(default)]
+    pub util_est: bool,
 }
 
 /// One row of the feature table: its name, what it means, where it comes from.
@@ -111,6 +114,7 @@ feature_table! {
     "WA_IDLE_PREV", wa_idle_prev, "wake_affine_idle ends with 'if (available_idle_cpu(prev_cpu)) return prev_cpu' (5.11, d8fcb81f1acf); 4.14-5.10 return no answer there and fall through to wake_affine_weight.";
     "WAKE_AFFINE_LLC", wake_affine_llc, "4.13 wake_affine(): prev and the waker share the LLC -> affine (this_cpu); across LLCs wake_affine_llc() compares the two LLCs' load. No WA_IDLE/WA_WEIGHT/WA_BIAS before 4.14.";
     "SIS_SPAN_NR", span_nr, "select_idle_cpu walks the whole domain span and tests cpus_allowed inside the loop, after '!--nr': CPUs the task may not use consume the budget (4.13-5.5; 5.6 masks first).";
+    "UTIL_EST", util_est, "cpu_util_cfs(), and so SIS_UTIL's sum, is max(util_avg, util_est.enqueued): the runqueue's sum of its tasks' utilisation at their last sleep, kept by util_est_enqueue/dequeue/update (4.17; modelled in the form of 5.13-6.7).";
     "IDLE_CORES_THIS", idle_cores_this, "A failed idle-core scan clears has_idle_cores of the waker's LLC, set_idle_cores(this, false), not the target's (5.12.0; fixed in 5.13 by 02dbb7246c5b).";
 }
 
@@ -180,6 +184,7 @@ impl Features {
             wake_affine_llc: false,
             span_nr: false,
             idle_cores_this: false,
+            util_est: false,
         }
     }
 }
@@ -240,6 +245,7 @@ fn legacy_510() -> Features {
         core_break: true,
         recent: true,
         recent_waker_update: true,
+        util_est: true,
         ..legacy_413()
     }
 }
@@ -251,6 +257,7 @@ fn mel_512() -> Features {
         recent: true,
         recent_waker_update: true,
         idle_cores_this: true,
+        util_est: true,
         ..Features::none()
     }
 }
@@ -364,6 +371,11 @@ mod tests {
         assert_eq!(recent("linux-5.15"), (true, true));
         assert_eq!(recent("linux-6.0"), (true, false));
         assert_eq!(recent("sis-util-v4"), (true, false));
+        // UTIL_EST came in 4.17: every preset from 5.10 on has it.
+        for p in presets() {
+            let old = p.name == "linux-4.4" || p.name == "linux-4.13";
+            assert_eq!(p.features.util_est, !old, "{}", p.name);
+        }
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub mod sweep;
 pub mod throttle;
 pub mod topology;
 pub mod trace;
+pub mod util_est;
 pub mod workload;
 
 pub use engine::{run, RunReport, Simulation};

@@ -1,6 +1,8 @@
 //! PELT util_avg with the kernel's constants and integer arithmetic (kernel/sched/pelt.c).
 //! Time is in ns; PELT's unit is 1024 ns and a period is 1024 units (~1 ms).
 
+use crate::util_est::UtilEst;
+
 /// `LOAD_AVG_PERIOD`: y^32 = 0.5.
 pub const LOAD_AVG_PERIOD: u64 = 32;
 /// `LOAD_AVG_MAX`: the integer maximum of the geometric series.
@@ -45,6 +47,8 @@ pub struct SchedAvg {
     pub util_sum: u64,
     pub period_contrib: u32,
     pub util_avg: u32,
+    /// `sched_avg.util_est`: a task's estimate, or a runqueue's sum of its tasks' estimates.
+    pub util_est: UtilEst,
 }
 
 impl SchedAvg {
@@ -56,6 +60,7 @@ impl SchedAvg {
             util_sum: util_avg as u64 * PELT_MIN_DIVIDER,
             period_contrib: 0,
             util_avg,
+            util_est: UtilEst::default(),
         }
     }
 
@@ -94,6 +99,9 @@ impl SchedAvg {
             // get_pelt_divider(): PELT_MIN_DIVIDER + period_contrib
             let divider = PELT_MIN_DIVIDER + self.period_contrib as u64;
             self.util_avg = (self.util_sum / divider).min(1024) as u32;
+            // linux-6.0 pelt.c __update_load_avg_se: cfs_se_util_change() after a new
+            // util_avg (a no-op for a runqueue's sum, which never carries the flag).
+            self.util_est.util_change();
         }
     }
 

@@ -88,6 +88,16 @@ impl Rq {
     pub fn util_avg(&self) -> u32 {
         self.pelt.util_avg
     }
+    /// linux-6.0 sched.h `cpu_util_cfs()` (capacity_orig 1024 in this model).
+    #[inline]
+    pub fn cpu_util_cfs(&self, util_est: bool) -> u32 {
+        crate::util_est::cpu_util_cfs(
+            self.pelt.util_avg,
+            self.pelt.util_est.enqueued,
+            util_est,
+            crate::throttle::SCHED_CAPACITY_SCALE as u32,
+        )
+    }
 }
 
 /// `struct sched_domain_shared` of one LLC.
@@ -152,12 +162,15 @@ impl SchedState {
         rq.available_idle() || (self.features.sched_idle_as_idle && rq.sched_idle())
     }
 
-    /// Sum of util_avg over the LLC (`group_util` summed over the LLC's groups).
+    /// The LLC's sum of util as update_sd_lb_stats passes it to update_idle_cpu_scan: each
+    /// group's `group_util`, itself the sum of `cpu_util_cfs(i)` (linux-6.0 fair.c
+    /// update_sg_lb_stats), so util_est counts where the preset has UTIL_EST.
     pub fn llc_sum_util(&self, llc: u32) -> u64 {
+        let util_est = self.features.util_est;
         self.topo
             .llc_span(llc)
             .iter()
-            .map(|c| self.rqs[c as usize].util_avg() as u64)
+            .map(|c| self.rqs[c as usize].cpu_util_cfs(util_est) as u64)
             .sum()
     }
 

@@ -128,6 +128,7 @@ fn input() -> impl Strategy<Value = Input> {
                         util_avg: Some(*util),
                         nr_running: None,
                         avg_idle: Some(*avg_idle),
+                        util_est: None,
                     });
                     if *allow {
                         allowed.push(cpu as u32);

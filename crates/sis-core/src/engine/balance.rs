@@ -63,6 +63,14 @@ impl Simulation {
         // The source keeps its running task (it was in `waiting`), so it stays busy.
         let src_rq = &mut self.st.rqs[src as usize];
         src_rq.nr_running -= 1;
+        if self.st.features.util_est {
+            // A migration dequeues without DEQUEUE_SLEEP: util_est_dequeue only
+            // (util_est_update returns at `!task_sleep`); enqueue adds it on `cpu`.
+            src_rq
+                .pelt
+                .util_est
+                .dequeue(&self.tasks[task as usize].pelt.util_est);
+        }
         debug_assert!(src_rq.nr_running > 0 && self.cpus[src as usize].curr.is_some());
         self.llc_change(llc as usize, 0, -1);
         if self.measuring {

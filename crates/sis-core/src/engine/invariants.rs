@@ -31,6 +31,23 @@ impl Simulation {
                     return Err(format!("task {t} on cpu {cpu} outside its affinity"));
                 }
             }
+            // util_est_enqueue/dequeue keep the runqueue's sum exactly the sum of its tasks'
+            // _task_util_est() (a task's estimate only changes while it is off the runqueue).
+            let est = if self.st.features.util_est {
+                c.curr
+                    .into_iter()
+                    .chain(c.queue.iter(&self.tasks))
+                    .map(|t| self.tasks[t as usize].pelt.util_est.task_util_est())
+                    .sum()
+            } else {
+                0
+            };
+            if est != self.st.rqs[cpu].pelt.util_est.enqueued {
+                return Err(format!(
+                    "cpu {cpu}: util_est.enqueued {} but its tasks' sum {est}",
+                    self.st.rqs[cpu].pelt.util_est.enqueued
+                ));
+            }
             if n != self.st.rqs[cpu].nr_running {
                 return Err(format!(
                     "cpu {cpu}: nr_running {} but {n} tasks",

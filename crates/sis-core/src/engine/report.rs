@@ -74,13 +74,24 @@ impl Simulation {
         }
     }
 
-    /// Sum of util_avg over an LLC now (what the next periodic balance would see).
+    /// The LLC's sum of `cpu_util_cfs()` now (what the next periodic balance would see):
+    /// util_avg brought up to now, max'd with util_est where the preset has UTIL_EST.
     pub fn llc_sum_util_now(&self, llc: u32) -> u64 {
+        let util_est = self.st.features.util_est;
         self.st
             .topo
             .llc_span(llc)
             .iter()
-            .map(|c| self.cpu_view(c).util_avg as u64)
+            .map(|c| {
+                let mut pelt = self.st.rqs[c as usize].pelt;
+                pelt.update(self.now, self.cpus[c as usize].curr.is_some());
+                crate::util_est::cpu_util_cfs(
+                    pelt.util_avg,
+                    pelt.util_est.enqueued,
+                    util_est,
+                    crate::throttle::SCHED_CAPACITY_SCALE as u32,
+                ) as u64
+            })
             .sum()
     }
 

@@ -159,6 +159,12 @@ impl Simulation {
             }
         }
         rq.nr_running += 1;
+        if self.st.features.util_est {
+            // linux-6.0 fair.c enqueue_task_fair: util_est_enqueue(&rq->cfs, p) first.
+            rq.pelt
+                .util_est
+                .enqueue(&self.tasks[task as usize].pelt.util_est);
+        }
         self.tasks[task as usize].state = TaskState::Queued(cpu);
         let c = &mut self.cpus[cpu as usize];
         c.queue.push_back(&mut self.tasks, task);
@@ -302,6 +308,15 @@ impl Simulation {
         self.cpus[cpu as usize].curr = None;
         let rq = &mut self.st.rqs[cpu as usize];
         rq.nr_running -= 1;
+        if self.st.features.util_est {
+            // linux-6.0 fair.c dequeue_task_fair (DEQUEUE_SLEEP): util_est_dequeue, the
+            // task's PELT brought up to now (done above), then util_est_update(task_sleep).
+            let t = &mut self.tasks[task as usize].pelt;
+            rq.pelt.util_est.dequeue(&t.util_est);
+            let util = t.util_avg;
+            t.util_est
+                .update(util, true, crate::throttle::SCHED_CAPACITY_SCALE as u32);
+        }
         if rq.nr_running == 0 {
             let l = self.cpus[cpu as usize].llc as usize;
             self.llc_change(l, 1, 0);

@@ -135,3 +135,68 @@ fn a_task_queued_behind_a_hog_runs_within_a_slice() {
     // Two wakers may queue behind one hog: a slice each, plus a waker's 200 us run.
     assert!(c.wakeup_latency_max_ns <= 2 * SLICE_NS + 1_000_000, "{c:?}");
 }
+
+/// A `workload` run at `load`% on 16 CPUs with UTIL_EST as given, after 200 ms, just after a
+/// periodic balance of LLC 0: the sum it saw and the per-CPU (util_avg, util_est.enqueued).
+fn balanced_state(
+    util_est: bool,
+    workload: &str,
+    load: &str,
+) -> (Simulation, u64, Vec<(u64, u64)>) {
+    let mut sc = Scenario::default();
+    for (k, v) in [
+        ("llc_weight", "16"),
+        ("workload", workload),
+        ("load", load),
+        ("preset", "linux-6.0"),
+        ("duration", "1s"),
+        ("warmup", "0ms"),
+    ] {
+        sc.set_field(k, v).unwrap();
+    }
+    let on = if util_est {
+        "UTIL_EST=on"
+    } else {
+        "UTIL_EST=off"
+    };
+    sc.set_field("features", on).unwrap();
+    let mut s = Simulation::new(&sc).unwrap();
+    s.run_for(200_000_000);
+    s.periodic_balance(0, 0);
+    let per_cpu = (0..16)
+        .map(|c| {
+            let p = &s.st.rqs[c].pelt;
+            (p.util_avg as u64, p.util_est.enqueued as u64)
+        })
+        .collect();
+    let sum = s.st.llcs[0].last_sum_util;
+    (s, sum, per_cpu)
+}
+
+#[test]
+fn sis_util_sums_max_of_util_avg_and_util_est() {
+    // linux-6.0 update_sg_lb_stats: group_util += cpu_util_cfs(i), which is
+    // min(max(util_avg, util_est.enqueued), capacity). Tasks of `uniform` run ~1 ms bursts
+    // and wake wherever the scan puts them, so a CPU's runqueue often holds a task whose
+    // estimate (its util at its last sleep) is above the CPU's own util_avg: the sum passed to
+    // update_idle_cpu_scan is then above the util_avg sum. (netperf's tasks run ~10 us a
+    // time: their estimates stay far below their CPUs' util_avg, as in the kernel.)
+    let (s, sum, cpus) = balanced_state(true, "uniform", "100");
+    s.check_invariants().unwrap();
+    let want: u64 = cpus.iter().map(|&(a, e)| a.max(e).min(1024)).sum();
+    let avg_only: u64 = cpus.iter().map(|&(a, _)| a).sum();
+    assert_eq!(sum, want, "{cpus:?}");
+    assert!(
+        cpus.iter().any(|&(a, e)| e > a),
+        "no CPU with util_est above util_avg: {cpus:?}"
+    );
+    assert!(sum > avg_only, "{sum} vs {avg_only}: {cpus:?}");
+    assert_eq!(
+        s.st.llcs[0].nr_idle_scan,
+        crate::throttle::update_idle_cpu_scan(sum, 16, 117)
+    );
+    // UTIL_EST off: the runqueues keep no estimate and the sum is util_avg's.
+    let (_, sum, cpus) = balanced_state(false, "uniform", "100");
+    assert!(cpus.iter().all(|&(_, e)| e == 0), "{cpus:?}");
+    assert_eq!(sum, cpus.iter().map(|&(a, _)| a).sum::<u64>());
+}
