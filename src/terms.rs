@@ -7,10 +7,10 @@ use sis_core::scenario::WORKLOADS;
 /// The tooltip for a term shown in the UI.
 pub fn term(name: &str) -> String {
     let s: &str = match name {
-        "nr_idle_scan" => "How many CPUs select_idle_cpu() may probe, recomputed at each periodic LLC load balance from the LLC's sum of util_avg (SIS_UTIL, Chen Yu; merged in 6.0).",
+        "nr_idle_scan" => "How many CPUs select_idle_cpu() may probe, recomputed at each periodic LLC load balance from the LLC's sum of cpu_util_cfs(), util_avg or util_est where larger (SIS_UTIL, Chen Yu; merged in 6.0).",
         "llc_weight" => "CPUs that share one last-level cache (the sd_llc domain's span weight); select_idle_cpu() scans only within it.",
         "imbalance_pct" => "The LLC domain's imbalance percentage (117: sd_init gives SD_SHARE_PKG_RESOURCES domains 117 in every era; 125 was the level above before 5.10): SIS_UTIL's curve drops to 0 at 100/imbalance_pct of capacity.",
-        "sum_util" => "Sum of util_avg over the LLC's CPUs, seen at the last periodic load balance; SIS_UTIL turns it into nr_idle_scan (SIS_UTIL v4, equations [1]-[4]).",
+        "sum_util" => "Sum of cpu_util_cfs() over the LLC's CPUs (max of util_avg and util_est.enqueued, with UTIL_EST), seen at the last periodic load balance; SIS_UTIL turns it into nr_idle_scan (SIS_UTIL v4, equations [1]-[4]).",
         "has_idle_cores" => "sd_llc_shared->has_idle_cores: set when a whole SMT core goes idle; while true, the scan looks for an idle core and is not throttled (select_idle_core, 4.9+).",
         "recent_used_cpu" => "The CPU the task last woke up on before prev; select_idle_sibling() tries it when it shares the cache and is idle (Mel Gorman, 4.16).",
         "util_avg" => "PELT's running-time average of a CPU, 0..1024; the bar height.",

@@ -12,7 +12,7 @@ pub struct Features {
     pub sis_prop_aged: bool,
     /// SIS_AVG_CPU: legacy "skip the scan when avg_idle < avg_cost" (removed in 5.12).
     pub sis_avg_cpu: bool,
-    /// SIS_UTIL: scan depth `nr_idle_scan` from the LLC's sum of util_avg (6.0+).
+    /// SIS_UTIL: scan depth `nr_idle_scan` from the LLC's sum of cpu_util_cfs() (6.0+).
     pub sis_util: bool,
     /// SIS_UTIL_RFC: the RFC's boolean `overloaded` (no scan at all above 100/imbalance_pct).
     pub sis_util_rfc: bool,
@@ -91,7 +91,7 @@ feature_table! {
     "SIS_PROP", sis_prop, "Scan depth proportional to the waker's idle time over the average scan cost (nr >= 4; the loop pre-decrements so nr = 4 probes 3 CPUs). Mel Gorman, seed 003.";
     "SIS_PROP_AGED", sis_prop_aged, "SIS_PROP on wake_avg_idle, halved every jiffy and charged with scan time (5.14, 'Age the average idle time').";
     "SIS_AVG_CPU", sis_avg_cpu, "Skip the scan entirely when avg_idle/512 < avg_scan_cost; off by default, removed in 5.12 (seed 003 patch 1/4).";
-    "SIS_UTIL", sis_util, "Scan at most nr_idle_scan CPUs, computed at periodic LLC balance from the sum of util_avg: llc_weight * (1 - x^2 * pct^2/10000). Chen Yu, seed 000.";
+    "SIS_UTIL", sis_util, "Scan at most nr_idle_scan CPUs, computed at periodic LLC balance from the LLC's sum of cpu_util_cfs() (util_avg, or util_est where larger with UTIL_EST): llc_weight * (1 - x^2 * pct^2/10000). Chen Yu, seed 000.";
     "SIS_UTIL_RFC", sis_util_rfc, "The RFC's boolean form: skip the scan when total_capacity*100 < sum_util*imbalance_pct. Seed 001.";
     "SIS_UTIL_SMALL_LLC", sis_util_small_llc, "For llc_weight <= 16, scale nr_scan by 32/llc_weight (the v4 changelog's small-LLC idea, unmerged). Seed 000.";
     "SIS_UTIL_IDLE_AWARE", sis_util_idle_aware, "Subtract each idle CPU's capacity from sum_util so an idle CPU keeps the scan alive (the RFC's workaround). Seed 001.";

@@ -4,7 +4,7 @@
 pub const SCHED_CAPACITY_SCALE: u64 = 1024;
 
 /// linux-6.0 fair.c `update_idle_cpu_scan()` (seed 000): the number of CPUs SIS_UTIL lets
-/// select_idle_cpu() probe, from the LLC's sum of util_avg. u64 with truncating division.
+/// select_idle_cpu() probe, from the LLC's sum of util (cpu_util_cfs). u64 with truncating division.
 pub fn update_idle_cpu_scan(sum_util: u64, llc_weight: u32, imbalance_pct: u32) -> u32 {
     let llc_weight = llc_weight.max(1) as u64;
     // equation [3]: x = sum_util / llc_weight (do_div)
