@@ -15,6 +15,7 @@ pub mod main_view;
 pub mod patch_scenarios;
 pub mod runner;
 pub mod state;
+pub mod sweep_pool;
 pub mod terms;
 pub mod url;
 pub mod workbench;

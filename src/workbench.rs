@@ -1,5 +1,5 @@
-//! The workbench's state (which tab, the baseline and compare presets, the sweep's loads, a
-//! sweep requested by a patch scenario) and its reducer. The panels never see this type: the
+//! The workbench's state (which tab, the baseline and compare presets, the sweep's loads,
+//! seeds and workers, a sweep requested by a patch scenario) and its reducer. The panels never see this type: the
 //! workbench component hands each the fields and callbacks it needs.
 
 use sis_core::Scenario;
@@ -41,6 +41,11 @@ pub struct WorkbenchState {
     pub compare_features: String,
     /// The sweep's loads, as typed ("25,50,100").
     pub loads: String,
+    /// The sweep's and heatmap's replicate seeds, as `sis sweep --seeds` ("1-5"; "" = the
+    /// scenario's seed alone).
+    pub seeds: String,
+    /// How many Web Workers run a sweep or heatmap ("auto" = one per core, capped).
+    pub workers: String,
     pub sweep_request: Option<SweepRequest>,
     /// Bumped when a patch scenario sets up the compare tab (rebuilds both runs even when the
     /// presets did not change).
@@ -55,6 +60,8 @@ impl Default for WorkbenchState {
             compare_preset: "linux-6.0".into(),
             compare_features: String::new(),
             loads: "25,50,75,100,125,150,175,200".into(),
+            seeds: String::new(),
+            workers: "auto".into(),
             sweep_request: None,
             compare_generation: 0,
         }
@@ -67,6 +74,8 @@ pub enum WorkbenchAction {
     SetComparePreset(String),
     SetCompareFeatures(String),
     SetLoads(String),
+    SetSeeds(String),
+    SetWorkers(String),
     /// A patch scenario: the tab it opens, its presets (baseline, compare), its loads and the
     /// scenario it sets (a sweep tab starts its sweep on it).
     LoadPatchScenario {
@@ -87,6 +96,8 @@ impl Reducible for WorkbenchState {
             WorkbenchAction::SetComparePreset(v) => s.compare_preset = v,
             WorkbenchAction::SetCompareFeatures(v) => s.compare_features = v,
             WorkbenchAction::SetLoads(v) => s.loads = v,
+            WorkbenchAction::SetSeeds(v) => s.seeds = v,
+            WorkbenchAction::SetWorkers(v) => s.workers = v,
             WorkbenchAction::LoadPatchScenario {
                 tab,
                 presets,

@@ -1,5 +1,5 @@
 //! Sweeps off the main thread: the `sweep_point` export that `static/sweep-worker.js` calls
-//! for each point, and [`SweepJob`], the main thread's handle on that worker.
+//! for each point, and the page's URLs a worker loads (the pool is `crate::sweep_pool`).
 //!
 //! The worker loads the same wasm-bindgen glue and the same wasm as the page (their hashed
 //! URLs come from `static/boot.js`), so a point runs `sis_core::sweep::run_point` exactly as
@@ -48,6 +48,30 @@ pub fn report_from_json(json: &str) -> Result<RunReport, String> {
     Ok(r)
 }
 
+/// The hashed glue/wasm URLs the page was loaded with (set by static/boot.js; else read from
+/// its script tag's data attributes).
+pub(crate) fn boot_urls() -> Option<(String, String)> {
+    let win = web_sys::window()?;
+    let get = |k: &str| {
+        js_sys::Reflect::get(&win, &JsValue::from_str(k))
+            .ok()
+            .and_then(|v| v.as_string())
+    };
+    if let (Some(js), Some(wasm)) = (get("sisvizJsUrl"), get("sisvizWasmUrl")) {
+        return Some((js, wasm));
+    }
+    let doc = win.document()?;
+    let tag = doc.query_selector("script[data-sisviz-js]").ok()??;
+    let base = doc.base_uri().ok()??;
+    let abs = |a: &str| {
+        let rel = tag.get_attribute(a)?;
+        web_sys::Url::new_with_base(&rel, &base)
+            .ok()
+            .map(|u| u.href())
+    };
+    Some((abs("data-sisviz-js")?, abs("data-sisviz-wasm")?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,125 +96,5 @@ mod tests {
             report_from_json("error: invalid load").unwrap_err(),
             "invalid load"
         );
-    }
-}
-
-/// A message from the worker.
-#[derive(Clone, Debug, PartialEq)]
-pub enum JobMsg {
-    /// Point `done - 1` finished (`report` is its RunReport JSON or `error: ...`).
-    Progress {
-        done: usize,
-        total: usize,
-        report: String,
-    },
-    /// The worker could not start or crashed.
-    Failed(String),
-}
-
-/// The hashed glue/wasm URLs the page was loaded with (set by static/boot.js; else read from
-/// its script tag's data attributes).
-fn boot_urls() -> Option<(String, String)> {
-    let win = web_sys::window()?;
-    let get = |k: &str| {
-        js_sys::Reflect::get(&win, &JsValue::from_str(k))
-            .ok()
-            .and_then(|v| v.as_string())
-    };
-    if let (Some(js), Some(wasm)) = (get("sisvizJsUrl"), get("sisvizWasmUrl")) {
-        return Some((js, wasm));
-    }
-    let doc = win.document()?;
-    let tag = doc.query_selector("script[data-sisviz-js]").ok()??;
-    let base = doc.base_uri().ok()??;
-    let abs = |a: &str| {
-        let rel = tag.get_attribute(a)?;
-        web_sys::Url::new_with_base(&rel, &base)
-            .ok()
-            .map(|u| u.href())
-    };
-    Some((abs("data-sisviz-js")?, abs("data-sisviz-wasm")?))
-}
-
-/// A running sweep in a module worker. Dropping it (or `cancel`) terminates the worker.
-pub struct SweepJob {
-    worker: web_sys::Worker,
-    _onmessage: Closure<dyn FnMut(web_sys::MessageEvent)>,
-    _onerror: Closure<dyn FnMut(web_sys::Event)>,
-}
-
-impl SweepJob {
-    /// Starts a worker that runs `points` (queries from [`point_query`]) in order and calls
-    /// `on_msg` after each.
-    pub fn start(points: &[String], on_msg: impl Fn(JobMsg) + 'static) -> Result<Self, String> {
-        let (js, wasm) = boot_urls().ok_or("cannot find the app's JS/wasm URLs")?;
-        let doc = web_sys::window()
-            .and_then(|w| w.document())
-            .ok_or("no document")?;
-        let base = doc.base_uri().ok().flatten().ok_or("no base URI")?;
-        let url = web_sys::Url::new_with_base("static/sweep-worker.js", &base)
-            .map_err(|_| "bad worker URL")?
-            .href();
-        let opts = web_sys::WorkerOptions::new();
-        opts.set_type(web_sys::WorkerType::Module);
-        let worker = web_sys::Worker::new_with_options(&url, &opts)
-            .map_err(|e| format!("cannot start the sweep worker: {e:?}"))?;
-        let on_msg = std::rc::Rc::new(on_msg);
-        let cb = on_msg.clone();
-        let onmessage =
-            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-                let d = e.data();
-                let get = |k: &str| js_sys::Reflect::get(&d, &JsValue::from_str(k)).ok();
-                if let Some(err) = get("error").and_then(|v| v.as_string()) {
-                    cb(JobMsg::Failed(err));
-                    return;
-                }
-                let n = |k: &str| get(k).and_then(|v| v.as_f64()).unwrap_or(0.0) as usize;
-                cb(JobMsg::Progress {
-                    done: n("done"),
-                    total: n("total"),
-                    report: get("report")
-                        .and_then(|v| v.as_string())
-                        .unwrap_or_default(),
-                });
-            });
-        let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
-            let msg = js_sys::Reflect::get(&e, &JsValue::from_str("message"))
-                .ok()
-                .and_then(|v| v.as_string())
-                .unwrap_or_else(|| "the sweep worker failed to load".into());
-            on_msg(JobMsg::Failed(msg));
-        });
-        worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
-        worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
-        let msg = js_sys::Object::new();
-        let arr = js_sys::Array::new();
-        for p in points {
-            arr.push(&JsValue::from_str(p));
-        }
-        let _ = js_sys::Reflect::set(&msg, &"js".into(), &js.into());
-        let _ = js_sys::Reflect::set(&msg, &"wasm".into(), &wasm.into());
-        let _ = js_sys::Reflect::set(&msg, &"points".into(), &arr);
-        worker
-            .post_message(&msg)
-            .map_err(|e| format!("cannot talk to the sweep worker: {e:?}"))?;
-        Ok(SweepJob {
-            worker,
-            _onmessage: onmessage,
-            _onerror: onerror,
-        })
-    }
-
-    /// Stops the worker at once (mid-point); a new sweep starts a new worker.
-    pub fn cancel(&self) {
-        self.worker.terminate();
-    }
-}
-
-impl Drop for SweepJob {
-    fn drop(&mut self) {
-        self.worker.set_onmessage(None);
-        self.worker.set_onerror(None);
-        self.worker.terminate();
     }
 }

@@ -1,20 +1,26 @@
-// Sweep worker (module). The page starts it with
+// Sweep worker (module), one of a pool (src/sweep_pool.rs). The page starts each with
 //   new Worker(new URL('static/sweep-worker.js', document.baseURI), { type: 'module' })
-// and posts { js, wasm, points }: the hashed wasm-bindgen glue and wasm URLs the page itself
-// loaded (from static/boot.js), and the sweep's points as scenario query strings. The worker
-// initialises the same wasm (its start function does nothing without a window), runs each
-// point with the exported sweep_point (sis_core::sweep::run_point, RunReport JSON) and posts
-// { done, total, report } after each. Cancel = the page terminates the worker.
+// and posts { js, wasm }: the hashed wasm-bindgen glue and wasm URLs the page itself loaded
+// (from static/boot.js); the worker initialises the same wasm (its start function does
+// nothing without a window). Then the page posts { index, point } messages, one at a time
+// per worker (the next when this one answers): the worker runs the point, a scenario query
+// string, with the exported sweep_point (sis_core::sweep::run_point, RunReport JSON) and
+// posts { index, report }. Any failure posts { error }. Cancel = the page terminates it.
+let ready = null;
 self.onmessage = async (e) => {
-  const { js, wasm, points } = e.data;
+  const m = e.data;
   try {
-    const bindings = await import(js);
-    await bindings.default({ module_or_path: wasm });
-    const total = points.length;
-    for (let i = 0; i < total; i++) {
-      const report = bindings.sweep_point(points[i]);
-      self.postMessage({ done: i + 1, total, report });
+    if (m.js) {
+      ready = import(m.js).then(async (bindings) => {
+        await bindings.default({ module_or_path: m.wasm });
+        return bindings;
+      });
+      await ready;
+      return;
     }
+    // Points may arrive before the wasm is ready (messages queue behind the init).
+    const bindings = await ready;
+    self.postMessage({ index: m.index, report: bindings.sweep_point(m.point) });
   } catch (err) {
     self.postMessage({ error: String(err && err.message ? err.message : err) });
   }

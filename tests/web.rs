@@ -212,6 +212,7 @@ fn draw_fns_work_on_a_real_canvas() {
     let series = vec![Series {
         name: "linux-6.0".into(),
         points: vec![(25.0, 1.0), (50.0, f64::NAN), (200.0, 3.5)],
+        ci: vec![(25.0, 0.5, 1.5), (50.0, f64::NAN, f64::NAN)],
     }];
     draw_sweep_lines(&c, &series, "se_eff %", &Palette::LIGHT, 1.0).unwrap();
     draw_sweep_lines(&c, &[], "se_eff %", &Palette::DARK, 1.0).unwrap();
@@ -329,8 +330,48 @@ fn a_histogram_bar_is_as_tall_as_its_count() {
     assert_eq!(bar_px(3), 0.0, "an empty bucket draws no bar");
 }
 
+#[wasm_bindgen_test]
+fn an_error_bar_spans_its_interval_with_caps() {
+    let pal = Palette::LIGHT;
+    let col = sisviz::draw::sweep::series_colour(&pal, 0);
+    let c = canvas(640, 320);
+    // One point at (100, 10) whose 95% interval is 4..16: the bar runs from 4 to 16 with
+    // 10 px caps at both ends, and nothing of the series is drawn above 16.
+    let mut series = vec![Series {
+        name: "linux-6.0".into(),
+        points: vec![(100.0, 10.0)],
+        ci: vec![(100.0, 4.0, 16.0)],
+    }];
+    let map = draw_sweep_lines(&c, &series, "se_eff %", &pal, 1.0).unwrap();
+    let at = |y: f64, dx: i32| {
+        let (x, py) = map.to_px(100.0, y);
+        near(pixel(&c, x + dx, py), col)
+    };
+    let (_, y16) = map.to_px(100.0, 16.0);
+    let (_, y4) = map.to_px(100.0, 4.0);
+    assert!(
+        y4 - y16 > 100,
+        "{} px between the interval's ends",
+        y4 - y16
+    );
+    for y in [5.0, 7.0, 13.0, 15.0] {
+        assert!(at(y, 0), "the bar covers {y}");
+        assert!(!at(y, 4), "the bar is thin at {y}");
+    }
+    for y in [4.0, 16.0] {
+        assert!(at(y, -4) && at(y, 4), "a cap at {y}");
+    }
+    assert!(!at(17.0, 0), "nothing above the interval");
+    assert!(!at(3.0, 0), "nothing below the interval");
+    // The same point without an interval draws no bar.
+    series[0].ci.clear();
+    let map = draw_sweep_lines(&c, &series, "se_eff %", &pal, 1.0).unwrap();
+    let (x, y) = map.to_px(100.0, 7.0);
+    assert!(!near(pixel(&c, x, y), col), "no interval, no bar");
+}
+
 /// The exported `sweep_point`, on the points `SweepSpec::points()` gives for the golden's
-/// sweep, returns exactly the reports `sis sweep --format json` computed natively.
+/// sweep, returns exactly the reports (`rows`) `sis sweep --format json` computed natively.
 #[wasm_bindgen_test]
 fn sweep_point_matches_the_native_golden() {
     use sis_core::sweep::SweepSpec;
@@ -355,7 +396,8 @@ fn sweep_point_matches_the_native_golden() {
         })
         .collect();
     let got = js_sys::JSON::parse(&format!("[{}]", items.join(","))).unwrap();
-    let want = js_sys::JSON::parse(golden).unwrap();
+    let doc = js_sys::JSON::parse(golden).unwrap();
+    let want = js_sys::Reflect::get(&doc, &"rows".into()).unwrap();
     assert_eq!(
         String::from(js_sys::JSON::stringify(&got).unwrap()),
         String::from(js_sys::JSON::stringify(&want).unwrap())

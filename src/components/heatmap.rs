@@ -1,11 +1,15 @@
 //! The heatmap: a metric over load × llc_weight (or imbalance_pct) for the baseline preset,
-//! run cell by cell in a Web Worker (`hooks::use_sweep_job`), drawn by `draw::sweep`.
+//! run cell by cell (and seed by seed: each cell is the mean of its replicates) on a pool of
+//! Web Workers (`hooks::use_sweep_job`), drawn by `draw::sweep`; the readout under the mouse
+//! gives a cell's std% and 95% interval (sis-core's `Estimate`, as `sis sweep --seeds`).
 
-use super::widgets::{preset_select, sweep_progress};
+use super::sweep::estimate_text;
+use super::widgets::{preset_select, sweep_progress, PoolSetup};
+use crate::draw::plot::ChartMap;
 use crate::draw::sweep::{draw_heatmap, Heat};
 use crate::draw::Palette;
 use crate::hooks::use_sweep_job;
-use sis_core::sweep::SweepRow;
+use sis_core::sweep::stats::{quantity, Estimate};
 use sis_core::Scenario;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
@@ -15,6 +19,7 @@ pub struct HeatmapPanelProps {
     pub scenario: Scenario,
     pub preset: String,
     pub on_preset: Callback<String>,
+    pub pool: PoolSetup,
     pub dark: bool,
 }
 
@@ -32,7 +37,19 @@ const HEAT_DURATION: &str = "150ms";
 /// Each cell's warm-up, set explicitly: the scenario's own may not fit in HEAT_DURATION.
 const HEAT_WARMUP: &str = "50ms";
 
-fn heat_points(base: &Scenario, preset: &str, y: YParam) -> Result<Vec<Scenario>, String> {
+/// The grid's points: y-major, then load, then each of `seeds` (empty: the scenario's seed)
+/// innermost, so cell `c` is points `c * S .. (c + 1) * S`.
+fn heat_points(
+    base: &Scenario,
+    preset: &str,
+    y: YParam,
+    seeds: &[u64],
+) -> Result<Vec<Scenario>, String> {
+    let seeds = if seeds.is_empty() {
+        vec![base.seed]
+    } else {
+        seeds.to_vec()
+    };
     let ys = match y {
         YParam::LlcWeight => HEAT_LLC,
         YParam::ImbalancePct => HEAT_PCT,
@@ -53,11 +70,42 @@ fn heat_points(base: &Scenario, preset: &str, y: YParam) -> Result<Vec<Scenario>
                 })
                 .and_then(|()| sc.check());
             r.map_err(|e| e.to_string())?;
-            out.push(sc);
+            for &seed in &seeds {
+                let mut sc = sc.clone();
+                sc.seed = seed;
+                out.push(sc);
+            }
         }
     }
     Ok(out)
 }
+
+/// Each cell's estimate of `key` over its `runs` seeds, once all of them finished.
+fn cell_estimates(
+    reports: &[Option<sis_core::engine::RunReport>],
+    runs: usize,
+    key: &str,
+) -> Vec<Option<Estimate>> {
+    let q = quantity(key);
+    reports
+        .chunks(runs.max(1))
+        .map(|cell| {
+            let xs: Option<Vec<f64>> = cell.iter().map(|r| r.as_ref().map(q.get)).collect();
+            xs.map(|xs| Estimate::of(&xs))
+        })
+        .collect()
+}
+
+/// The two maps: (testid, title, quantity key, decimals).
+const MAPS: [(&str, &str, &str, usize); 2] = [
+    (
+        "heat-scanned",
+        "runqueues scanned per wake-up",
+        "scanned_per_wakeup",
+        2,
+    ),
+    ("heat-success", "success_rate %", "success_rate", 1),
+];
 
 #[component]
 pub fn HeatmapPanel(p: &HeatmapPanelProps) -> Html {
@@ -67,20 +115,28 @@ pub fn HeatmapPanel(p: &HeatmapPanelProps) -> Html {
     let err = use_state(|| None::<String>);
     let c1 = use_node_ref();
     let c2 = use_node_ref();
+    let maps = use_mut_ref(|| [None::<ChartMap>, None]);
+    let hover = use_state(String::new);
     let on_run = {
-        let (job, preset, sc, y, err) = (
+        let (job, preset, sc, y, err, pool) = (
             job.clone(),
             p.preset.clone(),
             p.scenario.clone(),
             y.clone(),
             err.clone(),
+            p.pool.clone(),
         );
-        Callback::from(move |_: MouseEvent| match heat_points(&sc, &preset, *y) {
-            Ok(points) => {
-                err.set(None);
-                job.start(points);
+        Callback::from(move |_: MouseEvent| {
+            let planned = pool.seed_list().and_then(|seeds| {
+                Ok((heat_points(&sc, &preset, *y, &seeds)?, pool.worker_count()?))
+            });
+            match planned {
+                Ok((points, workers)) => {
+                    err.set(None);
+                    job.start(points, None, workers);
+                }
+                Err(e) => err.set(Some(e)),
             }
-            Err(e) => err.set(Some(e)),
         })
     };
     let on_cancel = {
@@ -99,7 +155,7 @@ pub fn HeatmapPanel(p: &HeatmapPanelProps) -> Html {
             }
         })
     };
-    // The grid of the job that ran (its points say which parameter).
+    // The grid of the job that ran (its points say which parameter and how many seeds).
     let (ys, y_name): (Vec<u32>, &str) = match run.points.first() {
         Some(first) if run.points.iter().any(|s| s.llc_weight != first.llc_weight) => {
             (HEAT_LLC.to_vec(), "llc_weight")
@@ -107,58 +163,96 @@ pub fn HeatmapPanel(p: &HeatmapPanelProps) -> Html {
         Some(_) => (HEAT_PCT.to_vec(), "imbalance_pct"),
         None => (Vec::new(), ""),
     };
-    let rows: Vec<Option<SweepRow>> = run
-        .points
-        .iter()
-        .zip(&run.reports)
-        .map(|(sc, r)| Some(SweepRow::new(sc, r.clone()?)))
-        .collect();
-    let heat = |title: &str, f: fn(&SweepRow) -> f64, decimals: usize| Heat {
-        title: title.to_string(),
-        x_desc: "load, % of the CPUs".into(),
-        y_desc: y_name.to_string(),
-        xs: HEAT_LOADS.to_vec(),
-        ys: ys.clone(),
-        values: rows.iter().map(|r| r.as_ref().map(f)).collect(),
-        decimals,
+    let runs = match run.points.first() {
+        Some(first) => run
+            .points
+            .iter()
+            .take_while(|s| s.load == first.load && s.llc_weight == first.llc_weight)
+            .count(),
+        None => 1,
     };
     let preset = run
         .points
         .first()
         .map_or(String::new(), |s| s.preset.clone());
-    let h1 = heat(
-        &format!("{preset}: runqueues scanned per wake-up"),
-        |r| r.report.metrics.scanned_per_wakeup,
-        2,
-    );
-    let h2 = heat(
-        &format!("{preset}: success_rate %"),
-        |r| r.report.metrics.success_rate,
-        1,
-    );
+    let cells: Vec<Vec<Option<Estimate>>> = MAPS
+        .iter()
+        .map(|m| cell_estimates(&run.reports, runs, m.2))
+        .collect();
+    let heats: Vec<Heat> = MAPS
+        .iter()
+        .zip(&cells)
+        .map(|(m, cells)| Heat {
+            title: format!(
+                "{preset}: {}{}",
+                m.1,
+                if runs > 1 {
+                    format!(" (mean of {runs} seeds)")
+                } else {
+                    String::new()
+                }
+            ),
+            x_desc: "load, % of the CPUs".into(),
+            y_desc: y_name.to_string(),
+            xs: HEAT_LOADS.to_vec(),
+            ys: ys.clone(),
+            values: cells.iter().map(|c| c.map(|e| e.mean)).collect(),
+            decimals: m.3,
+        })
+        .collect();
     {
-        let (c1, c2, dark) = (c1.clone(), c2.clone(), p.dark);
-        use_effect_with((h1, h2, dark), move |(h1, h2, dark)| {
+        let (c1, c2, dark, maps) = (c1.clone(), c2.clone(), p.dark, maps.clone());
+        use_effect_with((heats, dark), move |(heats, dark)| {
             let pal = Palette::of(*dark);
-            for (c, hm, hot) in [(c1, h1, pal.busy), (c2, h2, pal.idle)] {
+            for (i, (c, hot)) in [(c1, pal.busy), (c2, pal.idle)].into_iter().enumerate() {
                 if let Some(c) = c.cast::<HtmlCanvasElement>() {
                     let size = crate::canvas::fit(&c);
-                    if !size.is_empty() && !hm.ys.is_empty() {
-                        if let Err(e) = draw_heatmap(&c, hm, hot, &pal, size.dpr) {
-                            gloo::console::warn!(format!("heatmap: {e}"));
+                    if !size.is_empty() && !heats[i].ys.is_empty() {
+                        match draw_heatmap(&c, &heats[i], hot, &pal, size.dpr) {
+                            Ok(m) => maps.borrow_mut()[i] = Some(m),
+                            Err(e) => gloo::console::warn!(format!("heatmap: {e}")),
                         }
                     }
                 }
             }
         });
     }
+    // The cell under the mouse: its mean, std% and interval over the seeds.
+    let on_hover = |i: usize| {
+        let (maps, hover, cells, ys, y_name) = (
+            maps.clone(),
+            hover.clone(),
+            cells[i].clone(),
+            ys.clone(),
+            y_name.to_string(),
+        );
+        Callback::from(move |e: MouseEvent| {
+            let text = maps.borrow()[i].as_ref().and_then(|map| {
+                let (x, y) = map.from_px(e.offset_x(), e.offset_y())?;
+                let (xi, yi) = (x.round(), y.round());
+                if xi < 0.0 || yi < 0.0 {
+                    return None;
+                }
+                let (xi, yi) = (xi as usize, yi as usize);
+                let (load, yv) = (HEAT_LOADS.get(xi)?, ys.get(yi)?);
+                let est = cells.get(yi * HEAT_LOADS.len() + xi)?.as_ref()?;
+                Some(format!(
+                    "load {load}%, {y_name} {yv}: {} = {}",
+                    MAPS[i].1,
+                    estimate_text(est)
+                ))
+            });
+            hover.set(text.unwrap_or_default());
+        })
+    };
     let sc = &p.scenario;
+    let tip = (*hover).clone();
     html! {
         <div class="sweep heat" data-testid="heat-view">
             <p class="caption">
                 {format!("{} × {} grid, {} simulated per cell ({} of it warm-up): {} at loads {:?} against ",
                     HEAT_LOADS.len(), HEAT_LLC.len(), HEAT_DURATION, HEAT_WARMUP, sc.workload.name(), HEAT_LOADS)}
-                {"llc_weight 4–32 (1 LLC, the scenario's smt) or imbalance_pct 105–150 (the scenario's LLC). Run in a Web Worker; takes a few seconds."}
+                {"llc_weight 4–32 (1 LLC, the scenario's smt) or imbalance_pct 105–150 (the scenario's LLC); with seeds, each cell is the mean of its runs (std% under the mouse). Run on a pool of Web Workers; takes a few seconds."}
             </p>
             <div class="bench-controls">
                 <label>{"preset "}{preset_select("heat-preset", &p.preset, None, p.on_preset.clone())}</label>
@@ -168,15 +262,19 @@ pub fn HeatmapPanel(p: &HeatmapPanelProps) -> Html {
                         <option value="imbalance_pct" selected={*y == YParam::ImbalancePct}>{"load × imbalance_pct"}</option>
                     </select>
                 </label>
+                {p.pool.controls("heat")}
                 <button class="primary" data-testid="heat-run" onclick={on_run} disabled={run.running}>{"Run heatmap"}</button>
                 <button data-testid="heat-cancel" onclick={on_cancel} disabled={!run.running}>{"Cancel"}</button>
             </div>
             if let Some(e) = (*err).clone() { <div class="error" role="alert">{e}</div> }
-            {sweep_progress(&run, "cells")}
+            {sweep_progress(&run, "runs")}
             <div class="heat-row">
-                <canvas ref={c1} class="chart heat-chart" data-testid="heat-scanned" role="img" aria-label="heatmap of runqueues scanned per wake-up"></canvas>
-                <canvas ref={c2} class="chart heat-chart" data-testid="heat-success" role="img" aria-label="heatmap of success rate"></canvas>
+                <canvas ref={c1} class="chart heat-chart" data-testid={MAPS[0].0} role="img" aria-label="heatmap of runqueues scanned per wake-up"
+                    title={tip.clone()} onmousemove={on_hover(0)}></canvas>
+                <canvas ref={c2} class="chart heat-chart" data-testid={MAPS[1].0} role="img" aria-label="heatmap of success rate"
+                    title={tip.clone()} onmousemove={on_hover(1)}></canvas>
             </div>
+            <div class="hover-readout" data-testid="heat-hover" aria-live="polite">{tip}</div>
         </div>
     }
 }
@@ -197,7 +295,7 @@ mod tests {
                 (YParam::LlcWeight, HEAT_LLC),
                 (YParam::ImbalancePct, HEAT_PCT),
             ] {
-                let points = heat_points(&base, "linux-6.0", y).unwrap();
+                let points = heat_points(&base, "linux-6.0", y, &[]).unwrap();
                 assert_eq!(points.len(), HEAT_LOADS.len() * ys.len());
                 for sc in &points {
                     sc.check().unwrap();
@@ -206,5 +304,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn replicate_cells_are_the_estimate_of_their_seeds() {
+        let pts = heat_points(
+            &Scenario::default(),
+            "linux-6.0",
+            YParam::LlcWeight,
+            &[3, 1],
+        )
+        .unwrap();
+        assert_eq!(pts.len(), 2 * HEAT_LOADS.len() * HEAT_LLC.len());
+        assert_eq!((pts[0].seed, pts[1].seed, pts[2].seed), (3, 1, 3));
+        assert_eq!(pts[0].load, pts[1].load);
+        assert_ne!(pts[1].load, pts[2].load);
+        // Two cells of two seeds; the second cell is missing a run.
+        let run = |seed: &str| {
+            let sc =
+                Scenario::from_pairs([("llc_weight", "8"), ("duration", "5ms"), ("seed", seed)])
+                    .unwrap();
+            sis_core::sweep::run_point(&sc).unwrap()
+        };
+        let (a, b) = (run("1"), run("2"));
+        let reports = vec![Some(a.clone()), Some(b.clone()), Some(a.clone()), None];
+        let cells = cell_estimates(&reports, 2, "sis_scanned");
+        let xs = [a.counters.sis_scanned as f64, b.counters.sis_scanned as f64];
+        assert_eq!(cells, vec![Some(Estimate::of(&xs)), None]);
+        assert_ne!(xs[0], xs[1], "the seeds differ, so std% is not trivially 0");
     }
 }

@@ -1,53 +1,90 @@
-//! The load sweep: the app's scenario over the baseline (and compare) preset at each load, run
-//! point by point in a Web Worker (`hooks::use_sweep_job`) so the page stays responsive; the
-//! table of `sis sweep` (sis-core's `format_table` / `format_compare`) and a plot
-//! (`draw::sweep`) with a readout of the point under the mouse.
+//! The load sweep: the app's scenario over the baseline (and compare) preset at each load and
+//! seed, run on a pool of Web Workers (`hooks::use_sweep_job`) so the page stays responsive;
+//! the tables and JSON of `sis sweep` (sis-core's `format_tables` / `format_output`) and a plot
+//! of the means with 95% intervals (`draw::sweep`), with a readout of the point under the mouse.
 
-use super::widgets::{on_input_change, preset_select, sweep_progress};
+use super::widgets::{on_input_change, preset_select, sweep_progress, PoolSetup};
 use crate::draw::plot::ChartMap;
 use crate::draw::sweep::{draw_sweep_lines, nearest_point, Series};
 use crate::draw::Palette;
 use crate::hooks::use_sweep_job;
 use crate::workbench::SweepRequest;
-use sis_core::sweep::{format_compare, format_table, SweepRow, SweepSpec};
+use sis_core::sweep::stats::{summarise, Estimate, PointSummary};
+use sis_core::sweep::{format_tables, parse_seeds, SweepSpec};
 use sis_core::Scenario;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-/// A metric the plot can show.
+/// A metric the plot can show: one of sis-core's sweep quantities.
 pub struct PlottedMetric {
+    /// The `sis_core::sweep::stats::QUANTITIES` key.
     pub key: &'static str,
     pub label: &'static str,
-    pub value: fn(&SweepRow) -> f64,
 }
 
 pub const PLOTTED: &[PlottedMetric] = &[
     PlottedMetric {
         key: "scanned_per_wakeup",
         label: "runqueues scanned per wake-up",
-        value: |r| r.report.metrics.scanned_per_wakeup,
     },
     PlottedMetric {
         key: "success_rate",
         label: "success_rate %",
-        value: |r| r.report.metrics.success_rate,
     },
     PlottedMetric {
         key: "se_eff",
         label: "se_eff %",
-        value: |r| r.report.metrics.se_eff,
     },
     PlottedMetric {
         key: "fast_rate",
         label: "fast_rate %",
-        value: |r| r.report.metrics.fast_rate,
     },
     PlottedMetric {
         key: "wakeups",
         label: "wake-ups (throughput)",
-        value: |r| r.report.wakeups as f64,
     },
 ];
+
+/// One line per preset of `key`'s mean against load, with its 95% interval where a point
+/// has several seeds.
+pub fn series_of(sums: &[PointSummary], key: &str) -> Vec<Series> {
+    let mut out: Vec<Series> = Vec::new();
+    for p in sums {
+        let i = match out.iter().position(|s| s.name == p.preset) {
+            Some(i) => i,
+            None => {
+                out.push(Series {
+                    name: p.preset.clone(),
+                    points: Vec::new(),
+                    ci: Vec::new(),
+                });
+                out.len() - 1
+            }
+        };
+        let e = p.estimate(key);
+        let x = p.load as f64;
+        out[i].points.push((x, e.mean));
+        if let Some((lo, hi)) = e.ci95 {
+            out[i].ci.push((x, lo, hi));
+        }
+    }
+    out
+}
+
+/// "12.345 (std 1.2%, 95% CI 11.0 to 13.7, 3 seeds)", or the value alone for one run.
+pub fn estimate_text(e: &Estimate) -> String {
+    let mut t = format!("{:.3}", e.mean);
+    if e.n > 1 {
+        let std = e
+            .std_pct
+            .map_or("std n/a".into(), |s| format!("std {s:.1}%"));
+        let ci = e.ci95.map_or(String::new(), |(lo, hi)| {
+            format!(", 95% CI {lo:.3} to {hi:.3}")
+        });
+        t.push_str(&format!(" ({std}{ci}, {} seeds)", e.n));
+    }
+    t
+}
 
 fn parse_loads(s: &str) -> Result<Vec<u32>, String> {
     let mut probe = Scenario::default();
@@ -72,11 +109,14 @@ pub struct SweepSetup {
     /// "" = the baseline alone.
     pub compare_preset: String,
     pub loads: String,
+    /// Replicate seeds as `sis sweep --seeds` ("" = the scenario's seed).
+    pub seeds: String,
 }
 
 impl SweepSetup {
     /// The sweep's spec: `base` (tasks=0) over the presets and loads; each preset brings its
-    /// imbalance_pct, as `sis sweep` without `--imbalance-pct`.
+    /// imbalance_pct, as `sis sweep` without `--imbalance-pct`; with seeds, each point runs
+    /// once per seed, as `sis sweep --seeds`.
     pub fn spec(&self, base: &Scenario) -> Result<SweepSpec, String> {
         let mut base = base.clone();
         base.tasks = 0;
@@ -84,7 +124,13 @@ impl SweepSetup {
         if !self.compare_preset.is_empty() && self.compare_preset != self.baseline_preset {
             presets.push(self.compare_preset.clone());
         }
-        SweepSpec::new(base, presets, parse_loads(&self.loads)?).map_err(|e| e.to_string())
+        let spec = SweepSpec::new(base, presets, parse_loads(&self.loads)?);
+        let spec = if self.seeds.trim().is_empty() {
+            spec
+        } else {
+            spec.and_then(|s| s.with_seeds(parse_seeds(&self.seeds)?))
+        };
+        spec.map_err(|e| e.to_string())
     }
 }
 
@@ -97,6 +143,8 @@ pub struct SweepPanelProps {
     pub on_baseline_preset: Callback<String>,
     pub on_compare_preset: Callback<String>,
     pub on_loads: Callback<String>,
+    /// Seeds (also in `setup`) and workers.
+    pub pool: PoolSetup,
     pub dark: bool,
 }
 
@@ -111,11 +159,13 @@ pub fn SweepPanel(p: &SweepPanelProps) -> Html {
     let hover = use_state(String::new);
 
     let start = {
-        let (job, err) = (job.clone(), err.clone());
-        move |spec: Result<SweepSpec, String>| match spec {
-            Ok(spec) => {
+        let (job, err, pool) = (job.clone(), err.clone(), p.pool.clone());
+        move |spec: Result<SweepSpec, String>| match spec
+            .and_then(|s| Ok((s, pool.worker_count()?)))
+        {
+            Ok((spec, workers)) => {
                 err.set(None);
-                job.start(spec.points());
+                job.start(spec.points(), Some(spec), workers);
             }
             Err(e) => err.set(Some(e)),
         }
@@ -138,32 +188,10 @@ pub fn SweepPanel(p: &SweepPanelProps) -> Html {
         Callback::from(move |_: MouseEvent| job.cancel())
     };
     let rows = run.rows();
-    let presets: Vec<String> = {
-        let mut v: Vec<String> = Vec::new();
-        for sc in run.points.iter() {
-            if !v.contains(&sc.preset) {
-                v.push(sc.preset.clone());
-            }
-        }
-        v
-    };
-    let mut table = format_table(&rows);
-    if let [a, b] = presets.as_slice() {
-        table.push('\n');
-        table.push_str(&format_compare(&rows, a, b));
-    }
-    // Plot: metric vs load, one line per preset.
-    let series: Vec<Series> = presets
-        .iter()
-        .map(|name| Series {
-            name: name.clone(),
-            points: rows
-                .iter()
-                .filter(|r| &r.preset == name)
-                .map(|r| (r.load as f64, (PLOTTED[*metric].value)(r)))
-                .collect(),
-        })
-        .collect();
+    let sums = summarise(&rows);
+    let table = format_tables(&rows);
+    // Plot: the metric's mean vs load, one line per preset, 95% intervals as error bars.
+    let series = series_of(&sums, PLOTTED[*metric].key);
     {
         let (canvas, map, dark, m) = (canvas.clone(), map.clone(), p.dark, *metric);
         use_effect_with((series.clone(), dark, m), move |(series, dark, m)| {
@@ -183,10 +211,15 @@ pub fn SweepPanel(p: &SweepPanelProps) -> Html {
         let (map, hover, m) = (map.clone(), hover.clone(), *metric);
         Callback::from(move |e: MouseEvent| {
             let text = map.borrow().as_ref().and_then(|map| {
-                let (i, (load, v)) = nearest_point(map, &series, (e.offset_x(), e.offset_y()))?;
+                let (i, (load, _)) = nearest_point(map, &series, (e.offset_x(), e.offset_y()))?;
+                let name = &series[i].name;
+                let point = sums
+                    .iter()
+                    .find(|p| &p.preset == name && p.load as f64 == load)?;
                 Some(format!(
-                    "{} at load {load}%: {} = {v:.3}",
-                    series[i].name, PLOTTED[m].label
+                    "{name} at load {load}%: {} = {}",
+                    PLOTTED[m].label,
+                    estimate_text(point.estimate(PLOTTED[m].key))
                 ))
             });
             hover.set(text.unwrap_or_default());
@@ -202,18 +235,19 @@ pub fn SweepPanel(p: &SweepPanelProps) -> Html {
     };
     let sc = &p.scenario;
     let setup = &p.setup;
-    let n_points = setup.spec(sc).map_or(0, |s| s.points().len());
+    let n_points = setup.spec(sc).map_or(0, |s| s.point_count());
     html! {
         <div class="sweep" data-testid="sweep-view">
             <p class="caption">
-                {format!("Runs the current scenario ({} on {} x {} CPUs, smt {}, seed {}, {} simulated per point) at each load, for preset A and, if set, preset B: the same points as ",
+                {format!("Runs the current scenario ({} on {} x {} CPUs, smt {}, seed {} or each of the seeds given, {} simulated per point) at each load, for preset A and, if set, preset B: the same points as ",
                     sc.workload.name(), sc.llcs, sc.llc_weight, sc.smt, sc.seed, sc.duration)}
-                <code>{"sis sweep"}</code>{", computed by the same sis-core code in a Web Worker, so the numbers are identical to the CLI's."}
+                <code>{"sis sweep [--seeds]"}</code>{", computed by the same sis-core code on a pool of Web Workers (one per core), so the numbers are identical to the CLI's. With seeds, the table shows mean (std%) and the plot 95% intervals."}
             </p>
             <div class="bench-controls">
                 <label>{"A (baseline) "}{preset_select("sweep-preset-a", &setup.baseline_preset, None, p.on_baseline_preset.clone())}</label>
                 <label>{"B (compare) "}{preset_select("sweep-preset-b", &setup.compare_preset, Some("none"), p.on_compare_preset.clone())}</label>
                 <label>{"loads % "}<input type="text" data-testid="sweep-loads" value={setup.loads.clone()} onchange={on_input_change(p.on_loads.clone())} size="28" /></label>
+                {p.pool.controls("sweep")}
                 <button class="primary" data-testid="sweep-run" onclick={on_run} disabled={run.running}>{format!("Run sweep ({n_points} points)")}</button>
                 <button data-testid="sweep-cancel" onclick={on_cancel} disabled={!run.running}>{"Cancel"}</button>
             </div>
@@ -234,7 +268,7 @@ pub fn SweepPanel(p: &SweepPanelProps) -> Html {
             </div>
             <details>
                 <summary>{"JSON (as sis sweep --format json)"}</summary>
-                <pre class="schedstat-table" data-testid="sweep-json">{if run.running || run.points.is_empty() { String::new() } else { run.json() }}</pre>
+                <pre class="schedstat-table" data-testid="sweep-json">{run.json().unwrap_or_default()}</pre>
             </details>
         </div>
     }

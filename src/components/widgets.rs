@@ -1,5 +1,5 @@
-//! Small views the panels share (functions, not components): a preset `<select>` and a
-//! sweep's progress line.
+//! Small views the panels share (functions, not components): a preset `<select>`, a sweep's
+//! seeds and workers inputs and its progress line.
 
 use crate::hooks::SweepRun;
 use yew::prelude::*;
@@ -32,6 +32,49 @@ pub fn on_input_change(on: Callback<String>) -> Callback<Event> {
     })
 }
 
+/// How the sweep and heatmap panels run: replicate seeds and the worker count, as typed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolSetup {
+    /// `sis sweep --seeds` syntax ("1-5", "1,2,3"); "" = the scenario's seed alone.
+    pub seeds: String,
+    /// "auto" or 1..=16 (`sweep_pool::parse_workers`).
+    pub workers: String,
+    pub on_seeds: Callback<String>,
+    pub on_workers: Callback<String>,
+}
+
+impl PoolSetup {
+    /// The seeds to run each point with (empty: the scenario's), checked by sis-core's
+    /// `parse_seeds` as the CLI's `--seeds`.
+    pub fn seed_list(&self) -> Result<Vec<u64>, String> {
+        if self.seeds.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        sis_core::sweep::parse_seeds(&self.seeds).map_err(|e| e.to_string())
+    }
+
+    /// The forced worker count (`None` = auto).
+    pub fn worker_count(&self) -> Result<Option<usize>, String> {
+        crate::sweep_pool::parse_workers(&self.workers).map_err(|e| e.to_string())
+    }
+
+    /// The seeds and workers inputs (`<prefix>-seeds`, `<prefix>-workers`).
+    pub fn controls(&self, prefix: &str) -> Html {
+        html! {
+            <>
+                <label title="replicates: run every point with each seed (as sis sweep --seeds), like 1-5 or 1,2,3; empty = the scenario's seed">
+                    {"seeds "}<input type="text" data-testid={format!("{prefix}-seeds")} value={self.seeds.clone()}
+                        placeholder="scenario's" onchange={on_input_change(self.on_seeds.clone())} size="8" />
+                </label>
+                <label title="Web Workers running the points: auto = one per core (at most 4), or 1-16">
+                    {"workers "}<input type="text" data-testid={format!("{prefix}-workers")} value={self.workers.clone()}
+                        onchange={on_input_change(self.on_workers.clone())} size="4" />
+                </label>
+            </>
+        }
+    }
+}
+
 /// Progress bar, count and status of a sweep run ("points" or "cells").
 pub fn sweep_progress(run: &SweepRun, what: &str) -> Html {
     let total = run.points.len();
@@ -40,9 +83,18 @@ pub fn sweep_progress(run: &SweepRun, what: &str) -> Html {
     } else if run.cancelled {
         format!("cancelled after {}/{total} {what}", run.done)
     } else if run.running {
-        format!("running in a Web Worker: {}/{total} {what}", run.done)
+        let workers = match run.workers {
+            1 => "1 Web Worker".to_string(),
+            n => format!("{n} Web Workers"),
+        };
+        format!("running on {workers}: {}/{total} {what}", run.done)
     } else if let Some(ms) = run.took_ms {
-        format!("done: {total} {what} in {:.1} s", ms / 1000.0)
+        format!(
+            "done: {total} {what} in {:.1} s on {} worker{}",
+            ms / 1000.0,
+            run.workers,
+            if run.workers == 1 { "" } else { "s" }
+        )
     } else {
         String::new()
     };
@@ -51,7 +103,8 @@ pub fn sweep_progress(run: &SweepRun, what: &str) -> Html {
             <progress data-testid="sweep-progress" max={total.max(1).to_string()} value={run.done.to_string()}
                 aria-label="sweep progress">{format!("{}/{total}", run.done)}</progress>
             <span class="count" data-testid="sweep-count">{format!("{}/{total}", run.done)}</span>
-            <span class={classes!("status", run.error.is_some().then_some("bad"))}>{status}</span>
+            <span class={classes!("status", run.error.is_some().then_some("bad"))} data-testid="sweep-status"
+                data-took-ms={run.took_ms.map(|ms| format!("{ms:.1}"))}>{status}</span>
         </div>
     }
 }

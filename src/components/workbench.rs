@@ -7,6 +7,7 @@ use super::compare::{ComparePanel, CompareSetup};
 use super::heatmap::HeatmapPanel;
 use super::patch_scenarios::PatchScenarioList;
 use super::sweep::{SweepPanel, SweepSetup};
+use super::widgets::PoolSetup;
 use crate::patch_scenarios::{split, PatchScenario};
 use crate::workbench::{Tab, WorkbenchAction, WorkbenchState};
 use sis_core::Scenario;
@@ -68,6 +69,12 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
             });
         })
     };
+    let pool = PoolSetup {
+        seeds: state.seeds.clone(),
+        workers: state.workers.clone(),
+        on_seeds: send(&state, WorkbenchAction::SetSeeds),
+        on_workers: send(&state, WorkbenchAction::SetWorkers),
+    };
     let body = match state.tab {
         Tab::Compare => html! {
             <ComparePanel scenario={p.scenario.clone()} dark={p.dark}
@@ -86,14 +93,16 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
                     baseline_preset: state.baseline_preset.clone(),
                     compare_preset: state.compare_preset.clone(),
                     loads: state.loads.clone(),
+                    seeds: state.seeds.clone(),
                 }}
                 request={state.sweep_request.clone()}
                 on_baseline_preset={on_baseline} on_compare_preset={on_compare}
-                on_loads={send(&state, WorkbenchAction::SetLoads)} />
+                on_loads={send(&state, WorkbenchAction::SetLoads)}
+                pool={pool} />
         },
         Tab::Heatmap => html! {
             <HeatmapPanel scenario={p.scenario.clone()} dark={p.dark}
-                preset={state.baseline_preset.clone()} on_preset={on_baseline} />
+                preset={state.baseline_preset.clone()} on_preset={on_baseline} {pool} />
         },
     };
     html! {

@@ -6,11 +6,13 @@ use super::{Palette, Rgb};
 use plotters::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-/// One line: a preset's (load %, value) points.
+/// One line: a preset's (load %, value) points, and the 95% intervals of the points that
+/// have several runs as (load %, low, high) (drawn as error bars; empty for one run each).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
+    pub ci: Vec<(f64, f64, f64)>,
 }
 
 /// Line colours, in preset order.
@@ -18,11 +20,12 @@ pub fn series_colour(pal: &Palette, i: usize) -> Rgb {
     [pal.accent, pal.prop, pal.waker, pal.idle, pal.busy][i % 5]
 }
 
-/// The y range of the series: 0 up to a little above the largest value (at least `min_top`).
+/// The y range of the series: 0 up to a little above the largest value or interval end (at
+/// least `min_top`).
 pub fn y_range(series: &[Series], min_top: f64) -> (f64, f64) {
     let max = series
         .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .flat_map(|s| s.points.iter().map(|p| p.1).chain(s.ci.iter().map(|c| c.2)))
         .filter(|v| v.is_finite())
         .fold(0.0f64, f64::max);
     (0.0, (max * 1.1).max(min_top))
@@ -42,7 +45,8 @@ pub fn x_range(series: &[Series]) -> (f64, f64) {
     }
 }
 
-/// `metric` vs load, one line per series, with a legend (plotters). Returns the mapping
+/// `metric` vs load, one line per series with its error bars (a vertical line from the
+/// interval's low to its high end, 10 px caps), with a legend (plotters). Returns the mapping
 /// (x = load %, y = the metric).
 pub fn draw_sweep_lines(
     canvas: &HtmlCanvasElement,
@@ -82,6 +86,17 @@ pub fn draw_sweep_lines(
     let area = chart.plotting_area();
     for (i, s) in series.iter().enumerate() {
         let col = plot::colour(series_colour(pal, i));
+        for &(x, lo, hi) in s.ci.iter().filter(|c| c.1.is_finite() && c.2.is_finite()) {
+            let bar = col.stroke_width(2);
+            area.draw(&PathElement::new(vec![(x, lo), (x, hi)], bar))
+                .map_err(plot::err)?;
+            for y in [lo, hi] {
+                area.draw(
+                    &(EmptyElement::at((x, y)) + PathElement::new(vec![(-5, 0), (5, 0)], bar)),
+                )
+                .map_err(plot::err)?;
+            }
+        }
         let pts: Vec<(f64, f64)> = s
             .points
             .iter()
@@ -284,8 +299,13 @@ mod tests {
         let s = vec![Series {
             name: "a".into(),
             points: vec![(25.0, 10.0), (50.0, 20.0)],
+            ci: vec![],
         }];
         assert_eq!(y_range(&s, 1.0), (0.0, 22.0));
+        // An interval's high end counts.
+        let mut s = s;
+        s[0].ci.push((50.0, 15.0, 30.0));
+        assert_eq!(y_range(&s, 1.0), (0.0, 33.0));
         assert_eq!(y_range(&[], 100.0), (0.0, 100.0));
     }
 }

@@ -379,3 +379,12 @@ export function edgeShare(img, lay, cpu, rgb, { dx = -2.5, tol = 10 } = {}) {
   }
   return n ? hit / n : 0;
 }
+
+/** Where two texts first differ, with a little context; null when equal. */
+export function firstDifference(got, want) {
+  if (got === want) return null;
+  let i = 0;
+  while (i < got.length && i < want.length && got[i] === want[i]) i++;
+  const line = want.slice(0, i).split('\n').length;
+  return `byte ${i} (line ${line}): got ${JSON.stringify(got.slice(i, i + 60))}, want ${JSON.stringify(want.slice(i, i + 60))} (lengths ${got.length}, ${want.length})`;
+}

@@ -2,9 +2,14 @@
 //  - the wasm wake-up rate in Chromium beside the native rate of the same scenario, measured
 //    in the same run (the native `sis run` in release, the wasm `sweep_point` export);
 //  - the first render time of the page from a local server;
-//  - frame times while playing at 256 CPUs.
+//  - frame times while playing at 256 CPUs;
+//  - (issue 18) the same 16-point sweep on 1 and on 2 Web Workers: the JSON must be identical
+//    in both and equal to `sis sweep --format json` (checked), and the speed-up is printed.
 import { execFileSync } from 'node:child_process';
-import { startServer, launchBrowser, openApp, byId, sleep, state, ROOT } from './_lib.mjs';
+import {
+  startServer, launchBrowser, openApp, byId, sleep, state, ROOT, setControl, waitFor,
+  firstDifference
+} from './_lib.mjs';
 
 const query = 'llc_weight=112&smt=2&load=200&preset=linux-6.0&duration=400ms&warmup=0ms&seed=1';
 const flags = ['--llc-weight', '112', '--smt', '2', '--load', '200', '--preset', 'linux-6.0',
@@ -70,10 +75,12 @@ try {
     requestAnimationFrame(tick);
   }));
   await page.click(byId('play'));
+  await context.close();
   frames.sort((a, b) => a - b);
   const q = (p) => frames[Math.min(frames.length - 1, Math.floor(p * frames.length))].toFixed(1);
   console.log(`bench: frame interval while playing at 256 CPUs: median ${q(0.5)} ms, p90 ${q(0.9)} ms, max ${q(1)} ms`);
-  await context.close();
+
+  failed += await sweepPool(browser);
 } catch (e) {
   console.log(`bench: failed: ${e.message}`);
   failed++;
@@ -82,3 +89,43 @@ try {
   server.close();
 }
 process.exit(failed ? 1 : 0);
+
+/** The 16-point sweep (2 presets x 4 loads x 2 seeds, 112 CPUs, 300 ms each) on 1 and on 2
+ *  workers, alternately, twice each; returns the number of failures. */
+async function sweepPool(browser) {
+  const cliArgs = ['sweep', '--llc-weight', '112', '--duration', '300ms', '--loads', '50,100,150,200',
+    '--presets', 'linux-5.15,linux-6.0', '--seeds', '1,2', '--format', 'json'];
+  const cli = execFileSync(sis, cliArgs, { encoding: 'utf8' });
+  const { context, page } = await openApp(browser, '?llc_weight=112&duration=300ms');
+  let bad = 0;
+  try {
+    await page.locator(byId('tab-sweep')).click();
+    await setControl(page, 'sweep-preset-a', 'linux-5.15');
+    await setControl(page, 'sweep-preset-b', 'linux-6.0');
+    await setControl(page, 'sweep-loads', '50,100,150,200');
+    await setControl(page, 'sweep-seeds', '1,2');
+    const best = {};
+    for (const workers of ['1', '2', '1', '2']) {
+      await setControl(page, 'sweep-workers', workers);
+      const t0 = Date.now();
+      await page.locator(byId('sweep-run')).click();
+      const done = await waitFor(async () => {
+        const p = page.locator(byId('sweep-progress')).first();
+        return Number(await p.getAttribute('max')) === 16 && Number(await p.getAttribute('value')) === 16;
+      }, 300_000, 20);
+      if (!done) throw new Error(`the 16-point sweep on ${workers} worker(s) did not finish`);
+      const ms = Date.now() - t0;
+      const json = (await page.locator(byId('sweep-json')).first().textContent()) ?? '';
+      const d = firstDifference(json, cli);
+      if (d) {
+        console.log(`bench: MISMATCH the sweep on ${workers} worker(s) differs from sis sweep: ${d}`);
+        bad++;
+      }
+      best[workers] = Math.min(best[workers] ?? Infinity, ms);
+    }
+    console.log(`bench: 16-point sweep (${cliArgs.slice(1, -2).join(' ')}) in Chromium, navigator.hardwareConcurrency ${await page.evaluate(() => navigator.hardwareConcurrency)}: 1 worker ${(best['1'] / 1000).toFixed(2)} s, 2 workers ${(best['2'] / 1000).toFixed(2)} s, speed-up ${(best['1'] / best['2']).toFixed(2)}x (best of 2 each); JSON identical to sis sweep's: ${bad ? 'NO' : 'yes'}`);
+  } finally {
+    await context.close();
+  }
+  return bad;
+}

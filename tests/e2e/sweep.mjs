@@ -1,6 +1,7 @@
-// End-to-end test of the sweep view: a small sweep in the Web Worker (progress to 100%, the
-// seed-style table, numbers identical to tests/golden/ computed natively by `sis sweep`),
-// then a longer sweep cancelled midway while the page stays responsive; the compare view and
+// End-to-end test of the sweep view: a small sweep on 1 and on 2 Web Workers (progress to
+// 100%, the seed-style table, the JSON byte-identical to tests/golden/, `sis sweep --format
+// json` run natively), replicates (seeds 1-3: mean (std%), intervals), then a longer sweep
+// cancelled midway while the page stays responsive; the compare view and
 // the patch scenarios. Prints `sweep e2e: N passed, M failed` last.
 //
 //   node tests/e2e/sweep.mjs        (after trunk build --release)
@@ -9,36 +10,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   ROOT, SHOTS, sleep, byId, waitFor, openApp, setControl, decisionCount, textOf, runFile,
-  UI_TIMEOUT, decodePng, barLayout, edgeShare, PALETTE
+  UI_TIMEOUT, decodePng, barLayout, edgeShare, PALETTE,
+  firstDifference
 } from './_lib.mjs';
 
 const GOLDEN = path.join(ROOT, 'tests', 'golden', 'sweep-llc8-20ms.json');
-
-/** Deep comparison of numbers (exact) and strings; returns the first difference or null. */
-function diff(a, b, at = '') {
-  if (typeof a === 'number' || typeof b === 'number') {
-    return a === b ? null : `${at}: ${a} != ${b}`;
-  }
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) {
-      return `${at}: length ${a?.length} != ${b?.length}`;
-    }
-    for (let i = 0; i < a.length; i++) {
-      const d = diff(a[i], b[i], `${at}[${i}]`);
-      if (d) return d;
-    }
-    return null;
-  }
-  if (a && typeof a === 'object') {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b ?? {})]);
-    for (const k of keys) {
-      const d = diff(a[k], b?.[k], `${at}.${k}`);
-      if (d) return d;
-    }
-    return null;
-  }
-  return a === b ? null : `${at}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`;
-}
 
 const progressOf = async (page) => {
   const p = page.locator(byId('sweep-progress')).first();
@@ -48,31 +24,75 @@ const progressOf = async (page) => {
 const checks = [];
 const check = (name, fn) => checks.push({ name, fn });
 
-check('a small sweep in the worker reaches 4/4, fills the table and matches the native golden', async (browser) => {
+check('a small sweep on 1 and on 2 workers reaches 4/4 and prints exactly the CLI\'s JSON (the golden)', async (browser) => {
   const { context, page, problems } = await openApp(browser, '?llc_weight=8&duration=20ms');
   try {
     await page.locator(byId('tab-sweep')).click();
     await setControl(page, 'sweep-preset-a', 'linux-5.15');
     await setControl(page, 'sweep-preset-b', 'linux-6.0');
     await setControl(page, 'sweep-loads', '50,150');
+    // A bad worker count is an error naming the setting, and runs nothing.
+    await setControl(page, 'sweep-workers', '0');
     await page.locator(byId('sweep-run')).click();
-    const done = await waitFor(async () => {
-      const p = await progressOf(page);
-      return p.max === 4 && p.value === 4;
-    }, 20_000);
-    if (!done) throw new Error(`progress did not reach 4/4: ${JSON.stringify(await progressOf(page))}`);
-    const table = await textOf(page, 'sweep-table');
-    for (const want of ['se_eff%', 'success_rate%', 'linux-5.15', 'linux-6.0', 'compare%', '12 threads']) {
-      if (!table.includes(want)) throw new Error(`sweep-table lacks "${want}":\n${table}`);
+    const err = await page.locator(`${byId('sweep-view')} [role=alert]`).first().textContent({ timeout: 5_000 });
+    if (!err.includes("invalid workers '0': expected auto or an integer in 1..=16")) throw new Error(`workers=0: "${err}"`);
+    const golden = fs.readFileSync(GOLDEN, 'utf8');
+    for (const workers of ['1', '2']) {
+      await setControl(page, 'sweep-workers', workers);
+      await page.locator(byId('sweep-run')).click();
+      const done = await waitFor(async () => {
+        const p = await progressOf(page);
+        return p.max === 4 && p.value === 4;
+      }, 20_000);
+      if (!done) throw new Error(`${workers} workers: progress did not reach 4/4: ${JSON.stringify(await progressOf(page))}`);
+      const status = await textOf(page, 'sweep-status');
+      if (!status.includes(`on ${workers} worker`)) throw new Error(`status "${status}" does not say ${workers} worker(s)`);
+      const table = await textOf(page, 'sweep-table');
+      for (const want of ['se_eff%', 'success_rate%', 'linux-5.15', 'linux-6.0', 'compare%', '12 threads']) {
+        if (!table.includes(want)) throw new Error(`sweep-table lacks "${want}":\n${table}`);
+      }
+      // The whole document, byte for byte: `sis sweep --format json` of the same sweep.
+      const json = (await page.locator(byId('sweep-json')).first().textContent()) ?? '';
+      const d = firstDifference(json, golden);
+      if (d) throw new Error(`${workers} workers: the sweep JSON differs from tests/golden (the CLI's): ${d}`);
     }
-    const json = (await page.locator(byId('sweep-json')).first().textContent()) ?? '';
-    const got = JSON.parse(json);
-    const golden = JSON.parse(fs.readFileSync(GOLDEN, 'utf8'));
-    const d = diff(got, golden, 'sweep');
-    if (d) throw new Error(`browser sweep differs from tests/golden: ${d}`);
     fs.mkdirSync(SHOTS, { recursive: true });
     await page.locator(byId('sweep-view')).screenshot({ path: path.join(SHOTS, 'sweep-view.png') });
 
+    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
+  } finally {
+    await context.close();
+  }
+});
+
+check('replicates: seeds 1-3 give mean (std%) tables, error bars and a per-seed JSON', async (browser) => {
+  const { context, page, problems } = await openApp(browser, '?llc_weight=8&duration=20ms');
+  try {
+    await page.locator(byId('tab-sweep')).click();
+    await setControl(page, 'sweep-preset-a', 'linux-5.15');
+    await setControl(page, 'sweep-preset-b', 'linux-6.0');
+    await setControl(page, 'sweep-loads', '50,150');
+    await setControl(page, 'sweep-seeds', '1-3');
+    await page.locator(byId('sweep-run')).click();
+    const done = await waitFor(async () => {
+      const p = await progressOf(page);
+      return p.max === 12 && p.value === 12;
+    }, 20_000);
+    if (!done) throw new Error(`progress did not reach 12/12: ${JSON.stringify(await progressOf(page))}`);
+    const doc = JSON.parse((await page.locator(byId('sweep-json')).first().textContent()) ?? '');
+    if (doc.rows.length !== 12 || doc.summary.length !== 4) throw new Error(`rows ${doc.rows.length}, summary ${doc.summary.length}`);
+    if (JSON.stringify(doc.sweep.seeds) !== '[1,2,3]') throw new Error(`sweep.seeds ${JSON.stringify(doc.sweep.seeds)}`);
+    const s0 = doc.summary[0];
+    const wakeups = doc.rows.slice(0, 3).map((r) => r.report.wakeups);
+    const mean = wakeups.reduce((a, b) => a + b, 0) / 3;
+    if (s0.runs !== 3 || s0.quantities.wakeups.mean !== mean || s0.quantities.wakeups.ci95_lo === null) {
+      throw new Error(`summary[0]: ${JSON.stringify(s0).slice(0, 300)} (mean of ${wakeups} = ${mean})`);
+    }
+    // The table's replicate form: mean (std%).
+    const table = await textOf(page, 'sweep-table');
+    if (!/\d\.\d+ *\( *\d+\.\d+\)/.test(table)) throw new Error(`no "mean (std%)" in the table:\n${table}`);
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.locator(byId('sweep-view')).screenshot({ path: path.join(SHOTS, 'sweep-replicates.png') });
     if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
   } finally {
     await context.close();

@@ -356,14 +356,17 @@ fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
     a
 }
 
-/// `--format json`'s `rows` are the runs as `{preset, load, report}` in point order: the
-/// golden file the browser is checked against.
+/// `--format json` prints the golden file the browser is checked against, byte for byte;
+/// its `rows` are the runs as `{preset, load, report}` in point order.
 #[test]
-fn sweep_json_rows_match_the_golden_and_carry_the_comparison() {
-    let v = json(&with(&TINY_SWEEP, &["--format", "json"]));
-    let golden: Value =
-        serde_json::from_str(include_str!("../../../tests/golden/sweep-llc8-20ms.json")).unwrap();
-    assert_eq!(v["rows"], golden);
+fn sweep_json_matches_the_golden_and_carries_the_comparison() {
+    let text = ok(&with(&TINY_SWEEP, &["--format", "json"]));
+    assert!(
+        text == include_str!("../../../tests/golden/sweep-llc8-20ms.json"),
+        "sis sweep --format json differs from tests/golden/sweep-llc8-20ms.json (regenerate it: tests/golden/README.md)"
+    );
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let golden = v["rows"].clone();
     assert_eq!(
         v["sweep"]["presets"],
         serde_json::json!(["linux-5.15", "linux-6.0"])

@@ -401,10 +401,12 @@ pub fn comparisons(summaries: &[PointSummary]) -> Vec<Comparison> {
             presets.push(&s.preset);
         }
     }
-    let index: BTreeMap<(&str, u32), &PointSummary> = summaries
-        .iter()
-        .map(|s| ((s.preset.as_str(), s.load), s))
-        .collect();
+    // Inserted one by one rather than collected: `collect` sorts first (a stable sort the
+    // browser's wasm would carry only for this).
+    let mut index: BTreeMap<(&str, u32), &PointSummary> = BTreeMap::new();
+    for s in summaries {
+        index.insert((s.preset.as_str(), s.load), s);
+    }
     let mut out = Vec::new();
     for p in presets {
         for b in summaries.iter().filter(|s| s.preset == base) {
