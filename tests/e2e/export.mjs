@@ -50,11 +50,24 @@ check('export buttons download the metrics, the trace, PNGs and the scenario; a 
       throw new Error(`export JSON: scenario ${JSON.stringify(json.scenario)}, per_cpu ${json.per_cpu?.length}`);
     }
 
+    // The trace holds the decisions the log shows: one track per CPU, and for each decision
+    // of the log one wake-up event on the CPU the log says it chose.
     const trace = JSON.parse((await download(page, 'export-trace')).bytes.toString('utf8'));
-    const events = trace.traceEvents ?? trace;
-    const slices = events.filter((e) => e.ph === 'X' || e.ph === 'i' || e.ph === 'I');
-    if (!Array.isArray(events) || slices.length < 5) {
-      throw new Error(`trace: ${events.length} events, ${slices.length} slices/instants`);
+    const events = trace.traceEvents;
+    if (!Array.isArray(events)) throw new Error(`trace has no traceEvents array: ${JSON.stringify(trace).slice(0, 200)}`);
+    const tracks = events.filter((e) => e.name === 'thread_name').map((e) => e.tid);
+    if (tracks.join() !== [...Array(16).keys()].join()) throw new Error(`trace tracks: ${tracks}`);
+    const bad = events.find((e) => e.ph === 'X' && !(e.dur > 0 && e.ts >= 0 && e.tid >= 0 && e.tid < 16));
+    if (bad) throw new Error(`trace slice out of range: ${JSON.stringify(bad)}`);
+    const logged = await page.locator(`${byId('decision-log')} ${byId('decision')}`).evaluateAll((lis) =>
+      lis.map((li) => [li.querySelector('.seq')?.textContent, li.querySelector('.res')?.textContent]));
+    if (logged.length < 5) throw new Error(`decision log shows ${logged.length} decisions`);
+    for (const [seqText, res] of logged) {
+      const [seq, cpu] = [Number(/\d+/.exec(seqText)?.[0]), Number(/CPU (\d+)/.exec(res)?.[1])];
+      const wakes = events.filter((e) => e.cat === 'wakeup' && e.args?.seq === seq);
+      if (wakes.length !== 1 || wakes[0].tid !== cpu) {
+        throw new Error(`decision ${seqText} ${res}: trace wake-up events ${JSON.stringify(wakes)}`);
+      }
     }
 
     const pngs = await page.locator(`${byId('export')} [data-testid^="export-png-"]`).all();
