@@ -4,8 +4,10 @@
 //  - the first render time of the page from a local server;
 //  - frame times while playing at 256 CPUs;
 //  - (issue 18) the same 16-point sweep on 1 and on 2 Web Workers: the JSON must be identical
-//    in both and equal to `sis sweep --format json` (checked), and the speed-up is printed.
+//    in both and equal to `sis sweep --format json` (checked), and the speed-up is printed
+//    (alone: `node tests/e2e/bench.mjs sweep`).
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import {
   startServer, launchBrowser, openApp, byId, sleep, state, ROOT, setControl, waitFor,
   firstDifference
@@ -17,6 +19,23 @@ const flags = ['--llc-weight', '112', '--smt', '2', '--load', '200', '--preset',
 
 execFileSync('cargo', ['build', '--release', '-q', '-p', 'sis-cli'], { cwd: ROOT, stdio: 'inherit' });
 const sis = `${ROOT}/target/release/sis`;
+
+// `node tests/e2e/bench.mjs sweep`: the sweep-pool figure alone.
+if (process.argv[2] === 'sweep') {
+  const server = await startServer();
+  state.baseUrl = `http://127.0.0.1:${server.address().port}/sub/sisviz/`;
+  const browser = await launchBrowser();
+  let bad = 1;
+  try {
+    bad = await sweepPool(browser);
+  } catch (e) {
+    console.log(`bench: failed: ${e.message}`);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+  process.exit(bad ? 1 : 0);
+}
 let nativeBest = Infinity;
 let native;
 for (let i = 0; i < 3; i++) {
@@ -123,7 +142,7 @@ async function sweepPool(browser) {
       }
       best[workers] = Math.min(best[workers] ?? Infinity, ms);
     }
-    console.log(`bench: 16-point sweep (${cliArgs.slice(1, -2).join(' ')}) in Chromium, navigator.hardwareConcurrency ${await page.evaluate(() => navigator.hardwareConcurrency)}: 1 worker ${(best['1'] / 1000).toFixed(2)} s, 2 workers ${(best['2'] / 1000).toFixed(2)} s, speed-up ${(best['1'] / best['2']).toFixed(2)}x (best of 2 each); JSON identical to sis sweep's: ${bad ? 'NO' : 'yes'}`);
+    console.log(`bench: 16-point sweep (${cliArgs.slice(1, -2).join(' ')}) in Chromium, navigator.hardwareConcurrency ${await page.evaluate(() => navigator.hardwareConcurrency)}: 1 worker ${(best['1'] / 1000).toFixed(2)} s, 2 workers ${(best['2'] / 1000).toFixed(2)} s, speed-up ${(best['1'] / best['2']).toFixed(2)}x (best of 2 each; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores); JSON identical to sis sweep's: ${bad ? 'NO' : 'yes'}`);
   } finally {
     await context.close();
   }

@@ -99,6 +99,32 @@ check('replicates: seeds 1-3 give mean (std%) tables, error bars and a per-seed 
   }
 });
 
+check('a heatmap with seeds 1,2 runs every cell twice and reads out mean and std% under the mouse', async (browser) => {
+  const { context, page, problems } = await openApp(browser);
+  try {
+    await page.locator(byId('tab-heatmap')).click();
+    await setControl(page, 'heat-seeds', '1,2');
+    await page.locator(byId('heat-run')).click();
+    const p = page.locator(`${byId('heat-view')} ${byId('sweep-progress')}`).first();
+    const done = await waitFor(async () => Number(await p.getAttribute('max')) === 32
+      && Number(await p.getAttribute('value')) === 32, 120_000);
+    if (!done) throw new Error(`heatmap progress did not reach 32/32: ${await p.getAttribute('value')}/${await p.getAttribute('max')}`);
+    // The cell at the top right (load 200%, llc_weight 32): scanning differs between seeds.
+    await page.locator(byId('heat-scanned')).scrollIntoViewIfNeeded();
+    const box = await page.locator(byId('heat-scanned')).boundingBox();
+    await page.mouse.move(box.x + box.width * 0.8, box.y + box.height * 0.3);
+    const ok = await waitFor(async () => /\(std [0-9.]+%, 95% CI .* 2 seeds\)/.test(await textOf(page, 'heat-hover')));
+    const text = await textOf(page, 'heat-hover');
+    if (!ok) throw new Error(`heat-hover: "${text}"`);
+    const title = await page.locator(byId('heat-scanned')).getAttribute('title');
+    if (title !== text) throw new Error(`the canvas title "${title}" is not the readout "${text}"`);
+    console.log(`      ${text}`);
+    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
+  } finally {
+    await context.close();
+  }
+});
+
 check('a long sweep is cancelled midway; the page stays responsive meanwhile', async (browser) => {
   // 16 points of 300 ms at 112 CPUs: many seconds of work in the worker.
   const { context, page, problems } = await openApp(browser, '?llc_weight=112&duration=300ms');
