@@ -302,6 +302,120 @@ fn the_operating_point_sits_on_the_curve_at_its_utilisation() {
     assert!((x as f64 - expected).abs() <= 1.0, "{x} vs {expected}");
 }
 
+/// The RGBA of one pixel of a canvas (device pixels; colour not premultiplied).
+fn pixel_a(c: &HtmlCanvasElement, x: i32, y: i32) -> (Rgb, u8) {
+    let ctx: CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let d = ctx
+        .get_image_data(x as f64, y as f64, 1.0, 1.0)
+        .unwrap()
+        .data();
+    (Rgb(d[0], d[1], d[2]), d[3])
+}
+
+#[wasm_bindgen_test]
+fn a_cpu_bar_has_its_state_colour_and_util_height_and_the_chosen_one_its_outline() {
+    use sis_core::state::CpuState;
+    use sis_core::trace::{Decision, Rule, Saw, Step};
+    use sisviz::draw::cpus::{state_colour, Overlay};
+    let pal = Palette::LIGHT;
+    let groups: Vec<Vec<Vec<u32>>> = vec![(0..4).map(|k| vec![k]).collect()];
+    let lay = layout(600.0, &groups, 4);
+    let c = canvas(600, lay.height as u32);
+    let ctx: CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let snap = |state, util_avg| CpuSnap {
+        state,
+        util_avg,
+        nr_running: u32::from(state != CpuState::Idle),
+    };
+    let snaps = [
+        snap(CpuState::Busy, 512),
+        snap(CpuState::Idle, 0),
+        snap(CpuState::SchedIdle, 256),
+        snap(CpuState::Busy, 1024),
+    ];
+    let llcs = [LlcSnap {
+        nr_idle_scan: 4,
+        has_idle_cores: false,
+        sum_util_pct: 44,
+    }];
+    draw_cpus(&ctx, &lay, &snaps, &llcs, None, &pal);
+    let bar_h = lay.bar_h as i32;
+    for (cpu, s) in snaps.iter().enumerate() {
+        let (x, y) = lay.pos[cpu];
+        let (cx, y) = ((x + lay.bw / 2.0) as i32, y as i32);
+        let colour = state_colour(&pal, s.state);
+        // Opaque fill from the bottom up, util_avg / 1024 of the bar; the translucent track
+        // (16% of the state colour) above it.
+        let filled = (0..bar_h)
+            .filter(|r| {
+                let (p, a) = pixel_a(&c, cx, y + r);
+                a == 255 && near(p, colour)
+            })
+            .count() as i32;
+        // A fractional top row is anti-aliased (not opaque): floor or ceil of the height.
+        let h = s.util_avg as f64 / 1024.0 * lay.bar_h;
+        let want = h.round() as i32;
+        assert!(
+            filled == h.floor() as i32 || filled == h.ceil() as i32,
+            "CPU {cpu}: {filled} px filled, util {} of {} px is {h}",
+            s.util_avg,
+            lay.bar_h
+        );
+        let (p, a) = pixel_a(&c, cx, y + bar_h - 1 - want - 2);
+        if want + 3 < bar_h {
+            assert!(
+                near(p, colour) && (35..=48).contains(&a),
+                "CPU {cpu} track: {p:?} alpha {a}"
+            );
+        }
+    }
+    // The revealed decision: the chosen colour outlines CPU 2's bar (a 3 px stroke 2.5 px
+    // out), on its left side below the label box at half height; no other bar has it.
+    let d = Decision {
+        result: 2,
+        decided_by: Some(Rule::SelectIdleCpu),
+        steps: vec![
+            Step {
+                rule: Rule::Target,
+                cpu: 0,
+                saw: Saw::Busy,
+                nr: None,
+            },
+            Step {
+                rule: Rule::SelectIdleCpu,
+                cpu: 2,
+                saw: Saw::SchedIdle,
+                nr: Some(3),
+            },
+        ],
+        ..Default::default()
+    };
+    let ov = Overlay {
+        decision: &d,
+        shown: 2,
+        reveal: true,
+        guess: None,
+        missed: false,
+    };
+    draw_cpus(&ctx, &lay, &snaps, &llcs, Some(&ov), &pal);
+    let outlined = |cpu: usize| {
+        let (x, y) = lay.pos[cpu];
+        let rows = (y + lay.bar_h * 0.7) as i32..(y + lay.bar_h * 0.95) as i32;
+        let n = rows.len();
+        let hits = rows
+            .filter(|&r| {
+                let (p, a) = pixel_a(&c, (x - 2.5).floor() as i32, r);
+                a == 255 && near(p, pal.chosen)
+            })
+            .count();
+        hits as f64 / n as f64
+    };
+    assert!(outlined(2) > 0.95, "CPU 2: {}", outlined(2));
+    for cpu in [0, 1, 3] {
+        assert!(outlined(cpu) < 0.05, "CPU {cpu}: {}", outlined(cpu));
+    }
+}
+
 #[wasm_bindgen_test]
 fn a_histogram_bar_is_as_tall_as_its_count() {
     let pal = Palette::LIGHT;
