@@ -283,10 +283,12 @@ export const PALETTE = {
   light: {
     idle: [34, 150, 90], sched_idle: [214, 150, 0], busy: [205, 70, 62],
     chosen: [20, 20, 20], missed: [34, 150, 90], trackAlpha: 0.16,
+    series: [[36, 99, 214], [214, 120, 0]], // draw::sweep::series_colour 0 and 1 (accent, prop)
   },
   dark: {
     idle: [72, 200, 130], sched_idle: [240, 190, 60], busy: [240, 100, 90],
     chosen: [255, 255, 255], missed: [72, 200, 130], trackAlpha: 0.22,
+    series: [[110, 165, 255], [255, 170, 60]],
   },
 };
 

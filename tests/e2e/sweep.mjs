@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   ROOT, SHOTS, sleep, byId, waitFor, openApp, setControl, decisionCount, textOf, runFile,
-  UI_TIMEOUT, decodePng, barLayout, edgeShare, PALETTE,
+  UI_TIMEOUT, decodePng, barLayout, edgeShare, PALETTE, near,
   firstDifference
 } from './_lib.mjs';
 
@@ -58,6 +58,15 @@ check('a small sweep on 1 and on 2 workers reaches 4/4 and prints exactly the CL
     }
     fs.mkdirSync(SHOTS, { recursive: true });
     await page.locator(byId('sweep-view')).screenshot({ path: path.join(SHOTS, 'sweep-view.png') });
+    // The plot draws both presets' lines, each in its own colour.
+    const plot = decodePng(await page.locator(byId('sweep-plot')).first().screenshot());
+    const inColour = (rgb) => {
+      let n = 0;
+      for (let y = 0; y < plot.height; y++) for (let x = 0; x < plot.width; x++) if (near(plot.at(x, y), rgb, 20)) n++;
+      return n;
+    };
+    const lines = PALETTE.light.series.map(inColour);
+    if (lines.some((n) => n < 300)) throw new Error(`sweep-plot pixels in the two series' colours: ${lines}`);
 
     if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
   } finally {
