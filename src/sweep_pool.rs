@@ -2,13 +2,15 @@
 //! `worker_api::sweep_point` on the points the page deals it, one at a time.
 //!
 //! Dealing is dynamic (the next point goes to whichever worker finished), so a slow point
-//! (a high load) never leaves the other workers idle; each result carries its point's index
-//! and lands in that slot, so the rows, and every table and JSON made from them, are the
-//! same bytes for any number of workers and equal to `sis sweep`'s.
+//! (a high load) never leaves the other workers idle, and the costliest points go first
+//! ([`deal_order`]), so the sweep does not end on one worker finishing a long point while the
+//! others wait; each result carries its point's index and lands in that slot, so the rows,
+//! and every table and JSON made from them, are the same bytes for any number of workers and
+//! equal to `sis sweep`'s.
 
 use crate::worker_api::{boot_urls, report_from_json};
 use sis_core::engine::RunReport;
-use sis_core::InputError;
+use sis_core::{InputError, Scenario};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -56,6 +58,30 @@ pub fn hardware_concurrency() -> usize {
         .max(1)
 }
 
+/// The order to deal `points` in: the costliest first (longest-processing-time-first, which
+/// keeps the last point short), ties in point order. A point's cost is taken as its tasks
+/// (load x CPUs) times its simulated time: the events a run handles grow with both.
+pub fn deal_order(points: &[Scenario]) -> Vec<usize> {
+    let cost = |sc: &Scenario| {
+        u128::from(sc.load) * u128::from(sc.nr_cpus()) * u128::from(sc.duration_ns())
+    };
+    let costs: Vec<u128> = points.iter().map(cost).collect();
+    // By distinct cost, largest first (a sweep has few: one per load and topology), equal
+    // costs in point order; no generic sort (its code would add ~1 KB gzipped to the page).
+    let mut order = Vec::with_capacity(points.len());
+    let mut last: Option<u128> = None;
+    while let Some(c) = costs
+        .iter()
+        .copied()
+        .filter(|&c| last.is_none_or(|l| c < l))
+        .max()
+    {
+        order.extend((0..costs.len()).filter(|&i| costs[i] == c));
+        last = Some(c);
+    }
+    order
+}
+
 /// What the pool reports.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PoolMsg {
@@ -73,6 +99,8 @@ pub enum PoolMsg {
 struct Deck {
     workers: Vec<web_sys::Worker>,
     points: Vec<String>,
+    /// Point indices in dealing order; `next` indexes it.
+    order: Vec<usize>,
     next: usize,
     stopped: bool,
 }
@@ -80,11 +108,16 @@ struct Deck {
 impl Deck {
     /// Posts the next point to worker `w` (nothing once every point is dealt).
     fn deal(&mut self, w: usize) -> Result<(), String> {
-        let Some(point) = self.points.get(self.next).filter(|_| !self.stopped) else {
+        let Some((index, point)) = self
+            .order
+            .get(self.next)
+            .and_then(|&i| Some((i, self.points.get(i)?)))
+            .filter(|_| !self.stopped)
+        else {
             return Ok(());
         };
         let msg = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&msg, &"index".into(), &(self.next as f64).into());
+        let _ = js_sys::Reflect::set(&msg, &"index".into(), &(index as f64).into());
         let _ = js_sys::Reflect::set(&msg, &"point".into(), &point.into());
         self.workers[w]
             .post_message(&msg)
@@ -129,9 +162,11 @@ fn point_result(d: &JsValue) -> Result<(usize, RunReport), String> {
 
 impl SweepPool {
     /// Starts `workers` workers (at most one per point) on `points` (queries from
-    /// `worker_api::point_query`) and calls `on_msg` as each point finishes.
+    /// `worker_api::point_query`), dealt in `order` (a permutation of the indices, see
+    /// [`deal_order`]), and calls `on_msg` as each point finishes.
     pub fn start(
         points: Vec<String>,
+        order: Vec<usize>,
         workers: usize,
         on_msg: impl Fn(PoolMsg) + 'static,
     ) -> Result<Self, String> {
@@ -150,6 +185,7 @@ impl SweepPool {
         let deck = Rc::new(RefCell::new(Deck {
             workers: Vec::with_capacity(n),
             points,
+            order,
             next: 0,
             stopped: false,
         }));
@@ -271,6 +307,24 @@ mod tests {
                 format!("invalid workers '{bad}': expected auto or an integer in 1..=16")
             );
         }
+    }
+
+    #[test]
+    fn the_costliest_points_are_dealt_first() {
+        let sc = |load: &str, llc: &str, dur: &str| {
+            Scenario::from_pairs([("load", load), ("llc_weight", llc), ("duration", dur)]).unwrap()
+        };
+        let points = [
+            sc("50", "8", "1s"),
+            sc("200", "8", "1s"),
+            sc("100", "8", "1s"),
+            sc("200", "8", "1s"),
+            sc("50", "32", "1s"),
+            sc("200", "8", "100ms"),
+        ];
+        // 50 x 32 CPUs = 200 x 8 CPUs: equal costs keep point order.
+        assert_eq!(deal_order(&points), [1, 3, 4, 2, 0, 5]);
+        assert!(deal_order(&[]).is_empty());
     }
 
     #[test]

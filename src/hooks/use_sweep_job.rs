@@ -2,7 +2,7 @@
 //! the reports as they come back (in any order, each into its point's slot), one progress
 //! count over all of them, cancel and errors.
 
-use crate::sweep_pool::{hardware_concurrency, pool_size, PoolMsg, SweepPool};
+use crate::sweep_pool::{deal_order, hardware_concurrency, pool_size, PoolMsg, SweepPool};
 use crate::worker_api::point_query;
 use sis_core::engine::RunReport;
 use sis_core::sweep::{format_json, SweepRow, SweepSpec};
@@ -152,6 +152,7 @@ impl SweepJobHandle {
         }
         let generation = self.run.generation + 1;
         let queries: Vec<String> = points.iter().map(point_query).collect();
+        let order = deal_order(&points);
         let workers = pool_size(workers, hardware_concurrency(), points.len());
         self.run.dispatch(SweepRunAction::Start {
             generation,
@@ -168,7 +169,7 @@ impl SweepJobHandle {
                 now_ms: crate::canvas::now_ms(),
             })
         };
-        match SweepPool::start(queries, workers, on_msg) {
+        match SweepPool::start(queries, order, workers, on_msg) {
             Ok(p) => *self.pool.borrow_mut() = Some(p),
             Err(e) => self.run.dispatch(SweepRunAction::Fail(e)),
         }
