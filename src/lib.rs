@@ -13,6 +13,7 @@ pub mod export;
 pub mod hooks;
 pub mod main_view;
 pub mod patch_scenarios;
+pub mod replay_api;
 pub mod runner;
 pub mod state;
 pub mod sweep_pool;

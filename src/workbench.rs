@@ -11,6 +11,7 @@ pub enum Tab {
     Compare,
     Sweep,
     Heatmap,
+    Replay,
 }
 
 impl Tab {
@@ -19,6 +20,7 @@ impl Tab {
             Tab::Compare => "compare",
             Tab::Sweep => "sweep",
             Tab::Heatmap => "heatmap",
+            Tab::Replay => "replay",
         }
     }
 }

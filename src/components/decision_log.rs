@@ -100,7 +100,7 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
     }
 }
 
-fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool, wrap: NodeRef) -> Html {
+pub(crate) fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool, wrap: NodeRef) -> Html {
     let head = html! {
         <p class="dhead">
             <b>{format!("#{} ", d.seq)}</b>

@@ -11,6 +11,7 @@ pub mod header;
 pub mod heatmap;
 pub mod metrics;
 pub mod patch_scenarios;
+pub mod replay;
 pub mod scan_curve;
 pub mod sweep;
 pub mod widgets;

@@ -1,0 +1,370 @@
+//! The Replay tab: a real kernel trace (file picker or drag-and-drop) replayed through every
+//! preset in a Web Worker (`replay_api::ReplayJob`), one progress bar and a cancel button; the
+//! agreement table per preset and class; scrub and step through the kept wake-ups (all or
+//! only where the selected preset disagrees with the kernel), each with its rebuilt CPUs, the
+//! kernel's CPU, the preset's CPU and the preset's checks as the decision log shows them.
+
+use super::decision_log::detail_view;
+use crate::replay_api::{ReplayJob, ReplayMsg, Summary, WakeView, TOPOLOGY_FIELDS};
+use sis_core::replay::CLASSES;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// What the README's replay section assumed for the sample: 4 cores x 2 threads, one LLC,
+/// x86's interleaved numbering.
+const DEFAULTS: [&str; 5] = ["1", "8", "2", "interleaved", "0"];
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReplayRun {
+    pub generation: u64,
+    pub file: String,
+    pub running: bool,
+    pub cancelled: bool,
+    pub read: f64,
+    pub total: f64,
+    pub summary: Option<Rc<Summary>>,
+    pub ms: f64,
+    pub error: Option<String>,
+    pub view: Option<Rc<WakeView>>,
+}
+
+pub enum RunAction {
+    Start(u64, String, f64),
+    Msg(u64, ReplayMsg),
+    Cancel,
+}
+
+impl Reducible for ReplayRun {
+    type Action = RunAction;
+    fn reduce(self: Rc<Self>, a: RunAction) -> Rc<Self> {
+        let mut s = (*self).clone();
+        match a {
+            RunAction::Start(generation, file, total) => {
+                s = ReplayRun {
+                    generation,
+                    file,
+                    total,
+                    running: true,
+                    ..Default::default()
+                }
+            }
+            RunAction::Msg(g, _) if g != s.generation || s.cancelled => return self,
+            RunAction::Msg(_, m) => match m {
+                ReplayMsg::Progress { read, total } => {
+                    s.read = read;
+                    s.total = total;
+                }
+                ReplayMsg::Done { summary, ms } => {
+                    s.running = false;
+                    s.ms = ms;
+                    match Summary::parse(&summary) {
+                        Some(x) => s.summary = Some(Rc::new(x)),
+                        None => s.error = Some(summary),
+                    }
+                }
+                ReplayMsg::Record(r) => {
+                    if let Some(v) = WakeView::parse(&r) {
+                        s.view = Some(Rc::new(v));
+                    }
+                }
+                ReplayMsg::Failed(e) => {
+                    s.running = false;
+                    s.error = Some(e);
+                }
+            },
+            RunAction::Cancel => {
+                s.running = false;
+                s.cancelled = true;
+            }
+        }
+        Rc::new(s)
+    }
+}
+
+fn pct(k: u64, n: u64) -> String {
+    if n == 0 {
+        return "-".into();
+    }
+    format!("{:.1}% ({k})", k as f64 * 100.0 / n as f64)
+}
+
+fn table(s: &Summary) -> Html {
+    html! {
+        <table class="replay-table" data-testid="replay-table">
+            <thead><tr><th>{"agree with the kernel"}</th>
+                { for CLASSES.iter().map(|c| html! { <th>{*c}</th> }) }</tr></thead>
+            <tbody>
+                <tr><th>{"wake-ups"}</th>{ for s.classes.iter().map(|(w, _)| html! { <td>{w}</td> }) }</tr>
+                { for s.presets.iter().enumerate().map(|(i, p)| html! {
+                    <tr data-preset={p.clone()}><th>{p}</th>
+                        { for s.classes.iter().zip(CLASSES).map(|((w, a), c)| html! {
+                            <td data-class={c}>{pct(a[i], *w)}</td>
+                        }) }
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+    }
+}
+
+fn cpu_bars(v: &WakeView, preset_cpu: u32) -> Html {
+    html! {
+        <div class="replay-cpus" data-testid="replay-cpus">
+            { for v.cpus.iter().enumerate().map(|(c, (nr, util))| {
+                let c = c as u32;
+                let class = classes!(
+                    "rcpu",
+                    if *nr == 0 { "idle" } else { "busy" },
+                    (c == v.kernel).then_some("kernel"),
+                    (c == preset_cpu).then_some("model"),
+                );
+                let tags = [(c == v.waker_cpu, "W"), (c == v.prev, "P"), (c == v.kernel, "K"), (c == preset_cpu, "M")];
+                html! {
+                    <div {class} data-testid="replay-cpu" title={format!("CPU {c}: nr_running {nr}, util_avg {util}")}>
+                        <div class="bar"><div class="fill" style={format!("height:{}%", (*util as u64 * 100 / 1024).min(100))}></div></div>
+                        <div class="n">{c}</div>
+                        <div class="tags">{ for tags.iter().filter(|t| t.0).map(|t| t.1) }</div>
+                    </div>
+                }
+            }) }
+        </div>
+    }
+}
+
+fn file_of(files: Option<web_sys::FileList>) -> Option<web_sys::File> {
+    files?.get(0)
+}
+
+#[component]
+pub fn ReplayPanel() -> Html {
+    let run = use_reducer(ReplayRun::default);
+    let job = use_mut_ref(|| None::<ReplayJob>);
+    let fields = use_state(|| DEFAULTS.map(String::from));
+    let preset = use_state(|| None::<usize>);
+    let only = use_state(|| false);
+    {
+        let job = job.clone();
+        use_effect_with((), move |_| move || drop(job.borrow_mut().take()));
+    }
+    let start = {
+        let (run, job, fields) = (run.clone(), job.clone(), fields.clone());
+        Callback::from(move |file: web_sys::File| {
+            drop(job.borrow_mut().take());
+            let g = run.generation + 1;
+            run.dispatch(RunAction::Start(g, file.name(), file.size()));
+            let query = TOPOLOGY_FIELDS
+                .iter()
+                .zip(fields.iter())
+                .map(|(k, v)| format!("{k}={}", crate::url::encode(v)))
+                .collect::<Vec<_>>()
+                .join("&");
+            let d = run.dispatcher();
+            match ReplayJob::start(&file, &query, move |m| d.dispatch(RunAction::Msg(g, m))) {
+                Ok(j) => *job.borrow_mut() = Some(j),
+                Err(e) => run.dispatch(RunAction::Msg(g, ReplayMsg::Failed(e))),
+            }
+        })
+    };
+    let s = run.summary.clone();
+    let preset_i = (*preset)
+        .or_else(|| s.as_ref()?.presets.iter().position(|p| p == "linux-4.4"))
+        .unwrap_or(0);
+    // A finished replay, another preset or the filter: (re)load the current wake-up.
+    {
+        let job = job.clone();
+        let pos = run.view.as_ref().map_or(0, |v| v.pos);
+        use_effect_with(
+            (run.generation, s.is_some(), preset_i, *only),
+            move |(_, done, p, only)| {
+                if let (true, Some(j)) = (*done, job.borrow().as_ref()) {
+                    j.get(pos, 0, *p, *only);
+                }
+            },
+        );
+    }
+    let get = {
+        let job = job.clone();
+        let only = *only;
+        move |pos: usize, step: i32| {
+            if let Some(j) = job.borrow().as_ref() {
+                j.get(pos, step, preset_i, only);
+            }
+        }
+    };
+    let pos = run.view.as_ref().map_or(0, |v| v.pos);
+    let step = |d: i32| {
+        let get = get.clone();
+        Callback::from(move |_: MouseEvent| get(pos, d))
+    };
+    let onkeydown = {
+        let get = get.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let d = match e.key().as_str() {
+                "ArrowLeft" => -1,
+                "ArrowRight" => 1,
+                _ => return,
+            };
+            // The panel's own → / ←: not the main view's step.
+            e.stop_propagation();
+            let is_input = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                .is_some();
+            if !is_input {
+                e.prevent_default();
+                get(pos, d);
+            }
+        })
+    };
+    let on_scrub = {
+        let get = get.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Some(t) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                get(t.value().parse().unwrap_or(0), 0);
+            }
+        })
+    };
+    let on_file = {
+        let start = start.clone();
+        Callback::from(move |e: Event| {
+            if let Some(t) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                if let Some(f) = file_of(t.files()) {
+                    start.emit(f);
+                }
+            }
+        })
+    };
+    let ondrop = {
+        let start = start.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            if let Some(f) = file_of(e.data_transfer().and_then(|d| d.files())) {
+                start.emit(f);
+            }
+        })
+    };
+    let on_cancel = {
+        let (run, job) = (run.clone(), job.clone());
+        Callback::from(move |_: MouseEvent| {
+            drop(job.borrow_mut().take());
+            run.dispatch(RunAction::Cancel);
+        })
+    };
+    let inputs = TOPOLOGY_FIELDS.iter().enumerate().map(|(i, k)| {
+        let v = fields[i].clone();
+        let fields = fields.clone();
+        let onchange = Callback::from(move |e: Event| {
+            let v = if let Some(t) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                t.value()
+            } else if let Some(t) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
+                t.value()
+            } else {
+                return;
+            };
+            let mut f = (*fields).clone();
+            f[i] = v;
+            fields.set(f);
+        });
+        let id = format!("replay-{}", k.replace('_', "-"));
+        let input = if *k == "numbering" {
+            html! { <select data-testid={id} {onchange}>
+                { for ["contiguous", "interleaved"].iter().map(|n| html! { <option value={*n} selected={v == *n}>{*n}</option> }) }
+            </select> }
+        } else {
+            html! { <input type="number" min="0" data-testid={id} value={v} {onchange} /> }
+        };
+        html! { <label>{*k}{" "}{input}</label> }
+    });
+    let status = if let Some(e) = &run.error {
+        format!("error: {e}")
+    } else if run.cancelled {
+        "cancelled".into()
+    } else if run.running {
+        format!(
+            "reading {} in a Web Worker: {:.0}%",
+            run.file,
+            run.read * 100.0 / run.total.max(1.0)
+        )
+    } else if let Some(s) = &s {
+        let ev = s.trace[0] as f64;
+        format!(
+            "{}: {} sched events, {} wake-ups paired, {} classified in {:.2} s ({:.0} events/s)",
+            run.file,
+            s.trace[0],
+            s.trace[1],
+            s.classes[0].0,
+            run.ms / 1000.0,
+            ev * 1000.0 / run.ms.max(1.0)
+        )
+    } else {
+        String::new()
+    };
+    let results = s.as_ref().map(|s| {
+        let kept = s.trace[6];
+        let first = s.trace[7];
+        let on_preset = {
+            let preset = preset.clone();
+            let names = s.presets.clone();
+            Callback::from(move |e: Event| {
+                if let Some(t) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
+                    preset.set(names.iter().position(|p| *p == t.value()));
+                }
+            })
+        };
+        let on_only = {
+            let only = only.clone();
+            Callback::from(move |_: Event| only.set(!*only))
+        };
+        let view = run.view.as_ref().map(|v| {
+            let mine = v.chosen.get(preset_i).copied().unwrap_or(v.kernel);
+            html! { <>
+                <p class="replay-wakeup" data-testid="replay-wakeup">
+                    {format!("Wake-up {} of {} (trace line {}, t = {} ns): CPU {} wakes pid {}{}, prev CPU {} [{}]. Kernel chose ",
+                        v.index + 1, s.classes[0].0, v.line, v.time_ns, v.waker_cpu, v.wakee,
+                        if v.sync_inferred { " (sync, inferred)" } else { "" }, v.prev, CLASSES[v.class])}
+                    <b>{"CPU "}<span data-testid="replay-kernel-cpu">{v.kernel}</span></b>
+                    {format!(", {} chose ", s.presets.get(preset_i).map_or("", |p| p.as_str()))}
+                    <b class={classes!((mine != v.kernel).then_some("differs"))}>{"CPU "}<span data-testid="replay-preset-cpu">{mine}</span></b>
+                    {"."}
+                </p>
+                {cpu_bars(v, mine)}
+                <div class="detail" data-testid="replay-steps">{detail_view(&v.decision, None, false, NodeRef::default())}</div>
+            </> }
+        });
+        html! { <>
+            {table(s)}
+            <p class="hint" data-testid="replay-kept">{format!(
+                "Stepping through the first {first} wake-ups and {} later disagreements ({kept} kept in the worker; a whole large trace's states would not fit in memory); the table counts all {} classified wake-ups.",
+                kept - first, s.classes[0].0)}</p>
+            <div class="replay-nav">
+                <label>{"preset "}<select data-testid="replay-preset" onchange={on_preset}>
+                    { for s.presets.iter().enumerate().map(|(i, p)| html! { <option value={p.clone()} selected={i == preset_i}>{p}</option> }) }
+                </select></label>
+                <label><input type="checkbox" data-testid="replay-only" checked={*only} onchange={on_only} />{" disagreements only"}</label>
+                <button data-testid="replay-prev" onclick={step(-1)}>{"← prev"}</button>
+                <button data-testid="replay-next" onclick={step(1)}>{"next →"}</button>
+                <input type="range" data-testid="replay-scrub" aria-label="wake-up" min="0"
+                    max={kept.saturating_sub(1).to_string()} value={pos.to_string()} oninput={on_scrub} />
+            </div>
+            {view.unwrap_or_default()}
+        </> }
+    });
+    html! {
+        <div class="replay" data-testid="replay-view" {onkeydown}
+            ondragover={Callback::from(|e: DragEvent| e.prevent_default())} {ondrop}>
+            <p class="hint" data-testid="replay-note">{"Open a kernel trace (trace file, trace-cmd report or perf script text; .gz read here, .xz only by the CLI). It is read in this browser only: a permalink can't carry the trace, so the URL keeps the rest of the state as before."}</p>
+            <div class="replay-topology">{ for inputs }</div>
+            <div class="replay-drop" data-testid="replay-drop">
+                <input type="file" data-testid="replay-file" aria-label="trace file" onchange={on_file} />
+                {" or drop a trace file here"}
+            </div>
+            <div class="sweep-progress">
+                <progress data-testid="replay-progress" max={run.total.max(1.0).to_string()} value={run.read.to_string()} aria-label="replay progress"></progress>
+                <button data-testid="replay-cancel" disabled={!run.running} onclick={on_cancel}>{"Cancel"}</button>
+                <span class={classes!("status", run.error.is_some().then_some("bad"))} data-testid="replay-status">{status}</span>
+            </div>
+            {results.unwrap_or_default()}
+        </div>
+    }
+}
