@@ -517,3 +517,32 @@ fn sweep_point_matches_the_native_golden() {
         String::from(js_sys::JSON::stringify(&want).unwrap())
     );
 }
+
+/// The Replay tab before a trace: the permalink note, the sample's topology preset, an idle
+/// progress bar and cancel, no table yet.
+#[wasm_bindgen_test]
+async fn replay_panel_opens_with_the_samples_topology_and_the_permalink_note() {
+    let div = fresh_div();
+    let app =
+        yew::Renderer::<sisviz::components::replay::ReplayPanel>::with_root(div.clone()).render();
+    settle().await;
+    assert!(text(&div, "replay-note").contains("permalink can't carry the trace"));
+    let value = |id: &str| {
+        let el = q(&div, id).unwrap_or_else(|| panic!("no {id}"));
+        js_sys::Reflect::get(&el, &"value".into())
+            .unwrap()
+            .as_string()
+            .unwrap()
+    };
+    assert_eq!(value("replay-llcs"), "1");
+    assert_eq!(value("replay-llc-weight"), "8");
+    assert_eq!(value("replay-smt"), "2");
+    assert_eq!(value("replay-numbering"), "interleaved");
+    assert_eq!(value("replay-cluster-size"), "0");
+    let file = q(&div, "replay-file").unwrap();
+    assert_eq!(file.get_attribute("type").as_deref(), Some("file"));
+    assert!(q(&div, "replay-cancel").unwrap().has_attribute("disabled"));
+    assert!(q(&div, "replay-progress").is_some());
+    assert!(q(&div, "replay-table").is_none());
+    app.destroy();
+}

@@ -368,3 +368,35 @@ pub fn ReplayPanel() -> Html {
         </div>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_older_workers_messages_and_a_bad_summary_are_handled() {
+        let s = Rc::new(ReplayRun::default()).reduce(RunAction::Start(2, "t.txt".into(), 10.0));
+        let s = s.reduce(RunAction::Msg(
+            1,
+            ReplayMsg::Progress {
+                read: 5.0,
+                total: 10.0,
+            },
+        ));
+        assert_eq!(s.read, 0.0, "a cancelled worker's progress is ignored");
+        let s = s.reduce(RunAction::Msg(
+            2,
+            ReplayMsg::Done {
+                summary: "presets x".into(),
+                ms: 1.0,
+            },
+        ));
+        assert!(!s.running);
+        assert!(s.summary.is_none());
+        assert_eq!(s.error.as_deref(), Some("presets x"));
+        let s = s.reduce(RunAction::Cancel);
+        let s = s.reduce(RunAction::Msg(2, ReplayMsg::Failed("late".into())));
+        assert!(s.cancelled);
+        assert_eq!(s.error.as_deref(), Some("presets x"));
+    }
+}
