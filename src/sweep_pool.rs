@@ -86,10 +86,7 @@ pub fn deal_order(points: &[Scenario]) -> Vec<usize> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PoolMsg {
     /// Point `index` finished.
-    Done {
-        index: usize,
-        report: Box<RunReport>,
-    },
+    Done { index: usize, report: Rc<RunReport> },
     /// A worker could not start, a point failed or a worker crashed: every worker has been
     /// terminated.
     Failed(String),
@@ -220,7 +217,7 @@ impl SweepPool {
                     match point_result(&e.data()).and_then(|(i, r)| deck.deal(w).map(|()| (i, r))) {
                         Ok((index, report)) => PoolMsg::Done {
                             index,
-                            report: Box::new(report),
+                            report: Rc::new(report),
                         },
                         Err(err) => {
                             deck.stop();

@@ -82,7 +82,7 @@ fn heat_points(
 
 /// Each cell's estimate of `key` over its `runs` seeds, once all of them finished.
 fn cell_estimates(
-    reports: &[Option<sis_core::engine::RunReport>],
+    reports: &[Option<std::rc::Rc<sis_core::engine::RunReport>>],
     runs: usize,
     key: &str,
 ) -> Vec<Option<Estimate>> {
@@ -90,7 +90,7 @@ fn cell_estimates(
     reports
         .chunks(runs.max(1))
         .map(|cell| {
-            let xs: Option<Vec<f64>> = cell.iter().map(|r| r.as_ref().map(q.get)).collect();
+            let xs: Option<Vec<f64>> = cell.iter().map(|r| r.as_deref().map(q.get)).collect();
             xs.map(|xs| Estimate::of(&xs))
         })
         .collect()
@@ -327,6 +327,7 @@ mod tests {
             sis_core::sweep::run_point(&sc).unwrap()
         };
         let (a, b) = (run("1"), run("2"));
+        let (a, b) = (std::rc::Rc::new(a), std::rc::Rc::new(b));
         let reports = vec![Some(a.clone()), Some(b.clone()), Some(a.clone()), None];
         let cells = cell_estimates(&reports, 2, "sis_scanned");
         let xs = [a.counters.sis_scanned as f64, b.counters.sis_scanned as f64];

@@ -71,6 +71,13 @@ pub fn series_of(sums: &[PointSummary], key: &str) -> Vec<Series> {
     out
 }
 
+/// What the panel shows of a run, computed once per change of the run.
+struct SweepOut {
+    sums: Vec<PointSummary>,
+    table: String,
+    json: String,
+}
+
 /// "12.345 (std 1.2%, 95% CI 11.0 to 13.7, 3 seeds)", or the value alone for one run.
 pub fn estimate_text(e: &Estimate) -> String {
     let mut t = format!("{:.3}", e.mean);
@@ -187,11 +194,25 @@ pub fn SweepPanel(p: &SweepPanelProps) -> Html {
         let job = job.clone();
         Callback::from(move |_: MouseEvent| job.cancel())
     };
-    let rows = run.rows();
-    let sums = summarise(&rows);
-    let table = format_tables(&rows);
+    // The tables, summaries and JSON, recomputed when the run changes (not on hover), and
+    // while it runs at most ~50 times (a sweep of thousands of runs would otherwise redo
+    // them all at every point).
+    let step = run.points.len().div_ceil(50).max(1);
+    let out = {
+        let run = run.clone();
+        let settled = (!run.running).then_some(run.done);
+        let key = (run.generation, run.running, run.done / step, settled);
+        use_memo(key, move |_| {
+            let rows = run.rows();
+            SweepOut {
+                sums: summarise(&rows),
+                table: format_tables(&rows),
+                json: run.json().unwrap_or_default(),
+            }
+        })
+    };
     // Plot: the metric's mean vs load, one line per preset, 95% intervals as error bars.
-    let series = series_of(&sums, PLOTTED[*metric].key);
+    let series = series_of(&out.sums, PLOTTED[*metric].key);
     {
         let (canvas, map, dark, m) = (canvas.clone(), map.clone(), p.dark, *metric);
         use_effect_with((series.clone(), dark, m), move |(series, dark, m)| {
@@ -208,12 +229,13 @@ pub fn SweepPanel(p: &SweepPanelProps) -> Html {
         });
     }
     let on_hover = {
-        let (map, hover, m) = (map.clone(), hover.clone(), *metric);
+        let (map, hover, m, out) = (map.clone(), hover.clone(), *metric, out.clone());
         Callback::from(move |e: MouseEvent| {
             let text = map.borrow().as_ref().and_then(|map| {
                 let (i, (load, _)) = nearest_point(map, &series, (e.offset_x(), e.offset_y()))?;
                 let name = &series[i].name;
-                let point = sums
+                let point = out
+                    .sums
                     .iter()
                     .find(|p| &p.preset == name && p.load as f64 == load)?;
                 Some(format!(
@@ -264,11 +286,11 @@ pub fn SweepPanel(p: &SweepPanelProps) -> Html {
                         aria-label="the chosen metric against load, one line per preset" onmousemove={on_hover}></canvas>
                     <div class="hover-readout" data-testid="sweep-hover" aria-live="polite">{(*hover).clone()}</div>
                 </div>
-                <pre class="schedstat-table" data-testid="sweep-table">{table}</pre>
+                <pre class="schedstat-table" data-testid="sweep-table">{out.table.clone()}</pre>
             </div>
             <details>
                 <summary>{"JSON (as sis sweep --format json)"}</summary>
-                <pre class="schedstat-table" data-testid="sweep-json">{run.json().unwrap_or_default()}</pre>
+                <pre class="schedstat-table" data-testid="sweep-json">{out.json.clone()}</pre>
             </details>
         </div>
     }

@@ -26,8 +26,9 @@ pub struct SweepRun {
     /// The sweep the points come from, when they are one (the sweep panel; a heatmap's grid
     /// is not a `SweepSpec`): its JSON is `sis sweep`'s.
     pub spec: Option<Rc<SweepSpec>>,
-    /// The report of each finished point, by point index.
-    pub reports: Vec<Option<RunReport>>,
+    /// The report of each finished point, by point index (shared: the reducer copies this
+    /// vector at every message, so a big sweep must not copy the reports with it).
+    pub reports: Vec<Option<Rc<RunReport>>>,
     pub error: Option<String>,
     /// Real time the sweep took, ms.
     pub started_ms: f64,
@@ -81,7 +82,7 @@ impl Reducible for SweepRun {
             SweepRunAction::Msg { msg, now_ms, .. } => match msg {
                 PoolMsg::Done { index, report } => {
                     if let Some(slot) = s.reports.get_mut(index).filter(|r| r.is_none()) {
-                        *slot = Some(*report);
+                        *slot = Some(report);
                         s.done += 1;
                         if s.done >= s.reports.len() {
                             s.running = false;
@@ -116,7 +117,7 @@ impl SweepRun {
         self.points
             .iter()
             .zip(&self.reports)
-            .filter_map(|(sc, r)| Some(SweepRow::new(sc, r.clone()?)))
+            .filter_map(|(sc, r)| Some(SweepRow::new(sc, RunReport::clone(r.as_ref()?))))
             .collect()
     }
 
@@ -235,7 +236,7 @@ mod tests {
             assert!(s.running && s.json().is_none(), "after {n} results");
             let msg = PoolMsg::Done {
                 index: i,
-                report: Box::new(reports[i].clone()),
+                report: Rc::new(reports[i].clone()),
             };
             // A stale pool's message changes nothing.
             s = reduce(
