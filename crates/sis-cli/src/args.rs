@@ -63,6 +63,12 @@ pub struct ScenarioArgs {
     /// Simulated cost of probing one runqueue, ns [default: 400]
     #[arg(long, value_name = "NS", allow_hyphen_values = true)]
     pub probe_cost_ns: Option<String>,
+    /// % of probe_cost_ns each other CPU scanning the LLC at once adds to a probe [default: 0]
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
+    pub probe_contention_pct: Option<String>,
+    /// Who pays for the scan: delay (the wakee only) or waker (also the waker's CPU) [default: delay]
+    #[arg(long, value_name = "WHO", allow_hyphen_values = true)]
+    pub scan_cost: Option<String>,
     /// Tick rate: 100, 250, 300 or 1000 [default: 1000]
     #[arg(long, value_name = "HZ", allow_hyphen_values = true)]
     pub hz: Option<String>,
@@ -188,6 +194,8 @@ impl ScenarioArgs {
             ("duration", f(&self.duration)),
             ("warmup", f(&self.warmup)),
             ("probe_cost_ns", f(&self.probe_cost_ns)),
+            ("probe_contention_pct", f(&self.probe_contention_pct)),
+            ("scan_cost", f(&self.scan_cost)),
             ("hz", f(&self.hz)),
             ("service_us", f(&self.service_us)),
         ];

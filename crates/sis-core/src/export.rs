@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 /// The Chrome trace-event format (`{"traceEvents": [...]}`): one track (tid) per CPU, named
 /// "CPU n"; each wake-up is a complete event on the chosen CPU, each LLC scan a complete event
-/// of probes × probe_cost_ns on the waker's CPU, with the decision's details in `args`.
+/// of probes × the decision's probe cost (or `probe_cost_ns`) on the waker's CPU, with the decision's details in `args`.
 pub fn chrome_trace<'a>(
     decisions: impl IntoIterator<Item = &'a Decision>,
     nr_cpus: u32,
@@ -29,7 +29,12 @@ pub fn chrome_trace<'a>(
             .filter(|s| s.rule.is_domain_search())
             .map(|s| s.cpu)
             .collect();
-        let scan_ns = probes.len() as u64 * probe_cost_ns;
+        let cost = if d.probe_cost_ns > 0 {
+            d.probe_cost_ns
+        } else {
+            probe_cost_ns
+        };
+        let scan_ns = probes.len() as u64 * cost;
         if !probes.is_empty() {
             events.push(json!({
                 "name": "select_idle_cpu", "cat": "scan", "ph": "X", "pid": 1, "tid": d.waker_cpu,

@@ -59,11 +59,46 @@ pub struct Scenario {
     pub duration: String,
     /// Time before counters start, e.g. "100ms".
     pub warmup: String,
-    /// Simulated cost of probing one runqueue, ns.
+    /// Simulated cost of probing one runqueue, ns, with no other CPU of the LLC scanning.
     pub probe_cost_ns: u64,
+    /// Each other CPU of the LLC scanning at the same time adds this % of probe_cost_ns to a
+    /// probe (the runqueue lines bounce between the scanners and their owners): see
+    /// docs/scan-cost.md for the mechanism and its one global calibration.
+    #[serde(default = "default_probe_contention_pct")]
+    pub probe_contention_pct: u32,
+    /// Who pays for the scan: "delay" (the wakee is enqueued that much later; the waker's CPU
+    /// goes on at once) or "waker" (also the waker CPU's time, as try_to_wake_up runs
+    /// select_task_rq_fair in the waker's context). docs/scan-cost.md.
+    #[serde(default)]
+    pub scan_cost: ScanCost,
     pub hz: u32,
     /// Workload service time override (0 = the workload's default), us.
     pub service_us: u32,
+}
+
+/// Who pays for select_task_rq_fair's scan (see [`Scenario::scan_cost`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScanCost {
+    #[default]
+    Delay,
+    Waker,
+}
+
+impl ScanCost {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanCost::Delay => "delay",
+            ScanCost::Waker => "waker",
+        }
+    }
+}
+
+/// The calibrated contention per concurrent scanner (docs/scan-cost.md): one global value.
+pub const PROBE_CONTENTION_PCT: u32 = 0;
+
+fn default_probe_contention_pct() -> u32 {
+    PROBE_CONTENTION_PCT
 }
 
 /// Field names, in URL/CLI order, with their allowed values (for errors and `--help`).
@@ -86,6 +121,8 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("duration", "a duration in 1ms..=3600s, like 500ms or 2s"),
     ("warmup", "a duration in 0..=duration, like 100ms"),
     ("probe_cost_ns", "an integer in 0..=1000000"),
+    ("probe_contention_pct", "an integer in 0..=1000"),
+    ("scan_cost", "delay or waker"),
     ("hz", "100, 250, 300 or 1000"),
     (
         "service_us",
@@ -111,6 +148,8 @@ impl Default for Scenario {
             duration: "1s".into(),
             warmup: "100ms".into(),
             probe_cost_ns: 400,
+            probe_contention_pct: default_probe_contention_pct(),
+            scan_cost: ScanCost::Delay,
             hz: 1000,
             service_us: 0,
         }
@@ -244,6 +283,16 @@ impl Scenario {
                 self.warmup = format_duration(ns);
             }
             "probe_cost_ns" => self.probe_cost_ns = parse_int(name, value, 0, 1_000_000, expected)?,
+            "probe_contention_pct" => {
+                self.probe_contention_pct = parse_int(name, value, 0, 1000, expected)?
+            }
+            "scan_cost" => {
+                self.scan_cost = match value {
+                    "delay" => ScanCost::Delay,
+                    "waker" => ScanCost::Waker,
+                    _ => return Err(InputError::unknown(name, value, ["delay", "waker"])),
+                }
+            }
             "hz" => {
                 self.hz = parse_int(name, value, 100, 1000, expected)?;
                 if ![100, 250, 300, 1000].contains(&self.hz) {
@@ -354,6 +403,8 @@ impl Scenario {
                     "duration" => self.duration.clone(),
                     "warmup" => self.warmup.clone(),
                     "probe_cost_ns" => self.probe_cost_ns.to_string(),
+                    "probe_contention_pct" => self.probe_contention_pct.to_string(),
+                    "scan_cost" => self.scan_cost.name().to_string(),
                     "hz" => self.hz.to_string(),
                     "service_us" => self.service_us.to_string(),
                     _ => String::new(),

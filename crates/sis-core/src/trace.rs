@@ -135,6 +135,10 @@ pub struct Decision {
     pub decided_by: Option<Rule>,
     /// Idle CPUs of the target's LLC that the task could use but no check looked at.
     pub missed_idle: Vec<u32>,
+    /// What each probe of this wake-up cost, ns (probe_cost_ns with the contention of the
+    /// scans in flight; 0 = not recorded by a run).
+    #[serde(default)]
+    pub probe_cost_ns: u64,
 }
 
 /// Receives the steps of a decision. `()` records nothing.

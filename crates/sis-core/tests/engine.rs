@@ -42,8 +42,16 @@ fn invariants_hold_for_every_workload_and_preset_family() {
             ("linux-6.7", "4", "contiguous", "1"),
             ("lb-promote-thin", "1", "contiguous", "2"),
         ] {
-            for load in ["0", "50", "200"] {
+            // scan_cost=waker with dear probes: long scan tails, during which a reply can come.
+            for (load, scan_cost, probe_cost_ns) in [
+                ("0", "delay", "400"),
+                ("50", "delay", "400"),
+                ("200", "delay", "400"),
+                ("200", "waker", "20000"),
+            ] {
                 let sc = scenario(&[
+                    ("scan_cost", scan_cost),
+                    ("probe_cost_ns", probe_cost_ns),
                     ("llc_weight", "8"),
                     ("llcs", llcs),
                     ("smt", smt),
@@ -62,12 +70,14 @@ fn invariants_hold_for_every_workload_and_preset_family() {
                     last = sim.now_ns();
                     n += 1;
                     if n.is_multiple_of(97) {
-                        sim.check_invariants()
-                            .unwrap_or_else(|e| panic!("{workload} {preset} load {load}: {e}"));
+                        sim.check_invariants().unwrap_or_else(|e| {
+                            panic!("{workload} {preset} load {load} scan_cost {scan_cost}: {e}")
+                        });
                     }
                 }
-                sim.check_invariants()
-                    .unwrap_or_else(|e| panic!("{workload} {preset} load {load}: {e}"));
+                sim.check_invariants().unwrap_or_else(|e| {
+                    panic!("{workload} {preset} load {load} scan_cost {scan_cost}: {e}")
+                });
                 for cpu in 0..sc.nr_cpus() {
                     assert!(sim.cpu_view(cpu).util_avg <= 1024);
                 }
@@ -311,4 +321,92 @@ fn low_load_is_all_fast_path() {
     assert!(r.wakeups > 1000, "{} wake-ups", r.wakeups);
     let m = r.metrics;
     assert!(m.fast_rate > 99.0 && m.success_rate > 99.0, "{m:?}");
+}
+
+#[test]
+fn each_probe_costs_more_for_every_other_scan_in_flight_in_the_llc() {
+    // docs/scan-cost.md: a probe costs probe_cost_ns + probe_contention_pct% of it per other
+    // scan still running in the LLC, and a scan runs from the wake-up for its LLC-search
+    // probes x that cost. Recomputed here from the recorded decisions alone.
+    let (base, pct) = (1_000u64, 40u64);
+    let sc = scenario(&[
+        ("llc_weight", "16"),
+        ("smt", "2"),
+        ("load", "200"),
+        ("preset", "linux-5.15"),
+        ("scan_cost", "waker"),
+        ("probe_cost_ns", "1000"),
+        ("probe_contention_pct", "40"),
+        ("duration", "30ms"),
+        ("warmup", "0ms"),
+    ]);
+    let mut sim = Simulation::new(&sc).unwrap();
+    sim.set_recording(true);
+    let mut all = Vec::new();
+    while !sim.finished() && sim.step() {
+        let last = all.last().map_or(0, |d: &sis_core::trace::Decision| d.seq);
+        all.extend(sim.decisions().iter().filter(|d| d.seq > last).cloned());
+    }
+    assert!(all.len() > 1000, "{} decisions", all.len());
+    let mut ends: Vec<u64> = Vec::new();
+    let mut dearer = 0;
+    for (i, d) in all.iter().enumerate() {
+        assert_eq!(d.seq, i as u64 + 1, "a decision is missing");
+        ends.retain(|&e| e > d.time_ns);
+        let want = base + base * pct * ends.len() as u64 / 100;
+        assert_eq!(
+            d.probe_cost_ns,
+            want,
+            "decision {}: {} scans in flight",
+            d.seq,
+            ends.len()
+        );
+        dearer += usize::from(d.probe_cost_ns > base);
+        // The scan's probes: the checks past select_idle_sibling's fast ones (those count as
+        // the one probe the scan's time leaves out).
+        let probes = d.steps.iter().filter(|s| s.rule.is_domain_search()).count() as u64;
+        let scan = probes * d.probe_cost_ns;
+        if scan > 0 {
+            ends.push(d.time_ns + scan);
+        }
+    }
+    assert!(
+        dearer * 10 > all.len(),
+        "contention in only {dearer} of {} scans",
+        all.len()
+    );
+}
+
+#[test]
+fn scan_cost_waker_spends_the_scan_on_the_waker_cpu() {
+    // With dear probes the waker's CPU is busy scanning (and seen so), so fewer transactions
+    // fit in the same time than when only the wakee waits for the scan.
+    let run = |scan_cost: &str| {
+        let sc = scenario(&[
+            ("llc_weight", "16"),
+            ("smt", "2"),
+            ("load", "150"),
+            ("preset", "linux-5.15"),
+            ("scan_cost", scan_cost),
+            ("probe_cost_ns", "3000"),
+            ("duration", "60ms"),
+            ("warmup", "20ms"),
+        ]);
+        let mut sim = Simulation::new(&sc).unwrap();
+        let mut seen_scanning = false;
+        while !sim.finished() && sim.step() {
+            seen_scanning |= (0..16).any(|c| sim.cpu_view(c).scanning);
+        }
+        (sim.run_to_end(), seen_scanning)
+    };
+    let (delay, delay_scanning) = run("delay");
+    let (waker, waker_scanning) = run("waker");
+    assert!(!delay_scanning && waker_scanning);
+    assert!(waker.counters.sis_scanned > 0);
+    assert!(
+        waker.wakeups * 10 < delay.wakeups * 9,
+        "waker {} vs delay {} wake-ups",
+        waker.wakeups,
+        delay.wakeups
+    );
 }

@@ -47,6 +47,8 @@ impl Simulation {
             woken_at: u64::MAX,
             pending_msgs: 0,
             in_tail: false,
+            wake_pending: false,
+            tail_timer: None,
             wakee_flips: 0,
             last_wakee: NONE,
             wakee_flip_decay_ts: 0,
@@ -94,6 +96,7 @@ impl Simulation {
             stepped_seq: 0,
             batch_end: 0,
             scratch_decision: Decision::default(),
+            scans_in_flight: vec![Default::default(); nr_llcs],
             woke: false,
             balance_interval_ms: groups,
             llc_load: vec![LlcLoad::default(); nr_llcs],
@@ -132,6 +135,7 @@ impl Simulation {
         }
         for (i, s) in specs.iter().enumerate() {
             if let Some(t) = s.first_wake_ns {
+                sim.tasks[i].wake_pending = true;
                 sim.push(t, Event::Timer { task: i as u32 });
             }
         }

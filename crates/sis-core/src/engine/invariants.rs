@@ -113,6 +113,23 @@ impl Simulation {
                 ));
             }
         }
+        // A netperf/tbench pair is one message going back and forth: it is always somewhere
+        // (a task awake, its first start or a reply on the wire, or a reply waiting in the client's socket).
+        for (i, t) in self.tasks.iter().enumerate() {
+            if let Role::Client { server } = t.role {
+                let s = &self.tasks[server as usize];
+                if t.state == TaskState::Sleeping
+                    && s.state == TaskState::Sleeping
+                    && !t.wake_pending
+                    && t.pending_msgs == 0
+                {
+                    return Err(format!(
+                        "netperf pair (client {i}, server {server}) lost its message: both \
+                         sleep with nothing on the way"
+                    ));
+                }
+            }
+        }
         let c = &self.counters;
         if c.sis_failed > c.sis_domain_search
             || c.sis_domain_search > c.sis_search

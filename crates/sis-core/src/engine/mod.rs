@@ -24,7 +24,7 @@ use crate::features::Features;
 use crate::pelt::SchedAvg;
 use crate::queue::EventQueue;
 use crate::rng::Rng;
-use crate::scenario::Scenario;
+use crate::scenario::{ScanCost, Scenario};
 use crate::select::{Outcome, Wakee, Waker};
 use crate::state::{CpuState, LlcShared, SchedState};
 use crate::stats::{Counters, LatencyHistogram, Metrics, ScanHistogram};
@@ -89,6 +89,11 @@ struct Task {
     pending_msgs: u32,
     /// Running the tail of a syscall after waking a peer; blocks when it ends.
     in_tail: bool,
+    /// The timer to arm when the tail ends (a sender's think time after the scans it paid).
+    tail_timer: Option<u64>,
+    /// An event will wake this task: its first start (Event::Timer) or, for a netperf/tbench
+    /// client, its server's reply crossing the loopback (Event::Net). For the invariants.
+    wake_pending: bool,
     wakee_flips: u32,
     last_wakee: u32,
     wakee_flip_decay_ts: u64,
@@ -102,8 +107,11 @@ struct Task {
 struct Cpu {
     curr: Option<u32>,
     queue: RunList,
-    /// When the current stint started.
+    /// When the current stint started, and when its end event is due.
     stint_start: u64,
+    stint_end_at: u64,
+    /// Until when it is busy with a wake-up's scan (scan_cost=waker).
+    scan_until: u64,
     gen: u32,
     /// Its LLC (the topology's, next to the state read with it).
     llc: u32,
@@ -146,6 +154,9 @@ pub struct Simulation {
     /// decision_seq, that batch's decisions are in the ring, to be handed out one by one.
     batch_end: u64,
     scratch_decision: Decision,
+    /// Per LLC: when each scan now in flight there ends (a min-heap): how many CPUs of the LLC
+    /// are in select_task_rq_fair's scan at once, which makes each probe dearer.
+    scans_in_flight: Vec<std::collections::BinaryHeap<std::cmp::Reverse<u64>>>,
     woke: bool,
     /// Per group of each LLC: balance_interval (ms) as sd->balance_interval adapts.
     balance_interval_ms: Vec<Vec<u64>>,
@@ -270,15 +281,21 @@ impl Simulation {
             }
             Event::TailEnd { cpu, gen } => {
                 if let Some(task) = self.burst_end(cpu, gen) {
-                    self.tasks[task as usize].in_tail = false;
-                    self.block(cpu, task, None);
+                    self.tail_done(cpu, task);
                 }
             }
             Event::Timer { task } => self.timer(task),
             Event::Balance { llc, group } => self.periodic_balance(llc, group),
             Event::Net { wakee, waker, cpu } => {
+                self.tasks[wakee as usize].wake_pending = false;
                 if self.tasks[wakee as usize].state == TaskState::Sleeping {
-                    self.wake_from(Some(waker), cpu, wakee, false);
+                    // The loopback softirq runs on `cpu`: its scan is that CPU's time.
+                    let scan_ns = self.wake_from(Some(waker), cpu, wakee, false);
+                    self.steal_cpu_time(cpu, scan_ns);
+                } else {
+                    // The reply is in the socket before the client has blocked in recv (it is
+                    // still in its send's tail): recv finds it and the client does not sleep.
+                    self.tasks[wakee as usize].pending_msgs += 1;
                 }
             }
             Event::Enqueue { task, cpu } => self.enqueue(task, cpu),

@@ -19,6 +19,8 @@ pub struct CpuView {
     pub util_avg: u32,
     pub nr_running: u32,
     pub running_task: Option<u32>,
+    /// Spending this instant in a wake-up's select_task_rq_fair scan (scan_cost=waker only).
+    pub scanning: bool,
 }
 
 /// The histogram as reported (labels included so the JSON reads like the seed's `@usecs`).
@@ -71,6 +73,7 @@ impl Simulation {
             util_avg: pelt.util_avg,
             nr_running: rq.nr_running,
             running_task: self.cpus[cpu as usize].curr,
+            scanning: self.now < self.cpus[cpu as usize].scan_until,
         }
     }
 

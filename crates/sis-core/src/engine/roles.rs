@@ -26,9 +26,12 @@ impl Simulation {
         // What happens next: Some(burst) = keep running; None = block (maybe with a timer).
         let mut next_burst = None;
         let mut timer = None;
+        // Time spent scanning in the wake-ups this burst end makes: this CPU's, before it
+        // blocks or runs on (try_to_wake_up runs in the waker's context).
+        let mut scan_ns = 0;
         let in_tail = std::mem::take(&mut self.tasks[task as usize].in_tail);
         match role {
-            _ if in_tail => {}
+            _ if in_tail => return self.tail_done(cpu, task),
             // netperf/tbench burst ends normally come as their own events (stint_end_event).
             Role::Client { .. } => return self.client_request(cpu, task),
             Role::Server { .. } => return self.server_reply(cpu, task),
@@ -38,7 +41,7 @@ impl Simulation {
             } => {
                 for r in first_receiver..first_receiver + receivers {
                     self.tasks[r as usize].pending_msgs += 1;
-                    self.wake(task, r, true);
+                    scan_ns += self.wake(task, r, true);
                 }
                 timer = Some(self.rng.exp_ns(tm.think_ns));
             }
@@ -54,7 +57,7 @@ impl Simulation {
                 workers,
             } => {
                 for w in first_worker..first_worker + workers {
-                    self.wake(task, w, false);
+                    scan_ns += self.wake(task, w, false);
                 }
                 timer = Some(tm.period_ns);
             }
@@ -64,9 +67,32 @@ impl Simulation {
             Role::Waker => timer = Some(self.rng.exp_ns(tm.waker_sleep_ns)),
         }
         match next_burst {
-            Some(b) => self.run_on(cpu, task, b),
+            Some(b) => self.run_on(cpu, task, b + scan_ns),
+            None if scan_ns > 0 => {
+                // The scans first, then block (arming the timer then).
+                let t = &mut self.tasks[task as usize];
+                t.in_tail = true;
+                t.tail_timer = timer;
+                self.run_on(cpu, task, scan_ns);
+            }
             None => self.block(cpu, task, timer),
         }
+    }
+
+    /// The end of a tail (a syscall's rest, or the scans a wake-up cost its waker): block, arming
+    /// the timer saved for then, unless a reply arrived meanwhile (a netperf/tbench client whose
+    /// recv finds it queued keeps running its next burst: no sleep, no wake-up).
+    pub(super) fn tail_done(&mut self, cpu: u32, task: u32) {
+        let t = &mut self.tasks[task as usize];
+        t.in_tail = false;
+        let timer = t.tail_timer.take();
+        if t.pending_msgs > 0 && matches!(t.role, Role::Client { .. }) {
+            t.pending_msgs -= 1;
+            let b = self.burst_for(task);
+            self.run_on(cpu, task, b);
+            return;
+        }
+        self.block(cpu, task, timer);
     }
 
     /// The StintEnd event of `task`'s stint on `cpu`: a burst-ending one by role when the stint
@@ -108,14 +134,18 @@ impl Simulation {
         let Role::Client { server } = self.tasks[task as usize].role else {
             unreachable!("ClientRequestEnd of a task that is not a client")
         };
-        self.wake(task, server, true);
-        if self.timing.tail_ns == 0 {
+        // The scan is the client's CPU time, before its syscall tail (if any) and its block.
+        let scan_ns = self.wake(task, server, true);
+        let tail = match self.timing.tail_ns {
+            0 => 0,
+            ns => self.rng.around(ns),
+        };
+        if scan_ns + tail == 0 {
             self.block(cpu, task, None);
             return;
         }
         self.tasks[task as usize].in_tail = true;
-        let b = self.rng.around(self.timing.tail_ns);
-        self.run_on(cpu, task, b);
+        self.run_on(cpu, task, scan_ns + tail);
     }
 
     /// burst_done for a netperf/tbench server (not in a tail): the reply crosses the loopback
@@ -126,6 +156,7 @@ impl Simulation {
             unreachable!("ServerReplyEnd of a task that is not a server")
         };
         let d = self.rng.around(self.timing.wire_ns);
+        self.tasks[client as usize].wake_pending = true;
         self.push(
             self.now + d.max(1),
             Event::Net {
@@ -172,6 +203,7 @@ impl Simulation {
 
     /// A timer wake-up: the waker is whatever runs on the task's prev CPU (not sync).
     pub(super) fn timer(&mut self, task: u32) {
+        self.tasks[task as usize].wake_pending = false;
         if self.tasks[task as usize].state != TaskState::Sleeping {
             return;
         }
@@ -183,6 +215,8 @@ impl Simulation {
             self.enqueue(task, prev);
             return;
         }
-        self.wake_from(None, prev, task, false);
+        // The timer interrupt runs on prev: its scan is that CPU's time.
+        let scan_ns = self.wake_from(None, prev, task, false);
+        self.steal_cpu_time(prev, scan_ns);
     }
 }

@@ -200,8 +200,29 @@ impl Simulation {
         }
         let c = &mut self.cpus[cpu as usize];
         c.gen = c.gen.wrapping_add(1);
+        c.stint_end_at = slice_end;
         let gen = c.gen;
         self.push(slice_end, Event::StintEnd { cpu, gen });
+    }
+
+    /// A wake-up ran on `cpu` in interrupt or softirq context and scanned for `ns`: the task
+    /// running there gets that much less CPU (its stint ends `ns` later, having run as long).
+    /// An idle CPU in softirq stays idle to idle_cpu() (rq->curr is the idle task).
+    pub(super) fn steal_cpu_time(&mut self, cpu: u32, ns: u64) {
+        if ns == 0 {
+            return;
+        }
+        let c = &mut self.cpus[cpu as usize];
+        let Some(curr) = c.curr else {
+            return;
+        };
+        let stint = c.stint_end_at - c.stint_start;
+        c.stint_start += ns;
+        c.stint_end_at += ns;
+        c.gen = c.gen.wrapping_add(1);
+        let (gen, at) = (c.gen, c.stint_end_at);
+        let ev = self.stint_end_event(cpu, gen, curr, stint);
+        self.push(at, ev);
     }
 
     /// Starts the next queued task on an idle `cpu`, or lets it go idle.
@@ -247,6 +268,7 @@ impl Simulation {
         let gen = c.gen;
         let waiting = !c.queue.is_empty();
         let ev = self.stint_end_event(cpu, gen, task, stint);
+        self.cpus[cpu as usize].stint_end_at = now + stint.max(1);
         self.push(now + stint.max(1), ev);
         if waiting {
             self.waiting.set(cpu);
@@ -295,6 +317,7 @@ impl Simulation {
         };
         let gen = c.gen;
         let ev = self.stint_end_event(cpu, gen, task, stint);
+        self.cpus[cpu as usize].stint_end_at = self.now + stint.max(1);
         self.push(self.now + stint.max(1), ev);
     }
 

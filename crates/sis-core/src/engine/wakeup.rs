@@ -4,18 +4,28 @@ use super::*;
 
 impl Simulation {
     /// `waker` (running) wakes `wakee`.
-    pub(super) fn wake(&mut self, waker: u32, wakee: u32, sync: bool) {
+    /// Returns the time the wake-up spent in select_task_rq_fair's scan, ns: the waker's CPU
+    /// time (try_to_wake_up runs in the waker's context), which the caller charges to it.
+    pub(super) fn wake(&mut self, waker: u32, wakee: u32, sync: bool) -> u64 {
         match self.tasks[wakee as usize].state {
             TaskState::Sleeping => {}
-            _ => return, // already runnable: the message is picked up when it runs
+            _ => return 0, // already runnable: the message is picked up when it runs
         }
         let TaskState::Running(cpu) = self.tasks[waker as usize].state else {
-            return;
+            return 0;
         };
-        self.wake_from(Some(waker), cpu, wakee, sync);
+        self.wake_from(Some(waker), cpu, wakee, sync)
     }
 
-    pub(super) fn wake_from(&mut self, waker: Option<u32>, waker_cpu: u32, wakee: u32, sync: bool) {
+    /// One wake-up decided on `waker_cpu`; returns the scan's cost to charge to that CPU, ns
+    /// (0 unless scan_cost=waker; the caller charges it: see `wake` and `steal_cpu_time`).
+    pub(super) fn wake_from(
+        &mut self,
+        waker: Option<u32>,
+        waker_cpu: u32,
+        wakee: u32,
+        sync: bool,
+    ) -> u64 {
         let f = &self.st.features;
         let jiffies = if f.sis_prop && f.sis_prop_aged {
             self.now * self.scenario.hz as u64 / 1_000_000_000
@@ -68,6 +78,17 @@ impl Simulation {
             now_ns: self.now,
             jiffies,
         };
+        // What a probe costs now: probe_cost_ns plus probe_contention_pct of it for each other
+        // CPU of the waker's LLC still scanning (docs/scan-cost.md).
+        let llc = self.cpus[waker_cpu as usize].llc as usize;
+        let in_flight = &mut self.scans_in_flight[llc];
+        while in_flight.peek().is_some_and(|e| e.0 <= self.now) {
+            in_flight.pop();
+        }
+        let base = self.scenario.probe_cost_ns;
+        let probe_cost_ns =
+            base + base * self.scenario.probe_contention_pct as u64 * in_flight.len() as u64 / 100;
+        self.st.probe_cost_ns = probe_cost_ns;
         // The wake-up path only adds to its counters: while measuring, straight into the run's.
         let mut warmup_counters;
         let c = if self.measuring {
@@ -92,7 +113,10 @@ impl Simulation {
         self.woke = true;
         self.decision_seq += 1;
         // Account.
-        let scan_ns = out.probes.saturating_sub(1) as u64 * self.scenario.probe_cost_ns;
+        let scan_ns = out.probes.saturating_sub(1) as u64 * probe_cost_ns;
+        if scan_ns > 0 {
+            self.scans_in_flight[llc].push(std::cmp::Reverse(self.now + scan_ns));
+        }
         if self.measuring {
             let k = &mut self.counters;
             k.wakeups += 1;
@@ -139,6 +163,15 @@ impl Simulation {
                 },
             );
         }
+        // The waker's CPU pays too only under scan_cost=waker (docs/scan-cost.md).
+        match self.scenario.scan_cost {
+            ScanCost::Waker => {
+                let c = &mut self.cpus[waker_cpu as usize];
+                c.scan_until = c.scan_until.max(self.now) + scan_ns;
+                scan_ns
+            }
+            ScanCost::Delay => 0,
+        }
     }
 }
 
@@ -158,6 +191,7 @@ fn decide_recorded(
     d.nr_idle_scan = st.llcs[llc].nr_idle_scan;
     let out = st.select_task_rq_fair(p, w, c, d);
     d.time_ns = w.now_ns;
+    d.probe_cost_ns = st.probe_cost_ns;
     d.waker_cpu = w.cpu;
     d.sync = w.sync;
     d.prev = p.prev;
