@@ -474,6 +474,7 @@ impl Runner {
                     state: v.state,
                     util_avg: v.util_avg,
                     nr_running: v.nr_running,
+                    scanning: v.scanning,
                 });
             }
         }

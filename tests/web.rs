@@ -235,7 +235,8 @@ fn draw_fns_work_on_a_real_canvas() {
         CpuSnap {
             state: sis_core::state::CpuState::Busy,
             util_avg: 700,
-            nr_running: 3
+            nr_running: 3,
+            scanning: false,
         };
         256
     ];
@@ -326,6 +327,7 @@ fn a_cpu_bar_has_its_state_colour_and_util_height_and_the_chosen_one_its_outline
         state,
         util_avg,
         nr_running: u32::from(state != CpuState::Idle),
+        scanning: util_avg == 1024,
     };
     let snaps = [
         snap(CpuState::Busy, 512),
@@ -368,6 +370,13 @@ fn a_cpu_bar_has_its_state_colour_and_util_height_and_the_chosen_one_its_outline
                 "CPU {cpu} track: {p:?} alpha {a}"
             );
         }
+    }
+    // CPU 3 is scanning (scan_cost=waker): the accent band under its bar, under no other.
+    for (cpu, s) in snaps.iter().enumerate() {
+        let (x, y) = lay.pos[cpu];
+        let (p, a) = pixel_a(&c, (x + lay.bw / 2.0) as i32, (y + lay.bar_h) as i32 + 2);
+        let band = a == 255 && near(p, pal.accent);
+        assert_eq!(band, s.scanning, "CPU {cpu}: {p:?} alpha {a} under the bar");
     }
     // The revealed decision: the chosen colour outlines CPU 2's bar (a 3 px stroke 2.5 px
     // out), on its left side below the label box at half height; no other bar has it.

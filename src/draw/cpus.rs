@@ -170,6 +170,8 @@ pub struct CpuSnap {
     pub state: CpuState,
     pub util_avg: u32,
     pub nr_running: u32,
+    /// Busy with a wake-up's scan (scan_cost=waker): a band in the accent colour under the bar.
+    pub scanning: bool,
 }
 
 /// One LLC's header values.
@@ -292,6 +294,13 @@ pub fn draw_cpus(
                 (bw - 2.0).max(1.0),
                 tick_h,
             );
+        }
+    }
+    ctx.set_fill_style_str(&pal.accent.css());
+    for (cpu, s) in cpus.iter().enumerate() {
+        if s.scanning {
+            let (x, y) = lay.pos[cpu];
+            ctx.fill_rect(x, y + lay.bar_h + 1.0, bw, 3.0);
         }
     }
     if lay.show_ids {
