@@ -85,8 +85,12 @@ pub fn deal_order(points: &[Scenario]) -> Vec<usize> {
 /// What the pool reports.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PoolMsg {
-    /// Point `index` finished.
-    Done { index: usize, report: Rc<RunReport> },
+    /// Point `index` finished after running `ms` in its worker.
+    Done {
+        index: usize,
+        report: Rc<RunReport>,
+        ms: f64,
+    },
     /// A worker could not start, a point failed or a worker crashed: every worker has been
     /// terminated.
     Failed(String),
@@ -142,8 +146,8 @@ pub struct SweepPool {
     _handlers: Vec<Handlers>,
 }
 
-/// A worker's message: `{index, report}` (the report JSON or `error: ...`) or `{error}`.
-fn point_result(d: &JsValue) -> Result<(usize, RunReport), String> {
+/// A worker's message: `{index, report, ms}` (the report JSON or `error: ...`) or `{error}`.
+fn point_result(d: &JsValue) -> Result<(usize, RunReport, f64), String> {
     let get = |k: &str| js_sys::Reflect::get(d, &JsValue::from_str(k)).ok();
     if let Some(err) = get("error").and_then(|v| v.as_string()) {
         return Err(err);
@@ -154,7 +158,8 @@ fn point_result(d: &JsValue) -> Result<(usize, RunReport), String> {
     let report = get("report")
         .and_then(|v| v.as_string())
         .unwrap_or_default();
-    Ok((index, report_from_json(&report)?))
+    let ms = get("ms").and_then(|v| v.as_f64()).unwrap_or(0.0);
+    Ok((index, report_from_json(&report)?, ms))
 }
 
 impl SweepPool {
@@ -214,10 +219,11 @@ impl SweepPool {
                     if deck.stopped {
                         return;
                     }
-                    match point_result(&e.data()).and_then(|(i, r)| deck.deal(w).map(|()| (i, r))) {
-                        Ok((index, report)) => PoolMsg::Done {
+                    match point_result(&e.data()).and_then(|p| deck.deal(w).map(|()| p)) {
+                        Ok((index, report, ms)) => PoolMsg::Done {
                             index,
                             report: Rc::new(report),
+                            ms,
                         },
                         Err(err) => {
                             deck.stop();

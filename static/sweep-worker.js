@@ -5,7 +5,8 @@
 // nothing without a window). Then the page posts { index, point } messages, one at a time
 // per worker (the next when this one answers): the worker runs the point, a scenario query
 // string, with the exported sweep_point (sis_core::sweep::run_point, RunReport JSON) and
-// posts { index, report }. Any failure posts { error }. Cancel = the page terminates it.
+// posts { index, report, ms } (ms: the run's wall time in this worker, for the pool's
+// efficiency figure). Any failure posts { error }. Cancel = the page terminates it.
 let ready = null;
 self.onmessage = async (e) => {
   const m = e.data;
@@ -20,7 +21,9 @@ self.onmessage = async (e) => {
     }
     // Points may arrive before the wasm is ready (messages queue behind the init).
     const bindings = await ready;
-    self.postMessage({ index: m.index, report: bindings.sweep_point(m.point) });
+    const t0 = performance.now();
+    const report = bindings.sweep_point(m.point);
+    self.postMessage({ index: m.index, report, ms: performance.now() - t0 });
   } catch (err) {
     self.postMessage({ error: String(err && err.message ? err.message : err) });
   }

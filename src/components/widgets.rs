@@ -104,7 +104,7 @@ pub fn sweep_progress(run: &SweepRun, what: &str) -> Html {
                 aria-label="sweep progress">{format!("{}/{total}", run.done)}</progress>
             <span class="count" data-testid="sweep-count">{format!("{}/{total}", run.done)}</span>
             <span class={classes!("status", run.error.is_some().then_some("bad"))} data-testid="sweep-status"
-                data-took-ms={run.took_ms.map(|ms| format!("{ms:.1}"))}>{status}</span>
+                data-took-ms={run.took_ms.map(|ms| format!("{ms:.1}"))} data-busy-ms={format!("{:.1}", run.busy_ms)}>{status}</span>
         </div>
     }
 }

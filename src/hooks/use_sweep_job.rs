@@ -22,6 +22,9 @@ pub struct SweepRun {
     pub done: usize,
     /// How many workers run it.
     pub workers: usize,
+    /// The finished points' run times in their workers, summed (ms): over `workers` x the
+    /// wall time, how busy the pool kept its workers.
+    pub busy_ms: f64,
     pub points: Rc<Vec<Scenario>>,
     /// The sweep the points come from, when they are one (the sweep panel; a heatmap's grid
     /// is not a `SweepSpec`): its JSON is `sis sweep`'s.
@@ -80,10 +83,11 @@ impl Reducible for SweepRun {
                 return self
             }
             SweepRunAction::Msg { msg, now_ms, .. } => match msg {
-                PoolMsg::Done { index, report } => {
+                PoolMsg::Done { index, report, ms } => {
                     if let Some(slot) = s.reports.get_mut(index).filter(|r| r.is_none()) {
                         *slot = Some(report);
                         s.done += 1;
+                        s.busy_ms += ms;
                         if s.done >= s.reports.len() {
                             s.running = false;
                             s.took_ms = Some(now_ms - s.started_ms);
@@ -237,6 +241,7 @@ mod tests {
             let msg = PoolMsg::Done {
                 index: i,
                 report: Rc::new(reports[i].clone()),
+                ms: 2.5,
             };
             // A stale pool's message changes nothing.
             s = reduce(
@@ -260,6 +265,7 @@ mod tests {
         }
         assert!(!s.running && s.complete());
         assert_eq!(s.took_ms, Some(40.0));
+        assert_eq!(s.busy_ms, 10.0);
         assert_eq!(s.json().unwrap(), want);
     }
 
