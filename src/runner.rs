@@ -184,7 +184,7 @@ impl Runner {
         sim.set_recording(true);
         self.pending = match start {
             Start::Replay(n) => Some(Start::Replay(n)),
-            Start::Warm if scenario.warmup_ns() > 0 => Some(Start::Warm),
+            Start::Warm if !sim.is_measuring() => Some(Start::Warm),
             _ => None,
         };
         let topo = sim.topology();
@@ -289,14 +289,13 @@ impl Runner {
                 }
             },
             Start::Warm => {
-                let warm = sim.scenario().warmup_ns();
-                let left = warm.saturating_sub(sim.now_ns());
-                if left > 0 {
-                    self.advance(left, budget_ms, clock);
-                }
+                // An auto warm-up moves its end out until settled: warm to the end as it
+                // stands, then look again.
+                let left = sim.warmup_ns().saturating_sub(sim.now_ns()).max(1);
+                self.advance(left, budget_ms, clock);
                 self.sim
                     .as_ref()
-                    .is_none_or(|s| s.now_ns() >= warm || s.finished())
+                    .is_none_or(|s| s.is_measuring() || s.finished())
             }
             Start::Cold => true,
         };
@@ -317,7 +316,7 @@ impl Runner {
                 sim.wakeups_total() * 100 / n.max(1)
             )),
             Start::Warm => {
-                let w = sim.scenario().warmup_ns().max(1);
+                let w = sim.warmup_ns().max(1);
                 Some(format!(
                     "Warming up: {} of {} simulated ms ({}%)",
                     sim.now_ns() / 1_000_000,
@@ -331,9 +330,7 @@ impl Runner {
 
     /// Whether the counters are still in the scenario's warm-up (nothing counted yet).
     pub fn in_warmup(&self) -> bool {
-        self.sim
-            .as_ref()
-            .is_some_and(|s| s.now_ns() < s.scenario().warmup_ns())
+        self.sim.as_ref().is_some_and(|s| !s.is_measuring())
     }
 
     /// The next wake-up decision's seq (None when the run has no more events).
@@ -546,7 +543,7 @@ impl Runner {
             work_ms: self.work_ms,
             achieved_speed: self.achieved_speed,
             nr_cpus: sim.topology().nr_cpus(),
-            warmup_ns: sim.scenario().warmup_ns(),
+            warmup_ns: sim.warmup_ns(),
         }
     }
 }
@@ -614,7 +611,12 @@ mod tests {
         r.rebuild_pending(&s, 1, Start::Warm).unwrap();
         assert_eq!(r.snapshot().now_ns, 0);
         while !r.work(f64::INFINITY, &|| 0.0) {}
-        assert_eq!(r.snapshot().now_ns, s.warmup_ns());
+        // Counting starts at the first event at or after the (auto) warm-up's end.
+        let sim = r.sim.as_ref().unwrap();
+        assert!(sim.is_measuring());
+        assert!(r.snapshot().now_ns >= sim.warmup_ns());
+        assert!(r.snapshot().now_ns < sim.warmup_ns() + 1_000_000);
+        assert!(sim.warmup_ns() >= s.warmup_ns());
         assert!(r.snapshot().wakeups_total > 0);
         let mut cold = Runner::default();
         cold.rebuild_pending(&s, 1, Start::Cold).unwrap();

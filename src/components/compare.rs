@@ -308,8 +308,8 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
     let table = match (pr.baseline.sim.as_ref(), pr.compare.sim.as_ref()) {
         (Some(a), Some(b)) => {
             let (ca, ma, cb, mb) = (a.counters(), a.metrics(), b.counters(), b.metrics());
-            let (now, warm) = (a.now_ns(), a.scenario().warmup_ns());
-            let warming = if now < warm {
+            let now = a.now_ns();
+            let warming = if !a.is_measuring() {
                 format!(
                     " · counters start after the {} warm-up (now {:.1} ms)",
                     p.scenario.warmup,

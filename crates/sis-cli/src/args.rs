@@ -57,7 +57,8 @@ pub struct ScenarioArgs {
     /// Simulated duration, like 500ms or 2s [default: 1s]
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub duration: Option<String>,
-    /// Simulated time before the counters start, like 100ms [default: 100ms]
+    /// Warm-up before the counters start: auto (until PELT and nr_idle_scan settle) or a
+    /// fixed duration like 100ms, honoured exactly [default: auto]
     #[arg(long, value_name = "D", allow_hyphen_values = true)]
     pub warmup: Option<String>,
     /// Simulated cost of probing one runqueue, ns [default: 400]

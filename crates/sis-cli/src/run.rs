@@ -59,6 +59,22 @@ pub fn summary(r: &RunReport) -> String {
         load_label(sc),
         r.sim_time_ns as f64 / 1e6
     );
+    let w = &r.warmup;
+    let _ = writeln!(
+        s,
+        "warm-up {:.0} ms ({}): {}",
+        w.ns as f64 / 1e6,
+        if w.auto {
+            "auto, until settled"
+        } else {
+            "fixed"
+        },
+        if w.settled {
+            "settled (util sum and nr_idle_scan steady)"
+        } else {
+            "NOT settled: PELT or nr_idle_scan still moving, these figures are a transient"
+        }
+    );
     let _ = writeln!(
         s,
         "wake-ups {}  migrations {}  balance pulls {}  wake-up latency avg {:.2} us max {:.2} us",

@@ -57,7 +57,8 @@ pub struct Scenario {
     pub seed: u64,
     /// Simulated duration, e.g. "1s", "500ms".
     pub duration: String,
-    /// Time before counters start, e.g. "100ms".
+    /// Time before counters start: "auto" (the default: warm until PELT and nr_idle_scan
+    /// have settled, see `engine/warmup.rs`) or a duration, e.g. "100ms", honoured exactly.
     pub warmup: String,
     /// Simulated cost of probing one runqueue, ns, with no other CPU of the LLC scanning.
     pub probe_cost_ns: u64,
@@ -101,6 +102,12 @@ fn default_probe_contention_pct() -> u32 {
     PROBE_CONTENTION_PCT
 }
 
+/// The `warmup` value that warms until PELT and nr_idle_scan have settled (the default).
+pub const WARMUP_AUTO: &str = "auto";
+/// An auto warm-up's minimum (a tenth of runs shorter than 1 s): the measured window is the
+/// duration less this, however long the warm-up turns out.
+pub const WARMUP_AUTO_MIN_NS: u64 = 100_000_000;
+
 /// Field names, in URL/CLI order, with their allowed values (for errors and `--help`).
 pub const FIELDS: &[(&str, &str)] = &[
     ("llc_weight", "an integer in 1..=1024"),
@@ -119,7 +126,10 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("tasks", "an integer in 0..=65536"),
     ("seed", "an integer in 0..=18446744073709551615"),
     ("duration", "a duration in 1ms..=3600s, like 500ms or 2s"),
-    ("warmup", "a duration in 0..=duration, like 100ms"),
+    (
+        "warmup",
+        "auto (warm until settled) or a duration in 0..duration, like 100ms",
+    ),
     ("probe_cost_ns", "an integer in 0..=1000000"),
     ("probe_contention_pct", "an integer in 0..=1000"),
     ("scan_cost", "delay or waker"),
@@ -146,7 +156,7 @@ impl Default for Scenario {
             tasks: 0,
             seed: 1,
             duration: "1s".into(),
-            warmup: "100ms".into(),
+            warmup: WARMUP_AUTO.into(),
             probe_cost_ns: 400,
             probe_contention_pct: default_probe_contention_pct(),
             scan_cost: ScanCost::Delay,
@@ -276,6 +286,7 @@ impl Scenario {
                     .ok_or_else(|| InputError::range(name, value, expected))?;
                 self.duration = format_duration(ns);
             }
+            "warmup" if value.trim() == WARMUP_AUTO => self.warmup = WARMUP_AUTO.into(),
             "warmup" => {
                 let ns = parse_duration_ns(value)
                     .filter(|ns| *ns <= 3_600_000_000_000)
@@ -331,8 +342,9 @@ impl Scenario {
         for (k, v) in pairs {
             s.set_field(k, v)?;
         }
-        // The default warm-up shrinks to a tenth of a short run instead of rejecting it.
-        if !warmup_given && s.warmup_ns() >= s.duration_ns() {
+        // A given fixed warm-up too long for the run is an error (check); a fixed one that
+        // came from elsewhere (never the default, which is auto) shrinks to a tenth.
+        if !warmup_given && !s.warmup_auto() && s.warmup_ns() >= s.duration_ns() {
             s.warmup = format_duration(s.duration_ns() / 10);
         }
         s.check()?;
@@ -417,7 +429,7 @@ impl Scenario {
     /// Cross-field checks (topology shape, warmup within duration).
     pub fn check(&self) -> Result<(), InputError> {
         self.topology_spec().check()?;
-        if self.warmup_ns() >= self.duration_ns() {
+        if !self.warmup_auto() && self.warmup_ns() >= self.duration_ns() {
             return Err(InputError::range(
                 "warmup",
                 &self.warmup,
@@ -441,8 +453,18 @@ impl Scenario {
         parse_duration_ns(&self.duration).unwrap_or(1_000_000_000)
     }
 
+    /// The fixed warm-up, or for `auto` its minimum: WARMUP_AUTO_MIN_NS, or a tenth of a
+    /// shorter run (the run may warm longer: `Simulation::warmup_ns`).
     pub fn warmup_ns(&self) -> u64 {
+        if self.warmup_auto() {
+            return WARMUP_AUTO_MIN_NS.min(self.duration_ns() / 10);
+        }
         parse_duration_ns(&self.warmup).unwrap_or(0)
+    }
+
+    /// Whether the warm-up is `auto` (warm until settled) rather than a fixed duration.
+    pub fn warmup_auto(&self) -> bool {
+        self.warmup == WARMUP_AUTO
     }
 
     /// The preset's features with this scenario's overrides.
@@ -534,7 +556,12 @@ mod tests {
     #[test]
     fn default_warmup_shrinks_for_short_runs_but_an_explicit_one_is_checked() {
         let s = Scenario::from_pairs([("duration", "50ms")]).unwrap();
-        assert_eq!(s.warmup, "5ms");
+        assert_eq!((s.warmup.as_str(), s.warmup_ns()), ("auto", 5_000_000));
+        assert_eq!(Scenario::default().warmup_ns(), WARMUP_AUTO_MIN_NS);
+        let s = Scenario::from_pairs([("warmup", "auto"), ("duration", "2s")]).unwrap();
+        assert!(s.warmup_auto());
+        let s = Scenario::from_pairs([("warmup", "300ms")]).unwrap();
+        assert!(!s.warmup_auto() && s.warmup_ns() == 300_000_000);
         assert!(Scenario::from_pairs([("duration", "50ms"), ("warmup", "100ms")]).is_err());
     }
 

@@ -84,11 +84,25 @@ impl Simulation {
                     ..Default::default()
                 })
                 .collect(),
-            warmup_ns: scenario.warmup_ns(),
-            measuring: scenario.warmup_ns() == 0,
-            measure_at: match scenario.warmup_ns() {
-                0 => u64::MAX,
-                w => w,
+            // An auto warm-up checks first at its minimum's floor, 100 ms; the window is the
+            // duration less the scenario's warm-up (an auto one's minimum).
+            warmup_ns: if scenario.warmup_auto() {
+                crate::scenario::WARMUP_AUTO_MIN_NS
+            } else {
+                scenario.warmup_ns()
+            },
+            window_ns: scenario.duration_ns() - scenario.warmup_ns().min(scenario.duration_ns()),
+            warmup_auto: scenario.warmup_auto(),
+            warmup_settled: false,
+            settle_hist: Vec::new(),
+            llc_balances: vec![0; scenario.llcs as usize],
+            measuring: !scenario.warmup_auto() && scenario.warmup_ns() == 0,
+            measure_at: if !scenario.warmup_auto() && scenario.warmup_ns() == 0 {
+                u64::MAX
+            } else if scenario.warmup_auto() {
+                Self::first_warmup_tick(crate::scenario::WARMUP_AUTO_MIN_NS)
+            } else {
+                Self::first_warmup_tick(scenario.warmup_ns())
             },
             recording: false,
             decisions: VecDeque::with_capacity(DECISION_RING),

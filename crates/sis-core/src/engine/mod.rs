@@ -14,9 +14,11 @@ mod runqueue;
 #[cfg(test)]
 mod tests;
 mod wakeup;
+pub mod warmup;
 
 pub use report::{CpuView, HistogramReport, PerCpu, RunReport, ThroughputReport};
 use runqueue::{LlcLoad, RunList};
+pub use warmup::WarmupReport;
 
 use crate::cpumask::CpuMask;
 use crate::error::InputError;
@@ -140,9 +142,18 @@ pub struct Simulation {
     /// Wake-up latency of the measured window, for its percentiles.
     latency: LatencyHistogram,
     per_cpu: Vec<PerCpu>,
+    /// The warm-up's end (an auto warm-up's grows until settled: warmup.rs).
     warmup_ns: u64,
+    /// The measured window's length: the run ends at warmup_ns + window_ns.
+    window_ns: u64,
+    warmup_auto: bool,
+    warmup_settled: bool,
+    /// The last two settle samples, each one per LLC (warmup.rs).
+    settle_hist: Vec<Vec<warmup::LlcSample>>,
+    /// Periodic balances so far, per LLC.
+    llc_balances: Vec<u64>,
     measuring: bool,
-    /// When measuring starts: warmup_ns, or u64::MAX once it has (one compare per event).
+    /// The next warm-up sample or check, or u64::MAX once measuring (one compare per event).
     measure_at: u64,
     /// Record every wake-up's decision into the ring.
     recording: bool,
@@ -200,7 +211,7 @@ impl Simulation {
         self.tasks.len()
     }
     pub fn finished(&self) -> bool {
-        self.now >= self.scenario.duration_ns()
+        self.now >= self.end_ns()
     }
 
     /// Records every wake-up's decision into a ring of the last [`DECISION_RING`].
@@ -261,7 +272,7 @@ impl Simulation {
         debug_assert!(t >= self.now, "time went backwards");
         self.now = t.max(self.now);
         if self.now >= self.measure_at {
-            self.start_measuring();
+            self.warmup_tick();
         }
         match ev {
             Event::StintEnd { cpu, gen } => {
@@ -310,9 +321,7 @@ impl Simulation {
         if t > self.now {
             self.now = t;
             self.events.advance_to(t);
-            if !self.measuring && self.now >= self.warmup_ns {
-                self.start_measuring();
-            }
+            self.warmup_tick();
         }
     }
 

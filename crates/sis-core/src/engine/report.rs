@@ -46,6 +46,9 @@ pub struct RunReport {
     /// Throughput and wake-up latency of the measured window (seed 000 reports both).
     #[serde(default)]
     pub throughput: ThroughputReport,
+    /// How long the warm-up was and whether PELT and nr_idle_scan had settled.
+    #[serde(default)]
+    pub warmup: super::WarmupReport,
 }
 
 /// What the seeds' benchmarks report beside the schedstat counters, in integers.
@@ -110,8 +113,14 @@ impl Simulation {
 
     /// Runs to the scenario's duration and reports.
     pub fn run_to_end(&mut self) -> RunReport {
-        let end = self.scenario.duration_ns();
-        self.step_until(end);
+        // An auto warm-up that extends moves the end out while the run steps towards it.
+        loop {
+            let end = self.end_ns();
+            self.step_until(end);
+            if self.end_ns() <= end {
+                break;
+            }
+        }
         self.report()
     }
 
@@ -135,6 +144,7 @@ impl Simulation {
                 buckets: self.hist.buckets.clone(),
             },
             throughput: self.throughput(counters.wakeups),
+            warmup: self.warmup_report(),
         }
     }
 

@@ -200,3 +200,69 @@ fn sis_util_sums_max_of_util_avg_and_util_est() {
     assert!(cpus.iter().all(|&(_, e)| e == 0), "{cpus:?}");
     assert_eq!(sum, cpus.iter().map(|&(a, _)| a).sum::<u64>());
 }
+
+fn netperf_16(warmup: Option<&str>) -> RunReport {
+    let mut sc = Scenario::default();
+    for (k, v) in [("llc_weight", "16"), ("load", "150"), ("duration", "800ms")] {
+        sc.set_field(k, v).unwrap();
+    }
+    if let Some(w) = warmup {
+        sc.set_field("warmup", w).unwrap();
+    }
+    run(&sc).unwrap()
+}
+
+#[test]
+fn the_default_warm_up_lasts_until_settled_and_keeps_the_window() {
+    use super::warmup::{WARMUP_AUTO_MIN_NS, WARMUP_CAP_NS, WARMUP_STEP_NS};
+    let r = netperf_16(None);
+    let w = r.warmup;
+    assert!(w.auto && w.settled, "{w:?}");
+    // PELT ramps for ~200 ms from an idle start: the first check (50 -> 100 ms) cannot pass.
+    assert!(w.ns > WARMUP_AUTO_MIN_NS, "{w:?}");
+    assert!(
+        w.ns <= WARMUP_CAP_NS && w.ns.is_multiple_of(WARMUP_STEP_NS),
+        "{w:?}"
+    );
+    // The measured window is the duration less the auto minimum (a tenth of a run shorter
+    // than 1 s), however long it warmed.
+    assert_eq!(r.sim_time_ns, 800_000_000 - 80_000_000);
+    // An explicit warm-up is honoured exactly, and the report says whether it had settled.
+    let short = netperf_16(Some("30ms"));
+    assert_eq!(short.warmup.ns, 30_000_000);
+    assert!(
+        !short.warmup.auto && !short.warmup.settled,
+        "{:?}",
+        short.warmup
+    );
+    assert_eq!(short.sim_time_ns, 770_000_000);
+    // At 350 ms this LLC's util is still climbing (13480, 14148, 14452 of 16384 at 250, 300,
+    // 350 ms: a band of 972, over 2% = 327); at 600 ms it has settled.
+    let mid = netperf_16(Some("350ms"));
+    assert!(!mid.warmup.settled, "{:?}", mid.warmup);
+    let long = netperf_16(Some("600ms"));
+    assert_eq!(
+        (long.warmup.ns, long.sim_time_ns),
+        (600_000_000, 200_000_000)
+    );
+    assert!(long.warmup.settled, "{:?}", long.warmup);
+    // A fixed warm-up as long as the auto one ended up, and the same window, is the same
+    // run: the settle checks only read the state.
+    let mut sc = r.scenario.clone();
+    let ms = |ns: u64| format!("{}ms", ns / 1_000_000);
+    sc.set_field("duration", &ms(w.ns + r.sim_time_ns)).unwrap();
+    sc.set_field("warmup", &ms(w.ns)).unwrap();
+    let fixed = run(&sc).unwrap();
+    assert_eq!(fixed.counters, r.counters);
+    assert!(fixed.warmup.settled);
+}
+
+#[test]
+fn settle_tolerances() {
+    use super::warmup::{settled_nr_tolerance, settled_util_tolerance};
+    // 2% of the LLC's capacity; 5% of its CPUs, at least 2.
+    assert_eq!(settled_util_tolerance(112), 2293);
+    assert_eq!(settled_util_tolerance(8), 163);
+    assert_eq!(settled_nr_tolerance(112), 5);
+    assert_eq!(settled_nr_tolerance(8), 2);
+}

@@ -313,6 +313,10 @@ pub(crate) mod testing {
                     buckets: vec![],
                 },
                 throughput: Default::default(),
+                warmup: crate::engine::WarmupReport {
+                    settled: true,
+                    ..Default::default()
+                },
             },
         )
     }

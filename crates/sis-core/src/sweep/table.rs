@@ -79,8 +79,16 @@ fn header_with(sc: &Scenario, seeds: &str) -> String {
     } else {
         format!(" [{}]", sc.features)
     };
+    // The measured window: the duration less a fixed warm-up, or less an auto warm-up's
+    // minimum (the auto warm-up itself lasts until settled).
+    let window = crate::scenario::format_duration(sc.duration_ns().saturating_sub(sc.warmup_ns()));
+    let warmup = if sc.warmup_auto() {
+        "an auto".to_string()
+    } else {
+        format!("a {}", sc.warmup)
+    };
     format!(
-        "preset {}{features}: {} on {} x {} CPUs (smt {}, {}), imbalance_pct {}, {} after {} warm-up, {seeds}",
+        "preset {}{features}: {} on {} x {} CPUs (smt {}, {}), imbalance_pct {}, {} measured after {} warm-up, {seeds}",
         sc.preset,
         sc.workload.name(),
         plural(sc.llcs as u64, "LLC"),
@@ -88,8 +96,8 @@ fn header_with(sc: &Scenario, seeds: &str) -> String {
         sc.smt,
         sc.numbering.name(),
         sc.imbalance_pct,
-        sc.duration,
-        sc.warmup,
+        window,
+        warmup,
     )
 }
 
@@ -180,6 +188,23 @@ pub fn format_table(rows: &[SweepRow]) -> String {
                 }
             }
             s.push('\n');
+        }
+        let unsettled: Vec<String> = rows
+            .iter()
+            .filter(|r| r.preset == p && !r.report.warmup.settled)
+            .map(|r| load_label(&r.report.scenario))
+            .fold(Vec::new(), |mut v, l| {
+                if !v.contains(&l) {
+                    v.push(l);
+                }
+                v
+            });
+        if !unsettled.is_empty() {
+            let _ = writeln!(
+                s,
+                "warm-up had not settled (PELT or nr_idle_scan still moving) at: {}",
+                unsettled.join(", ")
+            );
         }
     }
     s
