@@ -134,6 +134,34 @@ check('a heatmap with seeds 1,2 runs every cell twice and reads out mean and std
   }
 });
 
+check('a worker that fails stops the whole sweep with its message', async (browser) => {
+  const { context, page, problems } = await openApp(browser, '?llc_weight=8&duration=20ms');
+  try {
+    // Every sweep worker answers its first point with an error.
+    await context.route('**/static/sweep-worker.js', (route) => route.fulfill({
+      contentType: 'text/javascript',
+      body: "self.onmessage = (e) => { if (e.data.point !== undefined) setTimeout(() => self.postMessage({ error: 'test failure at point ' + e.data.index }), 100); };",
+    }));
+    await page.locator(byId('tab-sweep')).click();
+    await setControl(page, 'sweep-loads', '50,100,150');
+    await setControl(page, 'sweep-workers', '2');
+    await page.locator(byId('sweep-run')).click();
+    const failed = await waitFor(async () => /error: test failure at point \d/.test(await textOf(page, 'sweep-status')));
+    const status = await textOf(page, 'sweep-status');
+    if (!failed) throw new Error(`status: "${status}"`);
+    if (await page.locator(byId('sweep-run')).isDisabled()) throw new Error('the sweep still counts as running');
+    const p = await progressOf(page);
+    await sleep(500);
+    const later = await progressOf(page);
+    if (p.value !== 0 || later.value !== 0) throw new Error(`progress moved: ${p.value} -> ${later.value}`);
+    if ((await textOf(page, 'sweep-json')) !== '') throw new Error('a failed sweep shows JSON');
+    console.log(`      ${status}`);
+    problems.consoleErrors.length = 0;
+  } finally {
+    await context.close();
+  }
+});
+
 check('a long sweep is cancelled midway; the page stays responsive meanwhile', async (browser) => {
   // 16 points of 300 ms at 112 CPUs: many seconds of work in the worker.
   const { context, page, problems } = await openApp(browser, '?llc_weight=112&duration=300ms');
