@@ -8,7 +8,7 @@
 //! and every table and JSON made from them, are the same bytes for any number of workers and
 //! equal to `sis sweep`'s.
 
-use crate::worker_api::{boot_urls, report_from_json};
+use crate::worker_api::{boot_urls, report_from_wire};
 use sis_core::engine::RunReport;
 use sis_core::{InputError, Scenario};
 use std::cell::RefCell;
@@ -146,7 +146,7 @@ pub struct SweepPool {
     _handlers: Vec<Handlers>,
 }
 
-/// A worker's message: `{index, report, ms}` (the report JSON or `error: ...`) or `{error}`.
+/// A worker's message: `{index, report, ms}` (the report as `worker_api::encode_report` writes it, or `error: ...`) or `{error}`.
 fn point_result(d: &JsValue) -> Result<(usize, RunReport, f64), String> {
     let get = |k: &str| js_sys::Reflect::get(d, &JsValue::from_str(k)).ok();
     if let Some(err) = get("error").and_then(|v| v.as_string()) {
@@ -159,7 +159,7 @@ fn point_result(d: &JsValue) -> Result<(usize, RunReport, f64), String> {
         .and_then(|v| v.as_string())
         .unwrap_or_default();
     let ms = get("ms").and_then(|v| v.as_f64()).unwrap_or(0.0);
-    Ok((index, report_from_json(&report)?, ms))
+    Ok((index, report_from_wire(&report)?, ms))
 }
 
 impl SweepPool {

@@ -3,16 +3,20 @@
 //!
 //! The worker loads the same wasm-bindgen glue and the same wasm as the page (their hashed
 //! URLs come from `static/boot.js`), so a point runs `sis_core::sweep::run_point` exactly as
-//! `sis sweep` does; the report crosses back as its JSON (serde_json, as the CLI writes it),
-//! identical to `sis sweep --format json`'s `report`.
+//! `sis sweep` does; the report crosses back as its scenario query and its integers
+//! ([`encode_report`] / [`report_from_wire`]): no serde_json deserialiser in the wasm (~10 KB
+//! gzipped), and the page's JSON export still serialises the rebuilt report byte for byte as
+//! `sis sweep --format json` does.
 
-use sis_core::engine::RunReport;
+use sis_core::engine::{HistogramReport, PerCpu, RunReport, ThroughputReport};
+use sis_core::stats::{Counters, ScanHistogram};
 use sis_core::sweep::run_point;
 use sis_core::Scenario;
 use wasm_bindgen::prelude::*;
 
 /// Runs one sweep point given as a URL query of scenario fields (`llc_weight=8&load=50&...`)
-/// and returns its `RunReport` as JSON, or `error: <message naming the field>`.
+/// and returns its `RunReport` as [`encode_report`] writes it, or `error: <message naming the
+/// field>`.
 #[wasm_bindgen]
 pub fn sweep_point(scenario_query: &str) -> String {
     let pairs = crate::url::split_query(scenario_query);
@@ -21,7 +25,7 @@ pub fn sweep_point(scenario_query: &str) -> String {
         Err(e) => return format!("error: {e}"),
     };
     match run_point(&sc) {
-        Ok(r) => serde_json::to_string(&r).unwrap_or_else(|e| format!("error: {e}")),
+        Ok(r) => encode_report(&r),
         Err(e) => format!("error: {e}"),
     }
 }
@@ -35,17 +39,184 @@ pub fn point_query(sc: &Scenario) -> String {
         .join("&")
 }
 
-/// A point's report from the JSON `sweep_point` returned (or its `error: ...`). The metrics
-/// are recomputed from the integer counters, as the run computed them: serde_json's default
-/// float parser may be one ulp off, and its exact one (`float_roundtrip`) costs 8 KB gzipped.
-pub fn report_from_json(json: &str) -> Result<RunReport, String> {
-    if let Some(e) = json.strip_prefix("error: ") {
+/// A report as the worker sends it: its scenario as a query (first line), then its integers
+/// space-separated (sim_time_ns, wakeups, migrations, the counters, the throughput, then
+/// nr_idle_scan, per_cpu and the histogram's buckets, each a count and its values). The
+/// metrics, the histogram's unit and labels are derived, as `Simulation::report` derives them.
+pub fn encode_report(r: &RunReport) -> String {
+    let RunReport {
+        scenario,
+        sim_time_ns,
+        wakeups,
+        migrations,
+        counters,
+        metrics: _,
+        nr_idle_scan,
+        per_cpu,
+        scan_histogram,
+        throughput,
+    } = r;
+    let mut o = point_query(scenario);
+    o.push('\n');
+    let mut nums: Vec<u64> = vec![*sim_time_ns, *wakeups, *migrations];
+    nums.extend(counter_fields(counters));
+    let ThroughputReport {
+        wakeups_per_s,
+        latency_p50_ns,
+        latency_p90_ns,
+        latency_p99_ns,
+        latency_max_ns,
+    } = *throughput;
+    nums.extend([
+        wakeups_per_s,
+        latency_p50_ns,
+        latency_p90_ns,
+        latency_p99_ns,
+        latency_max_ns,
+    ]);
+    nums.push(nr_idle_scan.len() as u64);
+    nums.extend(nr_idle_scan.iter().map(|v| *v as u64));
+    nums.push(per_cpu.len() as u64);
+    for p in per_cpu {
+        let PerCpu {
+            cpu,
+            placed,
+            found_by_scan,
+            util_avg,
+        } = *p;
+        nums.extend([cpu as u64, placed, found_by_scan, util_avg as u64]);
+    }
+    nums.push(scan_histogram.buckets.len() as u64);
+    nums.extend(&scan_histogram.buckets);
+    for (i, v) in nums.iter().enumerate() {
+        if i > 0 {
+            o.push(' ');
+        }
+        o.push_str(&v.to_string());
+    }
+    o
+}
+
+fn counter_fields(c: &Counters) -> [u64; 16] {
+    let Counters {
+        sis_search,
+        sis_domain_search,
+        sis_scanned,
+        sis_failed,
+        sis_recent_hit,
+        sis_recent_miss,
+        sis_core_search,
+        sis_core_miss,
+        wakeups,
+        migrations,
+        balance_pulls,
+        wakeup_latency_sum_ns,
+        wakeup_latency_count,
+        wakeup_latency_max_ns,
+        wasted_ns,
+        scan_time_ns,
+    } = *c;
+    [
+        sis_search,
+        sis_domain_search,
+        sis_scanned,
+        sis_failed,
+        sis_recent_hit,
+        sis_recent_miss,
+        sis_core_search,
+        sis_core_miss,
+        wakeups,
+        migrations,
+        balance_pulls,
+        wakeup_latency_sum_ns,
+        wakeup_latency_count,
+        wakeup_latency_max_ns,
+        wasted_ns,
+        scan_time_ns,
+    ]
+}
+
+/// A point's report from what `sweep_point` returned (or its `error: ...`). The metrics are
+/// recomputed from the integer counters, as the run computed them.
+pub fn report_from_wire(text: &str) -> Result<RunReport, String> {
+    if let Some(e) = text.strip_prefix("error: ") {
         return Err(e.to_string());
     }
-    let mut r: RunReport =
-        serde_json::from_str(json).map_err(|e| format!("bad report ({e}): {json:.60}"))?;
-    r.metrics = r.counters.metrics();
-    Ok(r)
+    let bad = || format!("bad report from a sweep worker: {text:.60}");
+    let (query, numbers) = text.split_once('\n').ok_or_else(bad)?;
+    let pairs = crate::url::split_query(query);
+    let scenario = Scenario::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .map_err(|e| format!("bad report from a sweep worker: {e}"))?;
+    let mut it = numbers.split_ascii_whitespace().map(|t| t.parse::<u64>());
+    let mut n = || it.next().and_then(|v| v.ok()).ok_or_else(bad);
+    let (sim_time_ns, wakeups, migrations) = (n()?, n()?, n()?);
+    let mut c = [0u64; 16];
+    for v in &mut c {
+        *v = n()?;
+    }
+    let [sis_search, sis_domain_search, sis_scanned, sis_failed, sis_recent_hit, sis_recent_miss, sis_core_search, sis_core_miss, c_wakeups, c_migrations, balance_pulls, wakeup_latency_sum_ns, wakeup_latency_count, wakeup_latency_max_ns, wasted_ns, scan_time_ns] =
+        c;
+    let counters = Counters {
+        sis_search,
+        sis_domain_search,
+        sis_scanned,
+        sis_failed,
+        sis_recent_hit,
+        sis_recent_miss,
+        sis_core_search,
+        sis_core_miss,
+        wakeups: c_wakeups,
+        migrations: c_migrations,
+        balance_pulls,
+        wakeup_latency_sum_ns,
+        wakeup_latency_count,
+        wakeup_latency_max_ns,
+        wasted_ns,
+        scan_time_ns,
+    };
+    let throughput = ThroughputReport {
+        wakeups_per_s: n()?,
+        latency_p50_ns: n()?,
+        latency_p90_ns: n()?,
+        latency_p99_ns: n()?,
+        latency_max_ns: n()?,
+    };
+    let mut nr_idle_scan = Vec::new();
+    for _ in 0..n()? {
+        nr_idle_scan.push(n()? as u32);
+    }
+    let mut per_cpu = Vec::new();
+    for _ in 0..n()? {
+        per_cpu.push(PerCpu {
+            cpu: n()? as u32,
+            placed: n()?,
+            found_by_scan: n()?,
+            util_avg: n()? as u32,
+        });
+    }
+    let mut buckets = Vec::new();
+    for _ in 0..n()? {
+        buckets.push(n()?);
+    }
+    if n().is_ok() {
+        return Err(bad());
+    }
+    Ok(RunReport {
+        scenario,
+        sim_time_ns,
+        wakeups,
+        migrations,
+        metrics: counters.metrics(),
+        counters,
+        nr_idle_scan,
+        per_cpu,
+        scan_histogram: HistogramReport {
+            unit: "usecs".into(),
+            labels: (0..buckets.len()).map(ScanHistogram::label).collect(),
+            buckets,
+        },
+        throughput,
+    })
 }
 
 /// The hashed glue/wasm URLs the page was loaded with (set by static/boot.js; else read from
@@ -88,12 +259,18 @@ mod tests {
             .unwrap();
             let r = run_point(&sc).unwrap();
             let text = sweep_point(&point_query(&sc));
-            let back = report_from_json(&text).unwrap();
+            let back = report_from_wire(&text).unwrap();
             assert_eq!(back, r);
-            assert_eq!(serde_json::to_string(&back).unwrap(), text);
+            // The sweep JSON export serialises the rebuilt report as the CLI does its own.
+            assert_eq!(
+                serde_json::to_string(&back).unwrap(),
+                serde_json::to_string(&r).unwrap()
+            );
+            assert!(report_from_wire(text.rsplit_once(' ').unwrap().0).is_err());
+            assert!(report_from_wire(&format!("{text} 7")).is_err());
         }
         assert_eq!(
-            report_from_json("error: invalid load").unwrap_err(),
+            report_from_wire("error: invalid load").unwrap_err(),
             "invalid load"
         );
     }

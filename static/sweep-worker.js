@@ -4,9 +4,10 @@
 // (from static/boot.js); the worker initialises the same wasm (its start function does
 // nothing without a window). Then the page posts { index, point } messages, one at a time
 // per worker (the next when this one answers): the worker runs the point, a scenario query
-// string, with the exported sweep_point (sis_core::sweep::run_point, RunReport JSON) and
-// posts { index, report, ms } (ms: the run's wall time in this worker, for the pool's
-// efficiency figure). Any failure posts { error }. Cancel = the page terminates it.
+// string, with the exported sweep_point (sis_core::sweep::run_point; the RunReport as its
+// scenario query and integers, src/worker_api.rs encode_report) and posts
+// { index, report, ms } (ms: the run's wall time in this worker, for the pool's efficiency
+// figure). Any failure posts { error }. Cancel = the page terminates it.
 let ready = null;
 self.onmessage = async (e) => {
   const m = e.data;
