@@ -145,8 +145,132 @@ fn cpu_field(field: &str, cpu: u32, nr: u32) -> Result<u32, InputError> {
     }
 }
 
+/// The state a decision runs on, built and checked from a state file.
+struct Prepared {
+    preset: &'static str,
+    st: SchedState,
+    allowed: CpuMask,
+    prev: u32,
+    recent: Option<u32>,
+    target: Option<u32>,
+    wakee_load: u64,
+    wake_wide: bool,
+    waker_cpu: u32,
+    sync: bool,
+    waker_load: u64,
+}
+
+impl Prepared {
+    /// The state to decide on, and the wakee and waker as select_task_rq_fair takes them.
+    fn split(&mut self) -> (&mut SchedState, Wakee<'_>, Waker) {
+        let w = Waker {
+            cpu: self.waker_cpu,
+            sync: self.sync,
+            load: self.waker_load,
+            now_ns: 0,
+            jiffies: 0,
+        };
+        let p = Wakee {
+            prev: self.prev,
+            recent_used_cpu: self.recent,
+            allowed: &self.allowed,
+            load: self.wakee_load,
+            wake_wide: self.wake_wide,
+        };
+        (&mut self.st, p, w)
+    }
+}
+
+/// What a wake-up path decides on a state file and what it counted: for tests that hold the
+/// untraced path (the one every run takes, with its word-at-a-time scans) against the traced,
+/// CPU-by-CPU one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecideOutcome {
+    pub result: u32,
+    pub decided_by: Rule,
+    pub target: u32,
+    pub counters: Counters,
+}
+
+/// Runs the decision for `preset_name` on the state, recording its steps (`traced`) or not.
+pub fn decide_outcome(
+    file: &StateFile,
+    preset_name: &str,
+    traced: bool,
+) -> Result<DecideOutcome, InputError> {
+    let mut pp = prepare(file, preset_name)?;
+    let target = pp.target;
+    let (st, p, w) = pp.split();
+    // The untraced path scans a word at a time over the idle mask the engine keeps; keep it
+    // here too when it is exactly what idleish() accepts (no SCHED_IDLE CPU), as the engine.
+    if !traced && st.rqs.iter().all(|rq| rq.nr_sched_idle == 0) {
+        let mut idle = CpuMask::new(st.topo.nr_cpus());
+        for (cpu, rq) in st.rqs.iter().enumerate() {
+            if rq.available_idle() {
+                idle.set(cpu as u32);
+            }
+        }
+        st.idle_cpus = Some(idle);
+    }
+    let mut c = Counters::default();
+    let mut d = Decision::default();
+    let out = match (target, traced) {
+        (Some(t), true) if !st.features.lb_promote => {
+            st.select_idle_sibling(&p, &w, t, &mut c, &mut d)
+        }
+        (Some(t), false) if !st.features.lb_promote => {
+            st.select_idle_sibling(&p, &w, t, &mut c, &mut ())
+        }
+        (_, true) => st.select_task_rq_fair(&p, &w, &mut c, &mut d),
+        (_, false) => st.select_task_rq_fair(&p, &w, &mut c, &mut ()),
+    };
+    Ok(DecideOutcome {
+        result: out.cpu,
+        decided_by: out.rule,
+        target: out.target,
+        counters: c,
+    })
+}
+
 /// Runs the decision for `preset_name` on the state.
 pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, InputError> {
+    let mut pp = prepare(file, preset_name)?;
+    let (preset, prev, waker_cpu, recent, target) =
+        (pp.preset, pp.prev, pp.waker_cpu, pp.recent, pp.target);
+    let (st, p, w) = pp.split();
+    let mut d = Decision {
+        prev,
+        waker_cpu,
+        recent_used_cpu: recent,
+        sync: w.sync,
+        ..Default::default()
+    };
+    let mut c = Counters::default();
+    let llc_of_t = st.topo.llc_of(target.unwrap_or(prev)) as usize;
+    d.has_idle_core = st.llcs[llc_of_t].has_idle_cores;
+    d.nr_idle_scan = st.llcs[llc_of_t].nr_idle_scan;
+    let snapshot = st.clone();
+    let out = match target {
+        Some(t) if !st.features.lb_promote => st.select_idle_sibling(&p, &w, t, &mut c, &mut d),
+        _ => st.select_task_rq_fair(&p, &w, &mut c, &mut d),
+    };
+    let mut missed = Vec::new();
+    d.result = out.cpu;
+    snapshot.missed_idle(&p, out.target, &d, &mut missed);
+    Ok(DecideResult {
+        preset: preset.to_string(),
+        result: out.cpu,
+        decided_by: out.rule.name().to_string(),
+        target: out.target,
+        steps: d.steps,
+        nr_before: d.nr_before,
+        nr_after: d.nr_after,
+        scan_end: d.scan_end,
+        missed_idle: missed,
+    })
+}
+
+fn prepare(file: &StateFile, preset_name: &str) -> Result<Prepared, InputError> {
     let pr = preset(preset_name)?;
     let mut features = pr.features;
     for (name, on) in &file.features {
@@ -300,51 +424,21 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
         Some(t) => Some(cpu_field("target", t, n)?),
         None => None,
     };
-    let p = Wakee {
+    let waker_load = waker
+        .util_avg
+        .map_or(st.rqs[waker_cpu as usize].util_avg(), |u| u.min(1024)) as u64;
+    Ok(Prepared {
+        preset: pr.name,
+        st,
+        allowed,
         prev,
-        recent_used_cpu: recent,
-        allowed: &allowed,
-        load: wakee.util_avg.unwrap_or(0) as u64,
+        recent,
+        target,
+        wakee_load: wakee.util_avg.unwrap_or(0) as u64,
         wake_wide: waker.wake_wide.unwrap_or(false),
-    };
-    let w = Waker {
-        cpu: waker_cpu,
-        sync: waker.sync.unwrap_or(false),
-        load: waker
-            .util_avg
-            .map_or(st.rqs[waker_cpu as usize].util_avg(), |u| u.min(1024)) as u64,
-        now_ns: 0,
-        jiffies: 0,
-    };
-    let mut d = Decision {
-        prev,
         waker_cpu,
-        recent_used_cpu: recent,
-        sync: w.sync,
-        ..Default::default()
-    };
-    let mut c = Counters::default();
-    let llc_of_t = st.topo.llc_of(target.unwrap_or(prev)) as usize;
-    d.has_idle_core = st.llcs[llc_of_t].has_idle_cores;
-    d.nr_idle_scan = st.llcs[llc_of_t].nr_idle_scan;
-    let snapshot = st.clone();
-    let out = match target {
-        Some(t) if !st.features.lb_promote => st.select_idle_sibling(&p, &w, t, &mut c, &mut d),
-        _ => st.select_task_rq_fair(&p, &w, &mut c, &mut d),
-    };
-    let mut missed = Vec::new();
-    d.result = out.cpu;
-    snapshot.missed_idle(&p, out.target, &d, &mut missed);
-    Ok(DecideResult {
-        preset: pr.name.to_string(),
-        result: out.cpu,
-        decided_by: out.rule.name().to_string(),
-        target: out.target,
-        steps: d.steps,
-        nr_before: d.nr_before,
-        nr_after: d.nr_after,
-        scan_end: d.scan_end,
-        missed_idle: missed,
+        sync: waker.sync.unwrap_or(false),
+        waker_load,
     })
 }
 

@@ -3,7 +3,8 @@
 
 use proptest::prelude::*;
 use sis_core::decide::{
-    decide, DecideResult, StateCpu, StateFile, StateLlc, StateTopology, StateWakee, StateWaker,
+    decide, decide_outcome, DecideResult, StateCpu, StateFile, StateLlc, StateTopology, StateWakee,
+    StateWaker,
 };
 use sis_core::throttle::update_idle_cpu_scan;
 use sis_core::trace::{Rule, Saw, ScanEnd};
@@ -98,6 +99,9 @@ fn input() -> impl Strategy<Value = Input> {
         any::<prop::sample::Index>(),
         prop::option::of(100u32..=200),
         load,
+        // Half the states have no SCHED_IDLE task: then the untraced path keeps the idle mask
+        // and scans a word at a time (decide_outcome), as every run does.
+        any::<bool>(),
     )
         .prop_map(
             |(
@@ -109,6 +113,7 @@ fn input() -> impl Strategy<Value = Input> {
                 preset,
                 pct,
                 load,
+                with_sched_idle,
             )| {
                 let n = (topo.llcs * topo.llc_weight) as usize;
                 let mut cpus = Vec::new();
@@ -117,7 +122,7 @@ fn input() -> impl Strategy<Value = Input> {
                     // `load`% of the CPUs run tasks; one in ten of those runs only SCHED_IDLE tasks.
                     let state = if *kind >= load {
                         "idle"
-                    } else if kind % 10 == 0 {
+                    } else if with_sched_idle && kind % 10 == 0 {
                         "sched_idle"
                     } else {
                         "busy"
@@ -272,6 +277,15 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
     let idleish = |c: u32| {
         state(c) == "idle" || (!thin && feats.sched_idle_as_idle && state(c) == "sched_idle")
     };
+
+    // The untraced path (word-at-a-time scans, what every run takes) decides and counts
+    // exactly as the traced, CPU-by-CPU one.
+    let traced = decide_outcome(f, inp.preset, true)
+        .map_err(|e| TestCaseError::fail(format!("decide failed: {e}")))?;
+    let untraced = decide_outcome(f, inp.preset, false)
+        .map_err(|e| TestCaseError::fail(format!("decide failed: {e}")))?;
+    prop_assert_eq!(&traced, &untraced, "traced vs untraced\n{}", text);
+    prop_assert_eq!(traced.result, r.result);
 
     // No CPU probed twice by one kind of scan.
     no_duplicates(&r, &[Rule::SelectIdleCpu, Rule::SelectIdleCluster])?;
