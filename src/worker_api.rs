@@ -8,7 +8,7 @@
 //! gzipped), and the page's JSON export still serialises the rebuilt report byte for byte as
 //! `sis sweep --format json` does.
 
-use sis_core::engine::{HistogramReport, PerCpu, RunReport, ThroughputReport};
+use sis_core::engine::{HistogramReport, PerCpu, RunReport, ThroughputReport, WarmupReport};
 use sis_core::stats::{Counters, ScanHistogram};
 use sis_core::sweep::run_point;
 use sis_core::Scenario;
@@ -40,9 +40,10 @@ pub fn point_query(sc: &Scenario) -> String {
 }
 
 /// A report as the worker sends it: its scenario as a query (first line), then its integers
-/// space-separated (sim_time_ns, wakeups, migrations, the counters, the throughput, then
-/// nr_idle_scan, per_cpu and the histogram's buckets, each a count and its values). The
-/// metrics, the histogram's unit and labels are derived, as `Simulation::report` derives them.
+/// space-separated (sim_time_ns, wakeups, migrations, the counters, the throughput, the
+/// warm-up (ns, settled, auto), then nr_idle_scan, per_cpu and the histogram's buckets, each a
+/// count and its values). The metrics, the histogram's unit and labels are derived, as
+/// `Simulation::report` derives them.
 pub fn encode_report(r: &RunReport) -> String {
     let RunReport {
         scenario,
@@ -55,6 +56,7 @@ pub fn encode_report(r: &RunReport) -> String {
         per_cpu,
         scan_histogram,
         throughput,
+        warmup,
     } = r;
     let mut o = point_query(scenario);
     o.push('\n');
@@ -74,6 +76,8 @@ pub fn encode_report(r: &RunReport) -> String {
         latency_p99_ns,
         latency_max_ns,
     ]);
+    let WarmupReport { ns, settled, auto } = *warmup;
+    nums.extend([ns, settled as u64, auto as u64]);
     nums.push(nr_idle_scan.len() as u64);
     nums.extend(nr_idle_scan.iter().map(|v| *v as u64));
     nums.push(per_cpu.len() as u64);
@@ -181,6 +185,11 @@ pub fn report_from_wire(text: &str) -> Result<RunReport, String> {
         latency_p99_ns: n()?,
         latency_max_ns: n()?,
     };
+    let warmup = WarmupReport {
+        ns: n()?,
+        settled: n()? != 0,
+        auto: n()? != 0,
+    };
     let mut nr_idle_scan = Vec::new();
     for _ in 0..n()? {
         nr_idle_scan.push(n()? as u32);
@@ -216,6 +225,7 @@ pub fn report_from_wire(text: &str) -> Result<RunReport, String> {
             buckets,
         },
         throughput,
+        warmup,
     })
 }
 
