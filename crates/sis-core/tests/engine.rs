@@ -92,6 +92,7 @@ fn invariants_hold_for_every_workload_and_preset_family() {
 fn counters_agree_with_the_recorded_trace() {
     for preset in [
         "linux-4.13",
+        "linux-5.10",
         "linux-5.13",
         "linux-6.0",
         "linux-6.7",
@@ -107,15 +108,31 @@ fn counters_agree_with_the_recorded_trace() {
             ("warmup", "0ms"),
         ]);
         let mut sim = Simulation::new(&sc).unwrap();
+        let f = *sim.features();
         let mut scanned = 0u64;
         let mut failed = 0u64;
         for _ in 0..200 {
             let d = sim.next_wakeup().expect("a wake-up").clone();
-            scanned += 1 + d
+            // Mel Gorman's sis_scanned: every probe, plus what his patch counts at the top of
+            // a loop without probing: select_idle_smt's disallowed siblings (and prev itself,
+            // skipped by select_idle_smt(prev)), 4.13's disallowed CPUs, and the two-pass
+            // select_idle_cpu's iteration that exhausts nr.
+            let smt_steps = d
                 .steps
                 .iter()
-                .filter(|s| s.rule.is_domain_search() && s.saw != Saw::NotAllowed)
-                .count() as u64;
+                .filter(|s| s.rule == Rule::SelectIdleSmt)
+                .count();
+            scanned += 1
+                + d.steps
+                    .iter()
+                    .filter(|s| {
+                        s.rule.is_domain_search()
+                            && (s.saw != Saw::NotAllowed
+                                || matches!(s.rule, Rule::SelectIdleSmt | Rule::SelectIdleCpu))
+                    })
+                    .count() as u64
+                + u64::from(f.smt_prev && smt_steps > 0)
+                + u64::from(!f.single_pass && d.scan_end == Some(sis_core::trace::ScanEnd::Budget));
             failed += u64::from(
                 d.decided_by == Some(Rule::Fallback)
                     && (preset == "lb-promote-thin" || d.result == d.target),

@@ -488,3 +488,41 @@ proptest! {
         prop_assert!(update_idle_cpu_scan(lo % (w as u64 * 1024 + 1), w, pct) <= w);
     }
 }
+
+#[test]
+fn mel_gormans_counters_count_what_his_patch_counts() {
+    // Eight busy CPUs, SIS_PROP's floor of nr = 4 (no idle time, dear scans), target 2 = prev.
+    let state = |smt: u32, allowed: &str| {
+        StateFile::from_json(&format!(
+            r#"{{"topology": {{"llcs": 1, "llc_weight": 8, "smt": {smt}, "numbering": "contiguous"}},
+                "cpus": [{cpus}],
+                "llc": {{"has_idle_cores": false, "avg_scan_cost": 5000}},
+                "wakee": {{"prev": 2, "allowed": [{allowed}]}},
+                "waker": {{"cpu": 0}}, "target": 2}}"#,
+            cpus = (0..8)
+                .map(|c| format!(r#"{{"cpu": {c}, "state": "busy", "avg_idle": 0}}"#))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .unwrap()
+    };
+    let scanned = |f: &StateFile, preset: &str| {
+        let traced = decide_outcome(f, preset, true).unwrap();
+        assert_eq!(
+            traced,
+            decide_outcome(f, preset, false).unwrap(),
+            "{preset}"
+        );
+        assert_eq!(traced.result, 2, "{preset}: nothing idle, target stays");
+        traced.counters.sis_scanned
+    };
+    let all = "0, 1, 2, 3, 4, 5, 6, 7";
+    // The 2020 patch on the two-pass select_idle_cpu bumps sis_scanned before
+    // `if (!--nr) return -1`: 1 (target/prev/recent) + 3 probes + the exhausting iteration.
+    assert_eq!(scanned(&state(1, all), "linux-5.10"), 5);
+    // Single pass (5.12): the budget check comes first; the exhausting iteration is not counted.
+    assert_eq!(scanned(&state(1, all), "linux-5.12"), 4);
+    // select_idle_smt(prev = 2) on core {2, 3} with 3 not allowed: both siblings count as
+    // looked at (prev skipped, 3 disallowed), neither probed; then 3 probes of the LLC scan.
+    assert_eq!(scanned(&state(2, "0, 1, 2, 4, 5, 6, 7"), "linux-5.13"), 6);
+}

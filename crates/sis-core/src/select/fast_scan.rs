@@ -73,7 +73,9 @@ pub(super) fn idle_cpu_words<R: Recorder>(
         _ if len <= max_probes => (len, Walk::Completed),
         _ => (max_probes, Walk::OutOfBudget),
     };
-    ctx.c.sis_scanned += probes as u64;
+    // As walk_one: the two-pass era's schedstat counts the iteration that exhausts nr.
+    ctx.c.sis_scanned +=
+        probes as u64 + u64::from(walk == Walk::OutOfBudget && !st.features.single_pass);
     ctx.probes += probes;
     if throttled {
         *nr -= probes as i64 + i64::from(walk == Walk::OutOfBudget);

@@ -313,9 +313,13 @@ impl SchedState {
         let llc = self.topo.llc_of(target);
         for &cpu in self.topo.smt_siblings(core_cpu) {
             if !include_self && cpu == core_cpu {
+                // Mel Gorman's schedstat patch bumps sis_scanned at the top of the loop: the
+                // skipped CPU and the disallowed ones below count as looked at, unprobed.
+                ctx.c.sis_scanned += 1;
                 continue;
             }
             if !p.allowed.test(cpu) || self.topo.llc_of(cpu) != llc {
+                ctx.c.sis_scanned += 1;
                 if R::ON {
                     ctx.rec
                         .step(Rule::SelectIdleSmt, cpu, Saw::NotAllowed, None);
@@ -615,9 +619,15 @@ impl SchedState {
             *nr -= 1;
         }
         if *nr <= 0 {
+            // The 2020 schedstat patch (on the two-pass select_idle_cpu, 4.13-5.11) counts
+            // sis_scanned before `if (!--nr) return -1`: the exhausting iteration counts.
+            if !self.features.single_pass {
+                ctx.c.sis_scanned += 1;
+            }
             return Some(Walk::OutOfBudget); // no avg_scan_cost update on this path
         }
         if self.features.span_nr && !p.allowed.test(cpu) {
+            ctx.c.sis_scanned += 1; // counted at the loop's top, as the exhausting iteration
             if R::ON {
                 ctx.rec.step(rule, cpu, Saw::NotAllowed, nr_opt(*nr));
             }
