@@ -1,283 +1,16 @@
-//! The Replay tab's worker side and its handle. `static/replay-worker.js` loads the same
-//! wasm-bindgen glue and wasm as the page (as the sweep worker does), reads the trace file in
-//! chunks (gunzipped by the browser's DecompressionStream) and feeds them to [`replay_feed`];
-//! the [`Replay`] and its kept wake-ups stay in the worker, and the page asks for one wake-up
-//! at a time ([`replay_get`]), with the selected preset's decision recomputed there. Texts
-//! cross as space-separated numbers (`encode_*` / [`Summary::parse`] / [`WakeView::parse`]):
-//! no serde code for them in the wasm. The exports (and so the replay code in the wasm) exist
-//! only with the `replay` feature; natively everything here compiles and is tested.
+//! The Replay tab's handle on its worker and the page's side of the wire. The replay itself
+//! runs in `static/replay-worker.js` on its own wasm (`crates/sisviz-replay-worker`, loaded only
+//! when a trace is opened, so the page's wasm carries no trace parser or replay): it reads the
+//! trace file in chunks, keeps the `Replay` and its kept wake-ups, and answers one wake-up at a
+//! time. Texts cross as space-separated numbers ([`Summary::parse`] / [`WakeView::parse`] read
+//! what the worker crate writes): no serde code for them.
 
-use sis_core::replay::{Replay, ReplayConfig, WakeRecord, CLASSES};
+use sis_core::replay::CLASSES;
 use sis_core::trace::{Decision, Rule, Saw, ScanEnd, Step};
-use sis_core::Scenario;
-use std::cell::RefCell;
-use std::fmt::Write;
 use wasm_bindgen::prelude::*;
-
-/// Wake-ups kept for stepping: the first KEEP (fewer on large machines: KEEP_CPU_SLOTS CPU
-/// snapshots at most) and then KEEP_DISAGREEMENTS more where some preset disagrees.
-pub const KEEP: usize = 20_000;
-pub const KEEP_CPU_SLOTS: usize = 1_280_000;
-pub const KEEP_DISAGREEMENTS: usize = 2_000;
 
 /// The topology fields a trace does not record, as the Replay tab names them.
 pub const TOPOLOGY_FIELDS: [&str; 5] = ["llcs", "llc_weight", "smt", "numbering", "cluster_size"];
-
-struct Session {
-    replay: Replay,
-    /// The end of the last chunk, up to its first newline-less tail.
-    carry: Vec<u8>,
-}
-
-thread_local! {
-    static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
-}
-
-fn with<T>(f: impl FnOnce(&mut Session) -> T) -> Option<T> {
-    SESSION.with(|s| s.borrow_mut().as_mut().map(f))
-}
-
-/// Starts a replay on a query of the topology fields (`llcs=1&llc_weight=8&...`); "" or
-/// `error: ...` naming the field.
-#[cfg_attr(feature = "replay", wasm_bindgen)]
-pub fn replay_open(query: &str) -> String {
-    let mut sc = Scenario::default();
-    for (k, v) in crate::url::split_query(query) {
-        if let Err(e) = sc.set_field(&k, &v) {
-            return format!("error: {e}");
-        }
-    }
-    let spec = sc.topology_spec();
-    let nr = (spec.llcs * spec.llc_weight).max(1) as usize;
-    let cfg = ReplayConfig {
-        topology: Some(spec),
-        keep: KEEP.min(KEEP_CPU_SLOTS / nr),
-        keep_disagreements: KEEP_DISAGREEMENTS,
-        ..Default::default()
-    };
-    match Replay::new(cfg) {
-        Ok(replay) => {
-            SESSION.with(|s| {
-                *s.borrow_mut() = Some(Session {
-                    replay,
-                    carry: Vec::new(),
-                })
-            });
-            String::new()
-        }
-        Err(e) => format!("error: {e}"),
-    }
-}
-
-/// Feeds a chunk of the file (lines may span chunks); "" or `error: ...` (the core's error,
-/// naming the line, with what was read so far).
-#[cfg_attr(feature = "replay", wasm_bindgen)]
-pub fn replay_feed(chunk: &[u8]) -> String {
-    with(|s| {
-        let mut rest = chunk;
-        while let Some(i) = rest.iter().position(|b| *b == b'\n') {
-            let r = if s.carry.is_empty() {
-                s.replay.feed_line(&rest[..i])
-            } else {
-                s.carry.extend_from_slice(&rest[..i]);
-                let line = std::mem::take(&mut s.carry);
-                let r = s.replay.feed_line(&line);
-                s.carry = line;
-                s.carry.clear();
-                r
-            };
-            if let Err(e) = r {
-                return format!("error: {e}");
-            }
-            rest = &rest[i + 1..];
-        }
-        // A line longer than the core's limit fails here rather than growing without bound.
-        if s.carry.len() + rest.len() > sis_core::replay::MAX_LINE_BYTES {
-            let line = std::mem::take(&mut s.carry);
-            if let Err(e) = s.replay.feed_line(&[line.as_slice(), rest].concat()) {
-                return format!("error: {e}");
-            }
-        } else {
-            s.carry.extend_from_slice(rest);
-        }
-        String::new()
-    })
-    .unwrap_or_else(|| "error: no replay started".into())
-}
-
-/// Ends the replay: the summary ([`Summary::parse`]) or `error: ...`.
-#[cfg_attr(feature = "replay", wasm_bindgen)]
-pub fn replay_end() -> String {
-    with(|s| {
-        if !s.carry.is_empty() {
-            let line = std::mem::take(&mut s.carry);
-            if let Err(e) = s.replay.feed_line(&line) {
-                return format!("error: {e}");
-            }
-        }
-        match s.replay.end() {
-            Ok(rep) => {
-                let mut o = String::from("presets");
-                for p in s.replay.preset_names() {
-                    o.push(' ');
-                    o.push_str(p);
-                }
-                for (name, c) in &rep.classes.0 {
-                    let _ = write!(o, "\n{name} {}", c.wakeups);
-                    for (_, k) in &c.agree {
-                        let _ = write!(o, " {k}");
-                    }
-                }
-                let t = &rep.trace;
-                let recs = s.replay.records();
-                let _ = write!(
-                    o,
-                    "\ntrace {} {} {} {} {} {} {} {}",
-                    t.events,
-                    t.wakeups,
-                    t.cpus,
-                    t.skipped_lines,
-                    t.incomplete,
-                    rep.notes.on_rq,
-                    recs.len(),
-                    recs.iter()
-                        .enumerate()
-                        .take_while(|(i, r)| r.index == *i as u64)
-                        .count()
-                );
-                o
-            }
-            Err(e) => format!("error: {e}"),
-        }
-    })
-    .unwrap_or_else(|| "error: no replay started".into())
-}
-
-/// Kept wake-up `pos` moved by `step` (-1, 0, +1; with `only`, to the nearest one in that
-/// direction where preset `preset` disagrees with the kernel), with that preset's decision:
-/// [`WakeView::parse`] reads it; "" when there is none.
-#[cfg_attr(feature = "replay", wasm_bindgen)]
-pub fn replay_get(pos: u32, step: i32, preset: u32, only: bool) -> String {
-    with(|s| {
-        let recs = s.replay.records();
-        let p = preset as usize;
-        let ok = |i: usize| !only || recs[i].disagrees(p);
-        let mut i = (pos as usize).min(recs.len().saturating_sub(1));
-        if recs.is_empty() {
-            return String::new();
-        }
-        if step != 0 || !ok(i) {
-            let dir = if step < 0 { -1 } else { 1 };
-            let mut j = i as i64 + if step == 0 { 0 } else { dir };
-            loop {
-                if j < 0 || j as usize >= recs.len() {
-                    return String::new();
-                }
-                if ok(j as usize) {
-                    break;
-                }
-                j += dir;
-            }
-            i = j as usize;
-        }
-        let r = &recs[i];
-        match s.replay.decision(r, p) {
-            Some(d) => encode_view(i, r, &d),
-            None => String::new(),
-        }
-    })
-    .unwrap_or_default()
-}
-
-fn opt(o: &mut String, v: Option<i64>) {
-    match v {
-        Some(v) => {
-            let _ = write!(o, " {v}");
-        }
-        None => o.push_str(" -"),
-    }
-}
-
-const RULES: [Rule; 11] = [
-    Rule::WakeAffine,
-    Rule::Target,
-    Rule::Prev,
-    Rule::RecentUsedCpu,
-    Rule::SelectIdleSmt,
-    Rule::SelectIdleCore,
-    Rule::SelectIdleCpu,
-    Rule::SelectIdleCluster,
-    Rule::ThinLlc,
-    Rule::ThinRest,
-    Rule::Fallback,
-];
-const SAWS: [Saw; 4] = [Saw::Idle, Saw::SchedIdle, Saw::Busy, Saw::NotAllowed];
-const ENDS: [ScanEnd; 5] = [
-    ScanEnd::Found,
-    ScanEnd::Budget,
-    ScanEnd::Exhausted,
-    ScanEnd::NoScan,
-    ScanEnd::AvgCpu,
-];
-
-fn index_of<T: PartialEq>(all: &[T], v: Option<T>) -> Option<i64> {
-    v.and_then(|v| all.iter().position(|x| *x == v).map(|i| i as i64))
-}
-
-/// One kept wake-up and a preset's decision on it, as numbers.
-pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
-    let mut o = String::new();
-    let _ = write!(
-        o,
-        "{pos} {} {} {} {} {} {} {} {} {} {} {}",
-        r.index,
-        d.seq,
-        r.line,
-        r.time_ns,
-        r.waker_cpu,
-        r.wakee,
-        r.prev,
-        r.kernel,
-        r.sync_inferred as u8,
-        r.class,
-        r.chosen.len()
-    );
-    for c in &r.chosen {
-        let _ = write!(o, " {c}");
-    }
-    let _ = write!(o, " {}", r.cpus.len());
-    for c in &r.cpus {
-        let _ = write!(o, " {} {}", c.nr_running, c.util_avg);
-    }
-    let _ = write!(
-        o,
-        " {} {} {} {} {}",
-        d.target,
-        d.has_idle_core as u8,
-        d.nr_idle_scan,
-        d.result,
-        d.steps.len()
-    );
-    opt(&mut o, d.recent_used_cpu.map(i64::from));
-    opt(&mut o, d.nr_before);
-    opt(&mut o, d.nr_after);
-    opt(&mut o, index_of(&ENDS, d.scan_end));
-    opt(&mut o, index_of(&RULES, d.decided_by));
-    for s in &d.steps {
-        let _ = write!(
-            o,
-            " {} {}",
-            s.cpu,
-            index_of(&RULES, Some(s.rule)).unwrap_or(0)
-        );
-        opt(&mut o, index_of(&SAWS, Some(s.saw)));
-        opt(&mut o, s.nr);
-    }
-    for m in &d.missed_idle {
-        let _ = write!(o, " {m}");
-    }
-    o
-}
 
 /// A space-separated number reader; `None` once the text ends or a token is not a number.
 struct Nums<'a>(std::str::SplitAsciiWhitespace<'a>);
@@ -360,12 +93,12 @@ impl WakeView {
         d.recent_used_cpu = n.opt()?.map(|c| c as u32);
         d.nr_before = n.opt()?;
         d.nr_after = n.opt()?;
-        d.scan_end = n.opt()?.and_then(|i| ENDS.get(i as usize).copied());
-        d.decided_by = n.opt()?.and_then(|i| RULES.get(i as usize).copied());
+        d.scan_end = n.opt()?.and_then(|i| ScanEnd::ALL.get(i as usize).copied());
+        d.decided_by = n.opt()?.and_then(|i| Rule::ALL.get(i as usize).copied());
         for _ in 0..steps {
             let cpu = n.u()?;
-            let rule = *RULES.get(n.n()? as usize)?;
-            let saw = *SAWS.get(n.opt()?? as usize)?;
+            let rule = *Rule::ALL.get(n.n()? as usize)?;
+            let saw = *Saw::ALL.get(n.opt()?? as usize)?;
             d.steps.push(Step {
                 rule,
                 cpu,
@@ -452,14 +185,13 @@ fn set(o: &js_sys::Object, k: &str, v: &JsValue) {
 }
 
 impl ReplayJob {
-    /// Starts a worker replaying `file` on the topology `query` (fields of TOPOLOGY_FIELDS).
+    /// Starts a worker replaying `file` on the topology `query` (fields of TOPOLOGY_FIELDS); the
+    /// worker loads the replay wasm itself.
     pub fn start(
         file: &web_sys::File,
         query: &str,
         on_msg: impl Fn(ReplayMsg) + 'static,
     ) -> Result<Self, String> {
-        let (js, wasm) =
-            crate::worker_api::boot_urls().ok_or("cannot find the app's JS/wasm URLs")?;
         let base = web_sys::window()
             .and_then(|w| w.document())
             .and_then(|d| d.base_uri().ok().flatten())
@@ -506,8 +238,6 @@ impl ReplayJob {
         worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
         let msg = js_sys::Object::new();
         set(&msg, "op", &"start".into());
-        set(&msg, "js", &js.into());
-        set(&msg, "wasm", &wasm.into());
         set(&msg, "query", &query.into());
         set(&msg, "file", file);
         worker
@@ -544,6 +274,9 @@ impl Drop for ReplayJob {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sis_core::replay::{Replay, ReplayConfig};
+    use sis_core::Scenario;
+    use sisviz_replay_worker::{replay_end, replay_feed, replay_get, replay_open};
 
     const TOPO: &str = "llcs=1&llc_weight=8&smt=2&numbering=interleaved&cluster_size=0";
     const TRACE: &[u8] = include_bytes!("../crates/sis-core/testdata/traces/many-threads-head.txt");

@@ -1,7 +1,8 @@
 // Replay worker (module), started by the Replay tab (src/replay_api.rs ReplayJob) with
 //   new Worker(new URL('static/replay-worker.js', document.baseURI), { type: 'module' })
-// { op: 'start', js, wasm, query, file }: loads the page's own wasm-bindgen glue and wasm
-// (their URLs from static/boot.js), starts a replay on the topology query, reads the File in
+// { op: 'start', query, file }: loads the replay's own wasm (crates/sisviz-replay-worker, built
+// by trunk beside the page's as sisviz-replay-worker.js + _bg.wasm; the page's wasm has no
+// replay code), starts a replay on the topology query, reads the File in
 // chunks from its stream (gzip through the browser's DecompressionStream; memory stays
 // bounded whatever the file's size), feeds each chunk to replay_feed and posts
 // { progress, total, events } at most every 100 ms, then { summary, ms } or { error }.
@@ -10,8 +11,8 @@
 let bindings = null;
 
 async function replay(m) {
-  bindings = await import(m.js);
-  await bindings.default({ module_or_path: m.wasm });
+  bindings = await import(new URL('../sisviz-replay-worker.js', import.meta.url).href);
+  await bindings.default();
   const opened = bindings.replay_open(m.query);
   if (opened) throw new Error(opened.replace(/^error: /, ''));
   const file = m.file;

@@ -6,7 +6,6 @@
 use super::compare::{ComparePanel, CompareSetup};
 use super::heatmap::HeatmapPanel;
 use super::patch_scenarios::PatchScenarioList;
-#[cfg(feature = "replay")]
 use super::replay::ReplayPanel;
 use super::sweep::{SweepPanel, SweepSetup};
 use super::widgets::PoolSetup;
@@ -106,10 +105,7 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
             <HeatmapPanel scenario={p.scenario.clone()} dark={p.dark}
                 preset={state.baseline_preset.clone()} on_preset={on_baseline} {pool} />
         },
-        #[cfg(feature = "replay")]
         Tab::Replay => html! { <ReplayPanel /> },
-        #[cfg(not(feature = "replay"))]
-        Tab::Replay => html! {},
     };
     html! {
         <section class="panel workbench" data-testid="workbench">
@@ -119,7 +115,7 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
                     {tab_button(Tab::Compare, "Compare two kernels")}
                     {tab_button(Tab::Sweep, "Load sweep")}
                     {tab_button(Tab::Heatmap, "Heatmap")}
-                    if cfg!(feature = "replay") { {tab_button(Tab::Replay, "Replay a trace")} }
+                    {tab_button(Tab::Replay, "Replay a trace")}
                 </div>
             </div>
             <PatchScenarioList {on_choose} />

@@ -3,13 +3,14 @@
 // agreement table's linux-4.4 'all' cell equal to what `sis replay` prints for the same
 // topology (the CLI run here); the disagreements filter lands on wake-ups where the kernel's
 // CPU and the preset's differ; a non-trace file and an .xz file give errors naming the
-// problem. Prints the browser's parse rate (events/s), not gated. Prints
+// problem; a dropped file is read as a picked one; a 100 MB trace can be cancelled and then read
+// whole. Prints the browser's parse rate (events/s) and the longest frame gap, not gated. Prints
 // `replay e2e: N passed, M failed` last.
 //
-//   node tests/e2e/replay.mjs        (after trunk build --release --features replay)
+//   node tests/e2e/replay.mjs        (after trunk build --release)
 //
-// The Replay tab is behind the app's `replay` cargo feature (it does not fit the 350 KB
-// budget yet); against a dist/ built without it this file says so and runs nothing.
+// The replay runs on its own worker wasm (sisviz-replay-worker_bg.wasm, index.html's
+// data-type="worker" link); a dist/ without it fails here.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,13 +22,11 @@ import { ROOT, DIST, SHOTS, byId, waitFor, openApp, textOf, runFile } from './_l
 const SAMPLE = path.join(ROOT, 'crates', 'sis-core', 'testdata', 'traces', 'many-threads.ftrace.txt.xz');
 const TOPO = ['--llcs', '1', '--llc-weight', '8', '--smt', '2', '--numbering', 'interleaved'];
 
-const built = fs.readdirSync(DIST).some((f) => f.endsWith('.wasm') &&
-  fs.readFileSync(path.join(DIST, f)).includes(Buffer.from('replay_open')));
-if (!built) {
-  console.log('replay e2e: dist/ was built without the `replay` feature (trunk build --release ' +
-    '--features replay); nothing to test');
-  console.log('replay e2e: 0 passed, 0 failed (not built)');
-  process.exit(0);
+const workerWasm = path.join(DIST, 'sisviz-replay-worker_bg.wasm');
+if (!fs.existsSync(workerWasm) || !fs.readFileSync(workerWasm).includes(Buffer.from('replay_open'))) {
+  console.error(`replay e2e: ${workerWasm} is missing or has no replay_open export`);
+  console.log('replay e2e: 0 passed, 1 failed');
+  process.exit(1);
 }
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sisviz-replay-'));
@@ -37,6 +36,19 @@ const binary = path.join(tmp, 'not-a-trace.bin');
 fs.writeFileSync(plain, execFileSync('xz', ['-dc', SAMPLE], { maxBuffer: 64 << 20 }));
 fs.writeFileSync(gz, zlib.gzipSync(fs.readFileSync(plain)));
 fs.writeFileSync(binary, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3, 10, 0, 0, 10]));
+// A 100 MB trace (the issue's size): the sample 16 times, each copy's stamps 100 s later.
+const big = path.join(tmp, 'many-threads-x16.txt');
+{
+  const lines = fs.readFileSync(plain, 'utf8').split('\n');
+  const head = lines.filter((l) => l.startsWith('#')).join('\n') + '\n';
+  const body = lines.filter((l) => l && !l.startsWith('#'));
+  const fd = fs.openSync(big, 'w');
+  fs.writeSync(fd, head);
+  for (let r = 0; r < 16; r++) {
+    fs.writeSync(fd, body.map((l) => l.replace(/ (\d+)\.(\d+): /, (_, s, f) => ` ${Number(s) + r * 100}.${f}: `)).join('\n') + '\n');
+  }
+  fs.closeSync(fd);
+}
 
 // What `sis replay` says for the same topology (the CLI reads the .xz itself).
 const cli = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'sis-cli', '--', 'replay',
@@ -122,6 +134,75 @@ check('a binary file and an .xz file give errors naming the problem', async (bro
     const xz = await openTrace(page, SAMPLE);
     if (!/error: .*xz-compressed.*decompress it first/.test(xz)) throw new Error(`xz: "${xz}"`);
     if (await page.locator(byId('replay-table')).count()) throw new Error('a table after an error');
+    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
+  } finally {
+    await context.close();
+  }
+});
+
+check('a trace dropped on the tab is replayed as a picked one', async (browser) => {
+  const { context, page, problems } = await openApp(browser);
+  try {
+    await page.locator(byId('tab-replay')).click();
+    const b64 = fs.readFileSync(gz).toString('base64');
+    const dt = await page.evaluateHandle((data) => {
+      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+      const t = new DataTransfer();
+      t.items.add(new File([bytes], 'dropped.txt.gz'));
+      return t;
+    }, b64);
+    await page.dispatchEvent(byId('replay-view'), 'drop', { dataTransfer: dt });
+    const status = await waitFor(async () => {
+      const s = await textOf(page, 'replay-status');
+      return /events\/s|error/.test(s) ? s : null;
+    }, 60_000);
+    if (!status || !status.startsWith('dropped.txt.gz:')) throw new Error(`drop: "${status}"`);
+    const all = cli.classes.all;
+    const got = await cell(page, 'linux-4.4', 'all');
+    if (!got?.includes(`(${all.agree['linux-4.4']})`)) throw new Error(`dropped linux-4.4 all: "${got}"`);
+    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
+  } finally {
+    await context.close();
+  }
+});
+
+check('a 100 MB trace: the page keeps drawing frames while it is read, Cancel stops it, a second read finishes', async (browser) => {
+  const { context, page, problems } = await openApp(browser);
+  try {
+    await page.locator(byId('tab-replay')).click();
+    const size = fs.statSync(big).size;
+    // The longest gap between animation frames while the worker reads (printed, not gated).
+    await page.evaluate(() => {
+      window.__gap = { last: performance.now(), max: 0, on: true };
+      const tick = (t) => {
+        const g = window.__gap;
+        g.max = Math.max(g.max, t - g.last);
+        g.last = t;
+        if (g.on) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    await page.locator(byId('replay-file')).setInputFiles(big);
+    const p = page.locator(byId('replay-progress')).first();
+    const started = await waitFor(async () => Number(await p.getAttribute('value')) > 0, 30_000);
+    if (!started) throw new Error(`no progress: ${await textOf(page, 'replay-status')}`);
+    await page.locator(byId('replay-cancel')).click({ timeout: 2_000 });
+    const cancelled = await waitFor(async () => (await textOf(page, 'replay-status')) === 'cancelled');
+    if (!cancelled) throw new Error(`after Cancel: "${await textOf(page, 'replay-status')}"`);
+    const at = Number(await p.getAttribute('value'));
+    if (!(at > 0 && at < size)) throw new Error(`cancelled at ${at} of ${size}`);
+    if (await page.locator(byId('replay-cancel')).isEnabled()) throw new Error('Cancel still enabled');
+    await page.waitForTimeout(500);
+    if (Number(await p.getAttribute('value')) !== at) throw new Error('progress moved after Cancel');
+    // Read it whole this time: the table counts 16 copies of the sample's wake-ups.
+    await page.evaluate(() => { window.__gap.max = 0; });
+    const status = await openTrace(page, big);
+    const gap = await page.evaluate(() => { window.__gap.on = false; return window.__gap.max; });
+    if (/error/.test(status)) throw new Error(status);
+    const all = await cell(page, 'linux-4.4', 'all');
+    const n = Number(/\((\d+)\)/.exec(all ?? '')?.[1]);
+    if (!(n > 15 * cli.classes.all.agree['linux-4.4'])) throw new Error(`100 MB linux-4.4 all: "${all}"`);
+    console.log(`      bench: 100 MB trace in the browser: ${status}; longest frame gap while reading ${gap.toFixed(0)} ms`);
     if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
   } finally {
     await context.close();

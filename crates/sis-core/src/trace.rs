@@ -22,6 +22,21 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// Every rule, in declaration order (the Replay tab's wire numbers them by it).
+    pub const ALL: [Rule; 11] = [
+        Rule::WakeAffine,
+        Rule::Target,
+        Rule::Prev,
+        Rule::RecentUsedCpu,
+        Rule::SelectIdleSmt,
+        Rule::SelectIdleCore,
+        Rule::SelectIdleCpu,
+        Rule::SelectIdleCluster,
+        Rule::ThinLlc,
+        Rule::ThinRest,
+        Rule::Fallback,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Rule::WakeAffine => "wake_affine",
@@ -77,6 +92,9 @@ pub enum Saw {
 }
 
 impl Saw {
+    /// Every value, in declaration order.
+    pub const ALL: [Saw; 4] = [Saw::Idle, Saw::SchedIdle, Saw::Busy, Saw::NotAllowed];
+
     pub fn name(self) -> &'static str {
         match self {
             Saw::Idle => "idle",
@@ -101,6 +119,17 @@ pub enum ScanEnd {
     NoScan,
     /// SIS_AVG_CPU: avg_idle below the average scan cost.
     AvgCpu,
+}
+
+impl ScanEnd {
+    /// Every value, in declaration order.
+    pub const ALL: [ScanEnd; 5] = [
+        ScanEnd::Found,
+        ScanEnd::Budget,
+        ScanEnd::Exhausted,
+        ScanEnd::NoScan,
+        ScanEnd::AvgCpu,
+    ];
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

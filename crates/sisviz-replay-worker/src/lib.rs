@@ -1,0 +1,310 @@
+//! The Replay tab's worker wasm (issue 14): `static/replay-worker.js` loads it, when a trace is
+//! opened, reads the file in chunks (gunzipped by the browser's DecompressionStream) and feeds
+//! them to [`replay_feed`]; the [`Replay`] and its kept wake-ups stay in the worker, and the page
+//! asks for one wake-up at a time ([`replay_get`]), with the selected preset's decision
+//! recomputed here. Texts cross as space-separated numbers ([`replay_end`] / [`encode_view`];
+//! the page's `replay_api::Summary::parse` / `WakeView::parse` read them): no serde code on
+//! either side. A separate wasm from the page's: the page never loads the replay core.
+
+use sis_core::replay::{Replay, ReplayConfig, WakeRecord};
+use sis_core::trace::{Decision, Rule, Saw, ScanEnd};
+use sis_core::Scenario;
+use std::cell::RefCell;
+use std::fmt::Write;
+use wasm_bindgen::prelude::*;
+
+/// Wake-ups kept for stepping: the first KEEP (fewer on large machines: KEEP_CPU_SLOTS CPU
+/// snapshots at most) and then KEEP_DISAGREEMENTS more where some preset disagrees.
+pub const KEEP: usize = 20_000;
+pub const KEEP_CPU_SLOTS: usize = 1_280_000;
+pub const KEEP_DISAGREEMENTS: usize = 2_000;
+
+struct Session {
+    replay: Replay,
+    /// The end of the last chunk, up to its first newline-less tail.
+    carry: Vec<u8>,
+}
+
+thread_local! {
+    static SESSION: RefCell<Option<Session>> = const { RefCell::new(None) };
+}
+
+fn with<T>(f: impl FnOnce(&mut Session) -> T) -> Option<T> {
+    SESSION.with(|s| s.borrow_mut().as_mut().map(f))
+}
+
+/// Starts a replay on a query of the topology fields (`llcs=1&llc_weight=8&...`); "" or
+/// `error: ...` naming the field.
+#[wasm_bindgen]
+pub fn replay_open(query: &str) -> String {
+    let mut sc = Scenario::default();
+    for (k, v) in split_query(query) {
+        if let Err(e) = sc.set_field(&k, &v) {
+            return format!("error: {e}");
+        }
+    }
+    let spec = sc.topology_spec();
+    let nr = (spec.llcs * spec.llc_weight).max(1) as usize;
+    let cfg = ReplayConfig {
+        topology: Some(spec),
+        keep: KEEP.min(KEEP_CPU_SLOTS / nr),
+        keep_disagreements: KEEP_DISAGREEMENTS,
+        ..Default::default()
+    };
+    match Replay::new(cfg) {
+        Ok(replay) => {
+            SESSION.with(|s| {
+                *s.borrow_mut() = Some(Session {
+                    replay,
+                    carry: Vec::new(),
+                })
+            });
+            String::new()
+        }
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// Feeds a chunk of the file (lines may span chunks); "" or `error: ...` (the core's error,
+/// naming the line, with what was read so far).
+#[wasm_bindgen]
+pub fn replay_feed(chunk: &[u8]) -> String {
+    with(|s| {
+        let mut rest = chunk;
+        while let Some(i) = rest.iter().position(|b| *b == b'\n') {
+            let r = if s.carry.is_empty() {
+                s.replay.feed_line(&rest[..i])
+            } else {
+                s.carry.extend_from_slice(&rest[..i]);
+                let line = std::mem::take(&mut s.carry);
+                let r = s.replay.feed_line(&line);
+                s.carry = line;
+                s.carry.clear();
+                r
+            };
+            if let Err(e) = r {
+                return format!("error: {e}");
+            }
+            rest = &rest[i + 1..];
+        }
+        // A line longer than the core's limit fails here rather than growing without bound.
+        if s.carry.len() + rest.len() > sis_core::replay::MAX_LINE_BYTES {
+            let line = std::mem::take(&mut s.carry);
+            if let Err(e) = s.replay.feed_line(&[line.as_slice(), rest].concat()) {
+                return format!("error: {e}");
+            }
+        } else {
+            s.carry.extend_from_slice(rest);
+        }
+        String::new()
+    })
+    .unwrap_or_else(|| "error: no replay started".into())
+}
+
+/// Ends the replay: the summary ([`Summary::parse`]) or `error: ...`.
+#[wasm_bindgen]
+pub fn replay_end() -> String {
+    with(|s| {
+        if !s.carry.is_empty() {
+            let line = std::mem::take(&mut s.carry);
+            if let Err(e) = s.replay.feed_line(&line) {
+                return format!("error: {e}");
+            }
+        }
+        match s.replay.end() {
+            Ok(rep) => {
+                let mut o = String::from("presets");
+                for p in s.replay.preset_names() {
+                    o.push(' ');
+                    o.push_str(p);
+                }
+                for (name, c) in &rep.classes.0 {
+                    let _ = write!(o, "\n{name} {}", c.wakeups);
+                    for (_, k) in &c.agree {
+                        let _ = write!(o, " {k}");
+                    }
+                }
+                let t = &rep.trace;
+                let recs = s.replay.records();
+                let _ = write!(
+                    o,
+                    "\ntrace {} {} {} {} {} {} {} {}",
+                    t.events,
+                    t.wakeups,
+                    t.cpus,
+                    t.skipped_lines,
+                    t.incomplete,
+                    rep.notes.on_rq,
+                    recs.len(),
+                    recs.iter()
+                        .enumerate()
+                        .take_while(|(i, r)| r.index == *i as u64)
+                        .count()
+                );
+                o
+            }
+            Err(e) => format!("error: {e}"),
+        }
+    })
+    .unwrap_or_else(|| "error: no replay started".into())
+}
+
+/// Kept wake-up `pos` moved by `step` (-1, 0, +1; with `only`, to the nearest one in that
+/// direction where preset `preset` disagrees with the kernel), with that preset's decision:
+/// [`WakeView::parse`] reads it; "" when there is none.
+#[wasm_bindgen]
+pub fn replay_get(pos: u32, step: i32, preset: u32, only: bool) -> String {
+    with(|s| {
+        let recs = s.replay.records();
+        let p = preset as usize;
+        let ok = |i: usize| !only || recs[i].disagrees(p);
+        let mut i = (pos as usize).min(recs.len().saturating_sub(1));
+        if recs.is_empty() {
+            return String::new();
+        }
+        if step != 0 || !ok(i) {
+            let dir = if step < 0 { -1 } else { 1 };
+            let mut j = i as i64 + if step == 0 { 0 } else { dir };
+            loop {
+                if j < 0 || j as usize >= recs.len() {
+                    return String::new();
+                }
+                if ok(j as usize) {
+                    break;
+                }
+                j += dir;
+            }
+            i = j as usize;
+        }
+        let r = &recs[i];
+        match s.replay.decision(r, p) {
+            Some(d) => encode_view(i, r, &d),
+            None => String::new(),
+        }
+    })
+    .unwrap_or_default()
+}
+
+fn opt(o: &mut String, v: Option<i64>) {
+    match v {
+        Some(v) => {
+            let _ = write!(o, " {v}");
+        }
+        None => o.push_str(" -"),
+    }
+}
+
+fn index_of<T: PartialEq>(all: &[T], v: Option<T>) -> Option<i64> {
+    v.and_then(|v| all.iter().position(|x| *x == v).map(|i| i as i64))
+}
+
+/// One kept wake-up and a preset's decision on it, as numbers.
+pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        "{pos} {} {} {} {} {} {} {} {} {} {} {}",
+        r.index,
+        d.seq,
+        r.line,
+        r.time_ns,
+        r.waker_cpu,
+        r.wakee,
+        r.prev,
+        r.kernel,
+        r.sync_inferred as u8,
+        r.class,
+        r.chosen.len()
+    );
+    for c in &r.chosen {
+        let _ = write!(o, " {c}");
+    }
+    let _ = write!(o, " {}", r.cpus.len());
+    for c in &r.cpus {
+        let _ = write!(o, " {} {}", c.nr_running, c.util_avg);
+    }
+    let _ = write!(
+        o,
+        " {} {} {} {} {}",
+        d.target,
+        d.has_idle_core as u8,
+        d.nr_idle_scan,
+        d.result,
+        d.steps.len()
+    );
+    opt(&mut o, d.recent_used_cpu.map(i64::from));
+    opt(&mut o, d.nr_before);
+    opt(&mut o, d.nr_after);
+    opt(&mut o, index_of(&ScanEnd::ALL, d.scan_end));
+    opt(&mut o, index_of(&Rule::ALL, d.decided_by));
+    for s in &d.steps {
+        let _ = write!(
+            o,
+            " {} {}",
+            s.cpu,
+            index_of(&Rule::ALL, Some(s.rule)).unwrap_or(0)
+        );
+        opt(&mut o, index_of(&Saw::ALL, Some(s.saw)));
+        opt(&mut o, s.nr);
+    }
+    for m in &d.missed_idle {
+        let _ = write!(o, " {m}");
+    }
+    o
+}
+
+/// `k=v&k=v` with `%XX` escapes (the page's `url::encode`), as pairs.
+fn split_query(q: &str) -> Vec<(String, String)> {
+    fn decode(s: &str) -> String {
+        let b = s.as_bytes();
+        let mut out = Vec::with_capacity(b.len());
+        let mut i = 0;
+        while i < b.len() {
+            let hex = b
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+            match (b[i], hex) {
+                (b'%', Some(h)) => {
+                    out.push(h);
+                    i += 3;
+                }
+                (b'+', _) => {
+                    out.push(b' ');
+                    i += 1;
+                }
+                (c, _) => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+    q.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (decode(k), decode(v))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_query_decodes_as_the_page_encodes_it() {
+        assert_eq!(
+            split_query("llcs=1&numbering=inter%6Ceaved&smt=%202+&x"),
+            [
+                ("llcs".into(), "1".into()),
+                ("numbering".into(), "interleaved".into()),
+                ("smt".into(), " 2 ".into()),
+                ("x".into(), String::new()),
+            ]
+        );
+        assert!(replay_open("llcs=1&llc_weight=8&smt=%32").is_empty());
+        assert!(replay_open("llc_weight=%30").starts_with("error: "));
+    }
+}
