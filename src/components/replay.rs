@@ -230,6 +230,8 @@ pub fn ReplayPanel() -> Html {
         Callback::from(move |e: Event| {
             if let Some(t) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
                 if let Some(f) = file_of(t.files()) {
+                    // Cleared, so picking the same file again (after Cancel) starts it again.
+                    t.set_value("");
                     start.emit(f);
                 }
             }

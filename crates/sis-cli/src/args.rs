@@ -3,7 +3,7 @@
 //! through `Scenario::from_pairs` (so `Scenario::set_field` is the only validation).
 
 use clap::Args;
-use sis_core::scenario::FIELDS;
+use sis_core::scenario::file_pairs;
 use sis_core::{InputError, Scenario};
 
 /// Scenario flags: each one is a scenario field (dashes for underscores), taken as text.
@@ -143,37 +143,6 @@ pub fn parse_list<'a>(field: &str, v: &'a str, what: &str) -> Result<Vec<&'a str
         ));
     }
     Ok(items)
-}
-
-/// The scenario file's fields as text pairs (numbers and booleans written as JSON writes them).
-fn file_pairs(text: &str) -> Result<Vec<(String, String)>, InputError> {
-    let obj = match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(serde_json::Value::Object(o)) => o,
-        // Not a JSON object: the scenario parser's own error says so.
-        _ => {
-            return Err(Scenario::from_json(text).err().unwrap_or_else(|| {
-                InputError::range("scenario", "?", "a JSON object of scenario fields")
-            }))
-        }
-    };
-    let mut out = Vec::new();
-    for (k, v) in obj {
-        let text = match v {
-            serde_json::Value::String(s) => s,
-            serde_json::Value::Number(n) => n.to_string(),
-            serde_json::Value::Bool(b) => b.to_string(),
-            other => {
-                let expected = FIELDS
-                    .iter()
-                    .find(|f| f.0 == k)
-                    .map(|f| f.1)
-                    .unwrap_or("a scenario field");
-                return Err(InputError::range(&k, other, expected));
-            }
-        };
-        out.push((k, text));
-    }
-    Ok(out)
 }
 
 impl ScenarioArgs {

@@ -15,6 +15,7 @@ pub mod engine;
 pub mod error;
 pub mod export;
 pub mod features;
+pub mod flat_json;
 pub mod pelt;
 mod queue;
 pub mod replay;

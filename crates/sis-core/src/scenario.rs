@@ -140,6 +140,27 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
 ];
 
+/// A scenario file's members as (field, text) pairs in file order: strings as they are,
+/// numbers and booleans as written (each field's parser judges them); null, an array or an
+/// object is an error naming the field. Read by `flat_json`, not serde_json (the page's size).
+pub fn file_pairs(text: &str) -> Result<Vec<(String, String)>, InputError> {
+    let members = crate::flat_json::object_members(text)
+        .map_err(|e| InputError::range("scenario", e, "a JSON object of scenario fields"))?;
+    members
+        .into_iter()
+        .map(|(k, v)| match v {
+            crate::flat_json::Value::Scalar(s) => Ok((k, s)),
+            crate::flat_json::Value::Other(raw) => {
+                let expected = FIELDS
+                    .iter()
+                    .find(|f| f.0 == k)
+                    .map_or("a scenario field", |f| f.1);
+                Err(InputError::range(&k, raw, expected))
+            }
+        })
+        .collect()
+}
+
 impl Default for Scenario {
     fn default() -> Self {
         Scenario {
@@ -353,41 +374,8 @@ impl Scenario {
 
     /// Parses a scenario file (JSON object with the field names; numbers or strings).
     pub fn from_json(text: &str) -> Result<Self, InputError> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            InputError::range(
-                "scenario",
-                e.to_string(),
-                "a JSON object of scenario fields",
-            )
-        })?;
-        let obj = v.as_object().ok_or_else(|| {
-            InputError::range(
-                "scenario",
-                "not an object",
-                "a JSON object of scenario fields",
-            )
-        })?;
-        let mut owned = Vec::new();
-        for (k, v) in obj {
-            let text = match v {
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Number(n) => n.to_string(),
-                serde_json::Value::Bool(b) => b.to_string(),
-                other => {
-                    return Err(InputError::range(
-                        k,
-                        other.to_string(),
-                        FIELDS
-                            .iter()
-                            .find(|f| f.0 == k)
-                            .map(|f| f.1)
-                            .unwrap_or("a scenario field"),
-                    ))
-                }
-            };
-            owned.push((k.clone(), text));
-        }
-        Self::from_pairs(owned.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        let pairs = file_pairs(text)?;
+        Self::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
     }
 
     pub fn to_json(&self) -> String {
@@ -541,6 +529,42 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("load"));
+    }
+
+    #[test]
+    fn a_scenario_file_reads_as_its_pairs() {
+        // Any order: the preset first, then the file's imbalance_pct; a repeated key's last value.
+        let sc = Scenario::from_json(
+            r#"{"imbalance_pct": 130, "load": 100, "preset": "linux-6.0", "load": 200}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (sc.imbalance_pct, sc.load, sc.preset.as_str()),
+            (130, 200, "linux-6.0")
+        );
+        // Numbers as written reach the field's parser; what no field takes names the field.
+        for (text, field, value) in [
+            (r#"{"load": 1e3}"#, "load", "1e3"),
+            (
+                r#"{"seed": 18446744073709551616}"#,
+                "seed",
+                "18446744073709551616",
+            ),
+            (r#"{"smt": [2]}"#, "smt", "[2]"),
+            (r#"{"hz": null}"#, "hz", "null"),
+            (
+                r#"{"load": 3,}"#,
+                "scenario",
+                "trailing comma at line 1 column 12",
+            ),
+        ] {
+            let e = Scenario::from_json(text).unwrap_err();
+            assert_eq!(
+                (e.field.as_str(), e.value.as_str()),
+                (field, value),
+                "{text}"
+            );
+        }
     }
 
     #[test]
