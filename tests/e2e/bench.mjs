@@ -58,13 +58,17 @@ try {
   });
   const wasm = await page.evaluate((q) => {
     let best = Infinity;
-    let report;
+    let wire;
     for (let i = 0; i < 3; i++) {
       const t = performance.now();
-      report = JSON.parse(window.wasmBindings.sweep_point(q));
+      wire = window.wasmBindings.sweep_point(q);
       best = Math.min(best, performance.now() - t);
     }
-    return { best, wakeups: report.wakeups, scanned: report.counters.sis_scanned };
+    if (wire.startsWith('error')) throw new Error(`sweep_point: ${wire}`);
+    // src/worker_api.rs encode_report: line 2 is sim_time_ns, wakeups, migrations, then the
+    // counters from sis_search, sis_domain_search, sis_scanned.
+    const nums = wire.split('\n')[1].split(' ').map(Number);
+    return { best, wakeups: nums[1], scanned: nums[5] };
   }, query);
   if (wasm.wakeups !== native.wakeups || wasm.scanned !== native.counters.sis_scanned) {
     console.log(`bench: MISMATCH wasm ${wasm.wakeups}/${wasm.scanned} vs native ${native.wakeups}/${native.counters.sis_scanned}`);
