@@ -17,6 +17,7 @@ pub mod export;
 pub mod features;
 pub mod flat_json;
 pub mod pelt;
+pub mod query;
 mod queue;
 pub mod replay;
 pub mod rng;

@@ -6,6 +6,7 @@
 //! the page's `replay_api::Summary::parse` / `WakeView::parse` read them): no serde code on
 //! either side. A separate wasm from the page's: the page never loads the replay core.
 
+use sis_core::query::split_query;
 use sis_core::replay::{Replay, ReplayConfig, WakeRecord};
 use sis_core::trace::{Decision, Rule, Saw, ScanEnd};
 use sis_core::Scenario;
@@ -251,42 +252,6 @@ pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
         let _ = write!(o, " {m}");
     }
     o
-}
-
-/// `k=v&k=v` with `%XX` escapes (the page's `url::encode`), as pairs.
-fn split_query(q: &str) -> Vec<(String, String)> {
-    fn decode(s: &str) -> String {
-        let b = s.as_bytes();
-        let mut out = Vec::with_capacity(b.len());
-        let mut i = 0;
-        while i < b.len() {
-            let hex = b
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
-            match (b[i], hex) {
-                (b'%', Some(h)) => {
-                    out.push(h);
-                    i += 3;
-                }
-                (b'+', _) => {
-                    out.push(b' ');
-                    i += 1;
-                }
-                (c, _) => {
-                    out.push(c);
-                    i += 1;
-                }
-            }
-        }
-        String::from_utf8_lossy(&out).into_owned()
-    }
-    q.split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            (decode(k), decode(v))
-        })
-        .collect()
 }
 
 #[cfg(test)]
