@@ -81,8 +81,11 @@ impl Timing {
                 msg_ns: or(2_000),
                 ..Self::base()
             },
+            // Seed 000 ran `schbench -m $job -t 28 -r 100 -s 30000 -c 30000`: each worker
+            // computes 30 ms per message, and its message thread sleeps 30 ms between rounds.
             WorkloadKind::Schbench => Timing {
-                worker_ns: or(2_000_000),
+                worker_ns: or(30_000_000),
+                period_ns: 30_000_000,
                 ..Self::base()
             },
             WorkloadKind::Uniform => Timing {

@@ -192,7 +192,13 @@ fn next_wakeup_hands_out_every_decision_of_a_batch() {
         let mut stepped = Simulation::new(&sc).unwrap();
         let mut seqs = Vec::new();
         let mut wakees = Vec::new();
-        while stepped.now_ns() < 40_000_000 {
+        // schbench's message threads wake their workers every 30 ms (the seed's -s 30000).
+        let horizon_ns = if workload == "schbench" {
+            300_000_000
+        } else {
+            40_000_000
+        };
+        while stepped.now_ns() < horizon_ns {
             let d = stepped.next_wakeup().expect("a wake-up");
             seqs.push(d.seq);
             wakees.push(d.wakee);
@@ -323,6 +329,44 @@ fn sis_util_cuts_sis_scanned_as_seed_000_did_at_200_percent() {
         prop.metrics
     );
     assert!(prop.metrics.se_eff < 10.0, "linux-5.13 {:?}", prop.metrics);
+}
+
+#[test]
+fn schbench_collapses_from_five_message_threads_as_seed_000s_vanilla_did() {
+    // Seed 000's vanilla schbench table (28 workers per message thread, 112 CPUs): 4 message
+    // threads se_eff 55.3 / fast_rate 98.6 / success 99.8; 5: 7.0 / 45.6 / 61.0; 6: 3.4 /
+    // 20.8 / 34.2. The model (README): 4: 100 / 100 / 100; 5: 9.7 / 57.4 / 99.3; 6: 4.8 /
+    // 26.5 / 61.2. Pinned: nothing lost at 4, efficiency and fast path collapsed at 5 (se_eff
+    // under 20%, fast_rate under 70%), the success rate collapsed by 6 (under 75%).
+    let run = |mthreads: u32| {
+        let sc = scenario(&[
+            ("llc_weight", "112"),
+            ("smt", "2"),
+            ("workload", "schbench"),
+            ("load", &(mthreads * 25).to_string()),
+            ("preset", "linux-5.15"),
+            ("duration", "1s"),
+            ("warmup", "500ms"),
+        ]);
+        let r = sis_core::run(&sc).unwrap();
+        assert!(r.wakeups > 1_000, "{mthreads}: {} wake-ups", r.wakeups);
+        r.metrics
+    };
+    let m4 = run(4);
+    assert!(
+        m4.success_rate >= 99.0 && m4.fast_rate >= 95.0,
+        "4 message threads {m4:?}"
+    );
+    let m5 = run(5);
+    assert!(
+        m5.se_eff < 20.0 && m5.fast_rate < 70.0,
+        "5 message threads {m5:?}"
+    );
+    let m6 = run(6);
+    assert!(
+        m6.success_rate < 75.0 && m6.fast_rate < 40.0,
+        "6 message threads {m6:?}"
+    );
 }
 
 #[test]
