@@ -185,23 +185,12 @@ fn decide_recorded(
     c: &mut Counters,
     d: &mut Decision,
 ) -> Outcome {
-    d.reset();
-    let llc = st.topo.llc_of(p.prev) as usize;
-    d.has_idle_core = st.llcs[llc].has_idle_cores;
-    d.nr_idle_scan = st.llcs[llc].nr_idle_scan;
-    let out = st.select_task_rq_fair(p, w, c, d);
+    let out = st.decide_into(p, w, c, d);
     d.time_ns = w.now_ns;
     d.probe_cost_ns = st.probe_cost_ns;
     d.waker_cpu = w.cpu;
     d.sync = w.sync;
     d.prev = p.prev;
-    d.target = out.target;
-    d.recent_used_cpu = p.recent_used_cpu;
-    d.result = out.cpu;
-    d.decided_by = Some(out.rule);
-    let mut missed = std::mem::take(&mut d.missed_idle);
-    // select_task_rq_fair does not change any CPU's state, so this is what it saw.
-    st.missed_idle(p, out.target, d, &mut missed);
-    d.missed_idle = missed;
+    st.record_outcome(p, &out, d);
     out
 }

@@ -1,7 +1,7 @@
 //! One paired wake-up run through every preset's select_task_rq_fair and compared with the
 //! kernel's choice.
 
-use super::records::{decide_traced, finish_decision, load_snapshot, Header, WakeRecord};
+use super::records::{finish_decision, load_snapshot, Header, WakeRecord};
 use super::*;
 
 impl Replay {
@@ -110,7 +110,7 @@ impl Replay {
             }
             let out = if recording {
                 let d = &mut self.decision;
-                let out = decide_traced(st, &wakee, &waker, &mut run.counters, d);
+                let out = st.decide_into(&wakee, &waker, &mut run.counters, d);
                 if out.cpu != kernel {
                     finish_decision(st, &wakee, &out, &header, d);
                     disagreeing.push((run.preset.name.to_string(), d.clone()));

@@ -75,25 +75,9 @@ pub(super) fn load_snapshot(st: &mut SchedState, cpus: &[rebuild::CpuSnap]) {
     }
 }
 
-/// select_task_rq_fair with every check recorded into `d`, and the decision's header and
-/// missed idle CPUs filled in.
-pub(super) fn decide_traced(
-    st: &mut SchedState,
-    wakee: &Wakee,
-    waker: &Waker,
-    counters: &mut Counters,
-    d: &mut Decision,
-) -> crate::select::Outcome {
-    d.reset();
-    let llc = st.topo.llc_of(wakee.prev) as usize;
-    d.has_idle_core = st.llcs[llc].has_idle_cores;
-    d.nr_idle_scan = st.llcs[llc].nr_idle_scan;
-    st.select_task_rq_fair(wakee, waker, counters, d)
-}
-
 /// The rest of a recorded decision once its outcome is known.
 pub(super) fn finish_decision(
-    st: &mut SchedState,
+    st: &SchedState,
     wakee: &Wakee,
     out: &crate::select::Outcome,
     h: &Header,
@@ -105,14 +89,7 @@ pub(super) fn finish_decision(
     d.wakee = h.wakee;
     d.sync = h.sync;
     d.prev = h.prev;
-    d.target = out.target;
-    d.recent_used_cpu = wakee.recent_used_cpu;
-    d.result = out.cpu;
-    d.decided_by = Some(out.rule);
-    let mut missed = std::mem::take(&mut d.missed_idle);
-    // select_task_rq_fair changes no CPU's state: this is what it saw.
-    st.missed_idle(wakee, out.target, d, &mut missed);
-    d.missed_idle = missed;
+    st.record_outcome(wakee, out, d);
 }
 
 impl Replay {
@@ -150,7 +127,7 @@ impl Replay {
             jiffies: rec.time_ns * REPLAY_HZ / 1_000_000_000,
         };
         let mut d = Decision::default();
-        let out = decide_traced(&mut st, &wakee, &waker, &mut Counters::default(), &mut d);
+        let out = st.decide_into(&wakee, &waker, &mut Counters::default(), &mut d);
         let h = Header {
             seq: rec.seq + 1,
             time_ns: rec.time_ns,
@@ -159,7 +136,7 @@ impl Replay {
             sync: rec.sync_inferred,
             prev: rec.prev,
         };
-        finish_decision(&mut st, &wakee, &out, &h, &mut d);
+        finish_decision(&st, &wakee, &out, &h, &mut d);
         Some(d)
     }
 }

@@ -1,10 +1,39 @@
 //! The idle CPUs a decision never looked at (`missed_idle` in `sis decide` and the trace).
 
-use super::Wakee;
+use super::{Outcome, Wakee, Waker};
 use crate::state::SchedState;
+use crate::stats::Counters;
 use crate::trace::{Decision, Rule};
 
 impl SchedState {
+    /// `select_task_rq_fair` recorded into `d` from a fresh start, with the LLC flags it read;
+    /// the engine and the trace replay fill in the rest (who, when) and [`Self::record_outcome`].
+    pub(crate) fn decide_into(
+        &mut self,
+        p: &Wakee,
+        w: &Waker,
+        c: &mut Counters,
+        d: &mut Decision,
+    ) -> Outcome {
+        d.reset();
+        let llc = self.topo.llc_of(p.prev) as usize;
+        d.has_idle_core = self.llcs[llc].has_idle_cores;
+        d.nr_idle_scan = self.llcs[llc].nr_idle_scan;
+        self.select_task_rq_fair(p, w, c, d)
+    }
+
+    /// What `d` records of the outcome: target, result and rule, and the idle CPUs it missed
+    /// (select_task_rq_fair changes no CPU's state, so this is what it saw).
+    pub(crate) fn record_outcome(&self, p: &Wakee, out: &Outcome, d: &mut Decision) {
+        d.target = out.target;
+        d.recent_used_cpu = p.recent_used_cpu;
+        d.result = out.cpu;
+        d.decided_by = Some(out.rule);
+        let mut missed = std::mem::take(&mut d.missed_idle);
+        self.missed_idle(p, out.target, d, &mut missed);
+        d.missed_idle = missed;
+    }
+
     /// Idle CPUs of `target`'s LLC that p may use and that no step of `d` looked at (the
     /// design's `missed_idle`: literal, whether or not the wake-up needed them).
     pub fn missed_idle(&self, p: &Wakee, target: u32, d: &Decision, out: &mut Vec<u32>) {
