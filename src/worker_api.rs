@@ -61,7 +61,7 @@ pub fn encode_report(r: &RunReport) -> String {
     let mut o = point_query(scenario);
     o.push('\n');
     let mut nums: Vec<u64> = vec![*sim_time_ns, *wakeups, *migrations];
-    nums.extend(counter_fields(counters));
+    nums.extend(counters.to_array());
     let ThroughputReport {
         wakeups_per_s,
         latency_p50_ns,
@@ -101,45 +101,6 @@ pub fn encode_report(r: &RunReport) -> String {
     o
 }
 
-fn counter_fields(c: &Counters) -> [u64; 16] {
-    let Counters {
-        sis_search,
-        sis_domain_search,
-        sis_scanned,
-        sis_failed,
-        sis_recent_hit,
-        sis_recent_miss,
-        sis_core_search,
-        sis_core_miss,
-        wakeups,
-        migrations,
-        balance_pulls,
-        wakeup_latency_sum_ns,
-        wakeup_latency_count,
-        wakeup_latency_max_ns,
-        wasted_ns,
-        scan_time_ns,
-    } = *c;
-    [
-        sis_search,
-        sis_domain_search,
-        sis_scanned,
-        sis_failed,
-        sis_recent_hit,
-        sis_recent_miss,
-        sis_core_search,
-        sis_core_miss,
-        wakeups,
-        migrations,
-        balance_pulls,
-        wakeup_latency_sum_ns,
-        wakeup_latency_count,
-        wakeup_latency_max_ns,
-        wasted_ns,
-        scan_time_ns,
-    ]
-}
-
 /// A point's report from what `sweep_point` returned (or its `error: ...`). The metrics are
 /// recomputed from the integer counters, as the run computed them.
 pub fn report_from_wire(text: &str) -> Result<RunReport, String> {
@@ -154,30 +115,11 @@ pub fn report_from_wire(text: &str) -> Result<RunReport, String> {
     let mut it = numbers.split_ascii_whitespace().map(|t| t.parse::<u64>());
     let mut n = || it.next().and_then(|v| v.ok()).ok_or_else(bad);
     let (sim_time_ns, wakeups, migrations) = (n()?, n()?, n()?);
-    let mut c = [0u64; 16];
+    let mut c = [0u64; Counters::LEN];
     for v in &mut c {
         *v = n()?;
     }
-    let [sis_search, sis_domain_search, sis_scanned, sis_failed, sis_recent_hit, sis_recent_miss, sis_core_search, sis_core_miss, c_wakeups, c_migrations, balance_pulls, wakeup_latency_sum_ns, wakeup_latency_count, wakeup_latency_max_ns, wasted_ns, scan_time_ns] =
-        c;
-    let counters = Counters {
-        sis_search,
-        sis_domain_search,
-        sis_scanned,
-        sis_failed,
-        sis_recent_hit,
-        sis_recent_miss,
-        sis_core_search,
-        sis_core_miss,
-        wakeups: c_wakeups,
-        migrations: c_migrations,
-        balance_pulls,
-        wakeup_latency_sum_ns,
-        wakeup_latency_count,
-        wakeup_latency_max_ns,
-        wasted_ns,
-        scan_time_ns,
-    };
+    let counters = Counters::from_array(c);
     let throughput = ThroughputReport {
         wakeups_per_s: n()?,
         latency_p50_ns: n()?,

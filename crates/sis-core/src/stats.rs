@@ -70,6 +70,73 @@ fn pct(num: u64, den: u64, if_zero: f64) -> f64 {
 }
 
 impl Counters {
+    /// How many counters there are ([`Counters::to_array`]).
+    pub const LEN: usize = 16;
+
+    /// Every counter in declaration order (the sweep workers' wire format).
+    pub fn to_array(&self) -> [u64; Self::LEN] {
+        let Counters {
+            sis_search,
+            sis_domain_search,
+            sis_scanned,
+            sis_failed,
+            sis_recent_hit,
+            sis_recent_miss,
+            sis_core_search,
+            sis_core_miss,
+            wakeups,
+            migrations,
+            balance_pulls,
+            wakeup_latency_sum_ns,
+            wakeup_latency_count,
+            wakeup_latency_max_ns,
+            wasted_ns,
+            scan_time_ns,
+        } = *self;
+        [
+            sis_search,
+            sis_domain_search,
+            sis_scanned,
+            sis_failed,
+            sis_recent_hit,
+            sis_recent_miss,
+            sis_core_search,
+            sis_core_miss,
+            wakeups,
+            migrations,
+            balance_pulls,
+            wakeup_latency_sum_ns,
+            wakeup_latency_count,
+            wakeup_latency_max_ns,
+            wasted_ns,
+            scan_time_ns,
+        ]
+    }
+
+    /// [`Counters::to_array`]'s inverse.
+    pub fn from_array(a: [u64; Self::LEN]) -> Self {
+        let [sis_search, sis_domain_search, sis_scanned, sis_failed, sis_recent_hit, sis_recent_miss, sis_core_search, sis_core_miss, wakeups, migrations, balance_pulls, wakeup_latency_sum_ns, wakeup_latency_count, wakeup_latency_max_ns, wasted_ns, scan_time_ns] =
+            a;
+        Counters {
+            sis_search,
+            sis_domain_search,
+            sis_scanned,
+            sis_failed,
+            sis_recent_hit,
+            sis_recent_miss,
+            sis_core_search,
+            sis_core_miss,
+            wakeups,
+            migrations,
+            balance_pulls,
+            wakeup_latency_sum_ns,
+            wakeup_latency_count,
+            wakeup_latency_max_ns,
+            wasted_ns,
+            scan_time_ns,
+        }
+    }
+
     /// kernel-semantics.md 4b/4c definitions.
     pub fn metrics(&self) -> Metrics {
         let found = self.sis_search.saturating_sub(self.sis_failed);
@@ -254,6 +321,15 @@ impl ScanHistogram {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn counters_round_trip_through_their_array_in_declaration_order() {
+        let a: [u64; Counters::LEN] = std::array::from_fn(|i| 10 + i as u64);
+        let c = Counters::from_array(a);
+        assert_eq!((c.sis_search, c.sis_scanned, c.scan_time_ns), (10, 12, 25));
+        assert_eq!(c.to_array(), a);
+    }
+
     use super::*;
 
     #[test]
