@@ -80,14 +80,19 @@ impl Simulation {
         };
         // What a probe costs now: probe_cost_ns plus probe_contention_pct of it for each other
         // CPU of the waker's LLC still scanning (docs/scan-cost.md).
+        // Without contention (the default) nothing needs the scans in flight: no heap work.
         let llc = self.cpus[waker_cpu as usize].llc as usize;
-        let in_flight = &mut self.scans_in_flight[llc];
-        while in_flight.peek().is_some_and(|e| e.0 <= self.now) {
-            in_flight.pop();
-        }
+        let contention_pct = self.scenario.probe_contention_pct as u64;
         let base = self.scenario.probe_cost_ns;
-        let probe_cost_ns =
-            base + base * self.scenario.probe_contention_pct as u64 * in_flight.len() as u64 / 100;
+        let probe_cost_ns = if contention_pct == 0 {
+            base
+        } else {
+            let in_flight = &mut self.scans_in_flight[llc];
+            while in_flight.peek().is_some_and(|e| e.0 <= self.now) {
+                in_flight.pop();
+            }
+            base + base * contention_pct * in_flight.len() as u64 / 100
+        };
         self.st.probe_cost_ns = probe_cost_ns;
         // The wake-up path only adds to its counters: while measuring, straight into the run's.
         let mut warmup_counters;
@@ -114,7 +119,7 @@ impl Simulation {
         self.decision_seq += 1;
         // Account.
         let scan_ns = out.probes.saturating_sub(1) as u64 * probe_cost_ns;
-        if scan_ns > 0 {
+        if scan_ns > 0 && contention_pct > 0 {
             self.scans_in_flight[llc].push(std::cmp::Reverse(self.now + scan_ns));
         }
         if self.measuring {
