@@ -70,6 +70,10 @@ pub struct ScenarioArgs {
     /// Who pays for the scan: delay (the wakee only) or waker (also the waker's CPU) [default: delay]
     #[arg(long, value_name = "WHO", allow_hyphen_values = true)]
     pub scan_cost: Option<String>,
+    /// When the CPU a scan found is taken before the wakee arrives: stack (queue there) or
+    /// rescan (the scan goes on with its budget left) [default: stack]
+    #[arg(long, value_name = "WHAT", allow_hyphen_values = true)]
+    pub collision: Option<String>,
     /// Tick rate: 100, 250, 300 or 1000 [default: 1000]
     #[arg(long, value_name = "HZ", allow_hyphen_values = true)]
     pub hz: Option<String>,
@@ -166,6 +170,7 @@ impl ScenarioArgs {
             ("probe_cost_ns", f(&self.probe_cost_ns)),
             ("probe_contention_pct", f(&self.probe_contention_pct)),
             ("scan_cost", f(&self.scan_cost)),
+            ("collision", f(&self.collision)),
             ("hz", f(&self.hz)),
             ("service_us", f(&self.service_us)),
         ];

@@ -72,6 +72,12 @@ pub struct Scenario {
     /// select_task_rq_fair in the waker's context). docs/scan-cost.md.
     #[serde(default)]
     pub scan_cost: ScanCost,
+    /// What a wake-up does when the CPU its scan found was taken by another wake-up before
+    /// the wakee arrives: "stack" (it queues there: the default) or "rescan" (the scan goes
+    /// on from that CPU with the budget it had left, as the kernel's loop would have when its
+    /// probe found the CPU busy). docs/scan-cost.md.
+    #[serde(default, skip_serializing_if = "Collision::is_stack")]
+    pub collision: Collision,
     pub hz: u32,
     /// Workload service time override (0 = the workload's default), us.
     pub service_us: u32,
@@ -92,6 +98,28 @@ impl ScanCost {
             ScanCost::Delay => "delay",
             ScanCost::Waker => "waker",
         }
+    }
+}
+
+/// What a wake-up does when its scan's CPU was taken before the wakee arrived (see
+/// [`Scenario::collision`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Collision {
+    #[default]
+    Stack,
+    Rescan,
+}
+
+impl Collision {
+    pub fn name(self) -> &'static str {
+        match self {
+            Collision::Stack => "stack",
+            Collision::Rescan => "rescan",
+        }
+    }
+    pub fn is_stack(&self) -> bool {
+        *self == Collision::Stack
     }
 }
 
@@ -133,6 +161,7 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("probe_cost_ns", "an integer in 0..=1000000"),
     ("probe_contention_pct", "an integer in 0..=1000"),
     ("scan_cost", "delay or waker"),
+    ("collision", "stack or rescan"),
     ("hz", "100, 250, 300 or 1000"),
     (
         "service_us",
@@ -181,6 +210,7 @@ impl Default for Scenario {
             probe_cost_ns: 400,
             probe_contention_pct: default_probe_contention_pct(),
             scan_cost: ScanCost::Delay,
+            collision: Collision::Stack,
             hz: 1000,
             service_us: 0,
         }
@@ -325,6 +355,13 @@ impl Scenario {
                     _ => return Err(InputError::unknown(name, value, ["delay", "waker"])),
                 }
             }
+            "collision" => {
+                self.collision = match value {
+                    "stack" => Collision::Stack,
+                    "rescan" => Collision::Rescan,
+                    _ => return Err(InputError::unknown(name, value, ["stack", "rescan"])),
+                }
+            }
             "hz" => {
                 self.hz = parse_int(name, value, 100, 1000, expected)?;
                 if ![100, 250, 300, 1000].contains(&self.hz) {
@@ -405,6 +442,7 @@ impl Scenario {
                     "probe_cost_ns" => self.probe_cost_ns.to_string(),
                     "probe_contention_pct" => self.probe_contention_pct.to_string(),
                     "scan_cost" => self.scan_cost.name().to_string(),
+                    "collision" => self.collision.name().to_string(),
                     "hz" => self.hz.to_string(),
                     "service_us" => self.service_us.to_string(),
                     _ => String::new(),

@@ -126,6 +126,9 @@ pub struct SchedState {
     pub probe_cost_ns: u64,
     /// Scratch masks reused across wake-ups (the kernel's per-CPU `select_idle_mask`).
     pub(crate) scratch: CpuMask,
+    /// `nr` left when the last select_idle_cpu scan returned (i64::MAX: no budget), for a
+    /// scan the engine continues when the CPU it found is taken before the wakee arrives.
+    pub scan_nr_left: i64,
     /// The CPUs with nr_running 0, when a caller that runs no SCHED_IDLE task keeps this up
     /// to date as it changes runqueues (the engine does), so that it is also exactly the CPUs
     /// `idleish()` accepts. None: not kept (a hand-built state). Only a speed-up: the untraced
@@ -146,6 +149,7 @@ impl SchedState {
                 llcs
             ],
             scratch: CpuMask::new(n),
+            scan_nr_left: i64::MAX,
             idle_cpus: None,
             topo,
             features,

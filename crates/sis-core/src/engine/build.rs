@@ -30,6 +30,9 @@ impl Simulation {
         let timing = Timing::for_scenario(scenario);
         let tasks = specs.iter().map(|s: &TaskSpec| Task {
             next_queued: NONE,
+            scan_nr_left: 0,
+            scan_target: 0,
+            scan_seq: 0,
             jittered_burst_ns: match s.role {
                 Role::Client { .. } => timing.client_ns,
                 Role::Server { .. } => timing.server_ns,

@@ -26,7 +26,7 @@ use crate::features::Features;
 use crate::pelt::SchedAvg;
 use crate::queue::EventQueue;
 use crate::rng::Rng;
-use crate::scenario::{ScanCost, Scenario};
+use crate::scenario::{Collision, ScanCost, Scenario};
 use crate::select::{Outcome, Wakee, Waker};
 use crate::state::{CpuState, LlcShared, SchedState};
 use crate::stats::{Counters, LatencyHistogram, Metrics, ScanHistogram};
@@ -103,6 +103,12 @@ struct Task {
     jittered_burst_ns: u64,
     /// The next task in its CPU's queue (NONE: the last, or not queued).
     next_queued: u32,
+    /// While Waking after a scan found its CPU: the scan's `nr` left (0: the placement is
+    /// final) and the target select_idle_sibling falls back to.
+    scan_nr_left: i64,
+    scan_target: u32,
+    /// The seq of that wake-up's recorded decision (0: not recorded), to add the rescan to.
+    scan_seq: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -309,7 +315,7 @@ impl Simulation {
                     self.tasks[wakee as usize].pending_msgs += 1;
                 }
             }
-            Event::Enqueue { task, cpu } => self.enqueue(task, cpu),
+            Event::Enqueue { task, cpu } => self.arrive(task, cpu),
         }
     }
 

@@ -266,3 +266,100 @@ fn settle_tolerances() {
     assert_eq!(settled_nr_tolerance(112), 5);
     assert_eq!(settled_nr_tolerance(8), 2);
 }
+
+/// Steps a 16-CPU netperf run at 150% until a wake-up's scan found a CPU and the wakee is on
+/// its way there; returns that task and CPU.
+fn waking_after_a_scan(collision: &str) -> (Simulation, u32, u32) {
+    let mut sc = Scenario::default();
+    for (k, v) in [
+        ("llc_weight", "16"),
+        ("smt", "1"),
+        ("load", "150"),
+        ("preset", "linux-6.0"),
+        ("warmup", "0ms"),
+        ("collision", collision),
+    ] {
+        sc.set_field(k, v).unwrap();
+    }
+    let mut s = Simulation::new(&sc).unwrap();
+    s.run_for(20_000_000);
+    for _ in 0..200_000 {
+        s.step();
+        let found = (0..s.tasks.len() as u32).find_map(|t| match s.tasks[t as usize].state {
+            TaskState::Waking(cpu)
+                if s.st.idleish(cpu) && s.tasks[t as usize].scan_target != cpu =>
+            {
+                Some((t, cpu))
+            }
+            _ => None,
+        });
+        if let Some((t, cpu)) = found {
+            if collision == "stack" || s.tasks[t as usize].scan_nr_left > 2 {
+                return (s, t, cpu);
+            }
+        }
+    }
+    panic!("no wake-up went to a CPU its scan found");
+}
+
+#[test]
+fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
+    // collision=rescan: another wake-up takes the CPU first; the kernel's probe of it would
+    // have seen it busy and select_idle_cpu's loop gone on from the next CPU with its nr.
+    let (mut s, t, cpu) = waking_after_a_scan("rescan");
+    let nr_left = s.tasks[t as usize].scan_nr_left;
+    let other = (0..s.tasks.len() as u32)
+        .find(|&o| {
+            s.tasks[o as usize].state == TaskState::Sleeping && !s.tasks[o as usize].wake_pending
+        })
+        .expect("a sleeping task");
+    s.enqueue(other, cpu);
+    assert!(!s.st.idleish(cpu));
+    // The kernel's walk by hand: for_each_cpu_wrap from cpu + 1, `if (!--nr) return -1`.
+    let (n, mut nr, mut expected, mut probes) = (16u32, nr_left, None, 0u64);
+    for i in 1..n {
+        let c = (cpu + i) % n;
+        nr -= 1;
+        if nr <= 0 {
+            break;
+        }
+        probes += 1;
+        if s.st.idleish(c) {
+            expected = Some(c);
+            break;
+        }
+    }
+    // (This run: 3 left, CPU 2 idle right after the taken CPU 1.)
+    assert!(probes >= 1 && expected.is_some(), "nr left {nr_left}");
+    let (scanned, failed) = (s.counters.sis_scanned, s.counters.sis_failed);
+    s.arrive(t, cpu);
+    assert_eq!(s.counters.sis_scanned - scanned, probes);
+    match expected {
+        Some(c) => {
+            assert_eq!(
+                s.tasks[t as usize].state,
+                TaskState::Waking(c),
+                "nr left {nr_left}"
+            );
+            assert_eq!(s.counters.sis_failed, failed);
+        }
+        None => assert_eq!(s.counters.sis_failed, failed + 1),
+    }
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn by_default_a_wakee_stacks_on_the_cpu_its_scan_found_even_if_taken() {
+    let (mut s, t, cpu) = waking_after_a_scan("stack");
+    assert_eq!(s.tasks[t as usize].scan_nr_left, 0);
+    let other = (0..s.tasks.len() as u32)
+        .find(|&o| {
+            s.tasks[o as usize].state == TaskState::Sleeping && !s.tasks[o as usize].wake_pending
+        })
+        .expect("a sleeping task");
+    s.enqueue(other, cpu);
+    let scanned = s.counters.sis_scanned;
+    s.arrive(t, cpu);
+    assert_eq!(s.tasks[t as usize].state, TaskState::Queued(cpu));
+    assert_eq!(s.counters.sis_scanned, scanned);
+}

@@ -1,6 +1,7 @@
 //! A wake-up: record_wakee/wake_wide, select_task_rq_fair, accounting, the wakee's enqueue.
 
 use super::*;
+use crate::trace::{Rule, ScanEnd, Step};
 
 impl Simulation {
     /// `waker` (running) wakes `wakee`.
@@ -159,7 +160,12 @@ impl Simulation {
         if scan_ns == 0 {
             self.enqueue(wakee, out.cpu);
         } else {
-            self.tasks[wakee as usize].state = TaskState::Waking(out.cpu);
+            let t = &mut self.tasks[wakee as usize];
+            t.state = TaskState::Waking(out.cpu);
+            let rescan = out.found_by_scan && self.scenario.collision == Collision::Rescan;
+            t.scan_nr_left = if rescan { self.st.scan_nr_left } else { 0 };
+            t.scan_target = out.target;
+            t.scan_seq = if self.recording { self.decision_seq } else { 0 };
             self.push(
                 self.now + scan_ns,
                 Event::Enqueue {
@@ -198,4 +204,105 @@ fn decide_recorded(
     d.prev = p.prev;
     st.record_outcome(p, &out, d);
     out
+}
+
+impl Simulation {
+    /// A woken task reaches the CPU its wake-up's scan chose. The model decides at the scan's
+    /// start; the kernel probes that CPU near the scan's end and claims it at once (a
+    /// same-LLC ttwu_queue enqueues right after select_task_rq). If another wake-up took it
+    /// meanwhile, the kernel's probe would have seen it busy and the loop would have gone on:
+    /// linux-5.15 fair.c select_idle_cpu, `for_each_cpu_wrap(cpu, cpus, target + 1) { if
+    /// (!--nr) return -1; ... }`, then select_idle_sibling's `return target`.
+    pub(super) fn arrive(&mut self, task: u32, cpu: u32) {
+        let t = &mut self.tasks[task as usize];
+        let nr_left = std::mem::take(&mut t.scan_nr_left);
+        if nr_left == 0 || self.st.idleish(cpu) {
+            return self.enqueue(task, cpu);
+        }
+        let (target, seq) = (t.scan_target, t.scan_seq);
+        let mut nr = nr_left;
+        let mut steps = Vec::new();
+        let recording = seq != 0;
+        let allowed = &self.masks[t.affinity as usize];
+        let llc = self.cpus[cpu as usize].llc;
+        let span = self.st.topo.llc_span(llc);
+        let mut probes = 0u64;
+        let mut found = None;
+        let st = &self.st;
+        span.for_each_wrap_and(allowed, cpu + 1, |c| {
+            if c == cpu {
+                return false; // wrapped round to the taken CPU: the whole span was seen
+            }
+            nr = nr.saturating_sub(1);
+            if nr <= 0 {
+                return false;
+            }
+            probes += 1;
+            if recording {
+                steps.push(Step {
+                    rule: Rule::SelectIdleCpu,
+                    cpu: c,
+                    saw: st.rqs[c as usize].saw(),
+                    nr: (nr != i64::MAX).then_some(nr),
+                });
+            }
+            if st.idleish(c) {
+                found = Some(c);
+                return false;
+            }
+            true
+        });
+        let cost = probes * self.st.probe_cost_ns;
+        if self.measuring {
+            self.counters.sis_scanned += probes;
+            self.counters.scan_time_ns += cost;
+            if found.is_none() {
+                self.counters.sis_failed += 1;
+            }
+        }
+        let dest = found.unwrap_or(target);
+        if recording {
+            self.record_rescan(seq, steps, found, dest, nr);
+        }
+        if cost == 0 {
+            return self.enqueue(task, dest);
+        }
+        let t = &mut self.tasks[task as usize];
+        t.state = TaskState::Waking(dest);
+        t.scan_nr_left = if found.is_some() { nr.max(0) } else { 0 };
+        self.push(self.now + cost, Event::Enqueue { task, cpu: dest });
+    }
+}
+
+impl Simulation {
+    /// Adds a rescan to its wake-up's recorded decision, if the ring still holds it: the
+    /// probes after the taken CPU, where the wakee went, and how the scan ended.
+    fn record_rescan(
+        &mut self,
+        seq: u64,
+        steps: Vec<Step>,
+        found: Option<u32>,
+        dest: u32,
+        nr: i64,
+    ) {
+        let Some(front) = self.decisions.front().map(|d| d.seq) else {
+            return;
+        };
+        let Some(d) = seq
+            .checked_sub(front)
+            .and_then(|i| self.decisions.get_mut(i as usize))
+        else {
+            return;
+        };
+        debug_assert_eq!(d.seq, seq);
+        d.steps.extend(steps);
+        d.result = dest;
+        let nr = (nr != i64::MAX).then_some(nr);
+        d.nr_after = nr.or(d.nr_after);
+        (d.decided_by, d.scan_end) = match found {
+            Some(_) => (Some(Rule::SelectIdleCpu), Some(ScanEnd::Found)),
+            None if nr.is_some_and(|n| n <= 0) => (Some(Rule::Fallback), Some(ScanEnd::Budget)),
+            None => (Some(Rule::Fallback), Some(ScanEnd::Exhausted)),
+        };
+    }
 }

@@ -501,6 +501,7 @@ impl SchedState {
             };
         }
         self.scratch = cpus;
+        self.scan_nr_left = nr;
         let ns = (ctx.probes - probes_at_start) as u64 * self.probe_cost_ns;
         if R::ON {
             let end = match walk {
