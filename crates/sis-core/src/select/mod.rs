@@ -167,6 +167,9 @@ impl SchedState {
         rec: &mut R,
     ) -> Outcome {
         let mut ctx = Ctx::enter_sis(c, rec);
+        // No budget unless select_idle_cpu's scan sets one (legacy select_idle_core, 4.4's
+        // group walk and select_idle_smt have none).
+        self.scan_nr_left = NR_INF;
         let mut recent = p.recent_used_cpu;
         let mut out = Outcome {
             cpu: target,
