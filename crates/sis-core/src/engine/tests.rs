@@ -282,6 +282,7 @@ fn waking_after_a_scan(collision: &str) -> (Simulation, u32, u32) {
         sc.set_field(k, v).unwrap();
     }
     let mut s = Simulation::new(&sc).unwrap();
+    s.set_recording(true);
     s.run_for(20_000_000);
     for _ in 0..200_000 {
         s.step();
@@ -332,6 +333,13 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
     // (This run: 3 left, CPU 2 idle right after the taken CPU 1.)
     assert!(probes >= 1 && expected.is_some(), "nr left {nr_left}");
     let (scanned, failed) = (s.counters.sis_scanned, s.counters.sis_failed);
+    let seq = s.tasks[t as usize].scan_seq;
+    let steps_before = s
+        .decisions
+        .iter()
+        .find(|d| d.seq == seq)
+        .map_or(0, |d| d.steps.len());
+    assert!(seq > 0 && steps_before > 0, "the wake-up was recorded");
     s.arrive(t, cpu);
     assert_eq!(s.counters.sis_scanned - scanned, probes);
     match expected {
@@ -345,6 +353,16 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
         }
         None => assert_eq!(s.counters.sis_failed, failed + 1),
     }
+    // The recorded decision now ends with the rescan: its probes, and where the wakee went.
+    let d = s
+        .decisions
+        .iter()
+        .find(|d| d.seq == seq)
+        .expect("still in the ring");
+    assert_eq!(Some(d.result), expected);
+    assert_eq!(d.decided_by, Some(crate::trace::Rule::SelectIdleCpu));
+    assert_eq!(d.steps.len(), steps_before + probes as usize);
+    assert_eq!(d.steps.last().map(|st| st.cpu), expected);
     s.check_invariants().unwrap();
 }
 
