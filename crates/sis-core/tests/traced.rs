@@ -35,7 +35,7 @@ fn report(sc: &Scenario, recording: bool) -> String {
 }
 
 /// Runs the grid for `workloads` at `load`; returns how many runs compared.
-fn grid(workloads: &[&str], load: &str, duration: &str) -> usize {
+fn grid(workloads: &[&str], load: &str, duration: &str, extra: &[(&str, &str)]) -> usize {
     let mut runs = 0;
     for topo in TOPOLOGIES {
         for p in presets() {
@@ -48,6 +48,7 @@ fn grid(workloads: &[&str], load: &str, duration: &str) -> usize {
                     ("duration", duration),
                     ("warmup", "0ms"),
                 ]);
+                pairs.extend_from_slice(extra);
                 let sc = Scenario::from_pairs(pairs.iter().copied()).expect("scenario");
                 let (off, on) = (report(&sc, false), report(&sc, true));
                 assert!(off == on, "traced and untraced runs differ: {pairs:?}");
@@ -61,13 +62,26 @@ fn grid(workloads: &[&str], load: &str, duration: &str) -> usize {
 #[test]
 fn traced_and_untraced_runs_report_the_same_bytes_under_load() {
     // 150%: scans that find an idle CPU, run out of budget and (SIS_UTIL) do not start.
-    let runs = grid(&["netperf", "hackbench"], "150", "12ms");
+    let runs = grid(&["netperf", "hackbench"], "150", "12ms", &[]);
     assert_eq!(runs, TOPOLOGIES.len() * presets().len() * 2);
 }
 
 #[test]
 fn traced_and_untraced_runs_report_the_same_bytes_at_low_load_and_with_affinity() {
     // 60%: idle cores (the single-pass core scan); `pinned` restricts affinity.
-    let runs = grid(&["uniform", "pinned", "schbench"], "60", "40ms");
+    let runs = grid(&["uniform", "pinned", "schbench"], "60", "40ms", &[]);
     assert_eq!(runs, TOPOLOGIES.len() * presets().len() * 3);
+}
+
+#[test]
+fn traced_and_untraced_runs_report_the_same_bytes_with_rescan() {
+    // collision=rescan: a wakee whose CPU was taken goes on scanning; recording only adds the
+    // probes to the decision. `pinned` restricts the CPUs the rescan may take.
+    let runs = grid(
+        &["netperf", "pinned"],
+        "150",
+        "12ms",
+        &[("collision", "rescan")],
+    );
+    assert_eq!(runs, TOPOLOGIES.len() * presets().len() * 2);
 }
