@@ -129,6 +129,8 @@ pub struct SchedState {
     /// `nr` left when the last select_idle_cpu scan returned (i64::MAX: no budget), for a
     /// scan the engine continues when the CPU it found is taken before the wakee arrives.
     pub scan_nr_left: i64,
+    /// Whether that scan was timed into SIS_PROP's avg_scan_cost (and wake_avg_idle).
+    pub scan_timed: bool,
     /// The CPUs with nr_running 0, when a caller that runs no SCHED_IDLE task keeps this up
     /// to date as it changes runqueues (the engine does), so that it is also exactly the CPUs
     /// `idleish()` accepts. None: not kept (a hand-built state). Only a speed-up: the untraced
@@ -150,6 +152,7 @@ impl SchedState {
             ],
             scratch: CpuMask::new(n),
             scan_nr_left: i64::MAX,
+            scan_timed: false,
             idle_cpus: None,
             topo,
             features,

@@ -283,6 +283,13 @@ impl ScanHistogram {
         self.buckets[Self::bucket_of(ns / 1000)] += 1;
     }
 
+    /// One call recorded as `from` ns took `to` ns (a scan that went on after it was counted).
+    pub fn move_ns(&mut self, from: u64, to: u64) {
+        let b = &mut self.buckets[Self::bucket_of(from / 1000)];
+        *b = b.saturating_sub(1);
+        self.record_ns(to);
+    }
+
     /// The bucket's label as bpftrace prints it.
     pub fn label(i: usize) -> String {
         fn k(v: u64) -> String {

@@ -33,6 +33,9 @@ impl Simulation {
             scan_nr_left: 0,
             scan_target: 0,
             scan_seq: 0,
+            scan_ns: 0,
+            scan_waker_cpu: 0,
+            scan_timed: false,
             jittered_burst_ns: match s.role {
                 Role::Client { .. } => timing.client_ns,
                 Role::Server { .. } => timing.server_ns,

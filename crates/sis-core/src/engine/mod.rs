@@ -109,6 +109,11 @@ struct Task {
     scan_target: u32,
     /// The seq of that wake-up's recorded decision (0: not recorded), to add the rescan to.
     scan_seq: u64,
+    /// That scan's select_idle_cpu time as counted (0: not counted), its waker's CPU, and
+    /// whether SIS_PROP timed it: a rescan adds to the same sample.
+    scan_ns: u64,
+    scan_waker_cpu: u32,
+    scan_timed: bool,
 }
 
 #[derive(Clone, Debug, Default)]

@@ -270,12 +270,20 @@ fn settle_tolerances() {
 /// Steps a 16-CPU netperf run at 150% until a wake-up's scan found a CPU and the wakee is on
 /// its way there; returns that task and CPU.
 fn waking_after_a_scan(collision: &str) -> (Simulation, u32, u32) {
+    waking_after_a_scan_with("linux-6.0", collision, |_| true)
+}
+
+fn waking_after_a_scan_with(
+    preset: &str,
+    collision: &str,
+    want: impl Fn(&Task) -> bool,
+) -> (Simulation, u32, u32) {
     let mut sc = Scenario::default();
     for (k, v) in [
         ("llc_weight", "16"),
         ("smt", "1"),
         ("load", "150"),
-        ("preset", "linux-6.0"),
+        ("preset", preset),
         ("warmup", "0ms"),
         ("collision", collision),
     ] {
@@ -295,7 +303,8 @@ fn waking_after_a_scan(collision: &str) -> (Simulation, u32, u32) {
             _ => None,
         });
         if let Some((t, cpu)) = found {
-            if collision == "stack" || s.tasks[t as usize].scan_nr_left > 2 {
+            let task = &s.tasks[t as usize];
+            if (collision == "stack" || task.scan_nr_left > 2) && want(task) {
                 return (s, t, cpu);
             }
         }
@@ -380,4 +389,39 @@ fn by_default_a_wakee_stacks_on_the_cpu_its_scan_found_even_if_taken() {
     s.arrive(t, cpu);
     assert_eq!(s.tasks[t as usize].state, TaskState::Queued(cpu));
     assert_eq!(s.counters.sis_scanned, scanned);
+}
+
+#[test]
+fn a_rescan_adds_its_time_to_the_same_scan_sample() {
+    // linux-5.15 fair.c select_idle_cpu times the whole loop into one sample: the rescan's
+    // probes come off the waker's wake_avg_idle, add their eighth to its avg_scan_cost, and
+    // move the call's @usecs entry to the longer time.
+    let (mut s, t, cpu) =
+        waking_after_a_scan_with("linux-5.15", "rescan", |t| t.scan_timed && t.scan_ns > 0);
+    let (first_ns, waker) = (
+        s.tasks[t as usize].scan_ns,
+        s.tasks[t as usize].scan_waker_cpu,
+    );
+    let other = (0..s.tasks.len() as u32)
+        .find(|&o| {
+            s.tasks[o as usize].state == TaskState::Sleeping && !s.tasks[o as usize].wake_pending
+        })
+        .expect("a sleeping task");
+    s.enqueue(other, cpu);
+    s.st.rqs[waker as usize].wake_avg_idle = 1_000_000;
+    let (cost_before, hist_before) = (s.st.rqs[waker as usize].avg_scan_cost, s.hist.clone());
+    let scanned = s.counters.sis_scanned;
+    s.arrive(t, cpu);
+    let cost = (s.counters.sis_scanned - scanned) * s.st.probe_cost_ns;
+    assert!(cost > 0, "the rescan probed");
+    let rq = &s.st.rqs[waker as usize];
+    assert_eq!(rq.avg_scan_cost, cost_before + cost / 8);
+    assert_eq!(rq.wake_avg_idle, 1_000_000 - cost);
+    let mut expected = hist_before;
+    expected.move_ns(first_ns, first_ns + cost);
+    assert_eq!(s.hist, expected);
+    assert_eq!(
+        s.hist.buckets.iter().sum::<u64>(),
+        expected.buckets.iter().sum::<u64>()
+    );
 }

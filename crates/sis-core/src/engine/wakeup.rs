@@ -166,6 +166,16 @@ impl Simulation {
             t.scan_nr_left = if rescan { self.st.scan_nr_left } else { 0 };
             t.scan_target = out.target;
             t.scan_seq = if self.recording { self.decision_seq } else { 0 };
+            if rescan {
+                let counted = if self.measuring {
+                    out.select_idle_cpu_ns
+                } else {
+                    None
+                };
+                t.scan_ns = counted.unwrap_or(0);
+                t.scan_waker_cpu = waker_cpu;
+                t.scan_timed = self.st.scan_timed;
+            }
             self.push(
                 self.now + scan_ns,
                 Event::Enqueue {
@@ -253,12 +263,28 @@ impl Simulation {
             true
         });
         let cost = probes * self.st.probe_cost_ns;
+        let t = &mut self.tasks[task as usize];
+        let (first_ns, waker_cpu, timed) = (t.scan_ns, t.scan_waker_cpu, t.scan_timed);
         if self.measuring {
             self.counters.sis_scanned += probes;
             self.counters.scan_time_ns += cost;
             if found.is_none() {
                 self.counters.sis_failed += 1;
             }
+            // One select_idle_cpu call, longer by the rescan (@usecs).
+            if first_ns > 0 {
+                self.hist.move_ns(first_ns, first_ns + cost);
+            }
+        }
+        if timed && cost > 0 {
+            // The kernel times the whole loop into one sample (linux-5.15 fair.c
+            // select_idle_cpu: wake_avg_idle -= time; update_avg(&avg_scan_cost, time)):
+            // the rescan adds its time, and its eighth to the average the first part updated.
+            let rq = &mut self.st.rqs[waker_cpu as usize];
+            if self.st.features.sis_prop_aged {
+                rq.wake_avg_idle -= rq.wake_avg_idle.min(cost);
+            }
+            rq.avg_scan_cost += cost / 8;
         }
         let dest = found.unwrap_or(target);
         if recording {
@@ -270,6 +296,8 @@ impl Simulation {
         let t = &mut self.tasks[task as usize];
         t.state = TaskState::Waking(dest);
         t.scan_nr_left = if found.is_some() { nr.max(0) } else { 0 };
+        // A second rescan (that CPU taken too) adds to the same call's time.
+        t.scan_ns = if first_ns > 0 { first_ns + cost } else { 0 };
         self.push(self.now + cost, Event::Enqueue { task, cpu: dest });
     }
 }

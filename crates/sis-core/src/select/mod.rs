@@ -170,6 +170,7 @@ impl SchedState {
         // No budget unless select_idle_cpu's scan sets one (legacy select_idle_core, 4.4's
         // group walk and select_idle_smt have none).
         self.scan_nr_left = NR_INF;
+        self.scan_timed = false;
         let mut recent = p.recent_used_cpu;
         let mut out = Outcome {
             cpu: target,
@@ -531,6 +532,7 @@ impl SchedState {
             self.llcs[clear as usize].has_idle_cores = false;
             ctx.c.sis_core_miss += 1;
         }
+        self.scan_timed = timed;
         if timed {
             // Scan-cost sample only for scans that found a CPU or visited every CPU.
             if f.sis_prop_aged {
