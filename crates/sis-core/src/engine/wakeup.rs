@@ -276,7 +276,10 @@ impl Simulation {
                 self.hist.move_ns(first_ns, first_ns + cost);
             }
         }
-        if timed && cost > 0 {
+        // A loop that runs out of budget returns -1 before the timing (`if (!--nr) return
+        // -1`); the first part's sample stays as it was taken.
+        let out_of_budget = found.is_none() && nr <= 0;
+        if timed && cost > 0 && !out_of_budget {
             // The kernel times the whole loop into one sample (linux-5.15 fair.c
             // select_idle_cpu: wake_avg_idle -= time; update_avg(&avg_scan_cost, time)):
             // the rescan adds its time, and its eighth to the average the first part updated.
