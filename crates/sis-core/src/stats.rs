@@ -2,35 +2,61 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Counters summed over every waker runqueue (`this_rq()` in the patch). All u64.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Counters {
+/// Declares `Counters` from one field list, with `LEN`, `to_array` and `from_array` in that
+/// declaration order (the sweep workers' wire format), so a new counter cannot be left out.
+macro_rules! counters {
+    ($($(#[$doc:meta])* $field:ident,)*) => {
+        /// Counters summed over every waker runqueue (`this_rq()` in the patch). All u64.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+        pub struct Counters {
+            $($(#[$doc])* pub $field: u64,)*
+        }
+
+        impl Counters {
+            /// How many counters there are ([`Counters::to_array`]).
+            pub const LEN: usize = [$(stringify!($field)),*].len();
+
+            /// Every counter in declaration order (the sweep workers' wire format).
+            pub fn to_array(&self) -> [u64; Self::LEN] {
+                [$(self.$field),*]
+            }
+
+            /// [`Counters::to_array`]'s inverse.
+            pub fn from_array(a: [u64; Self::LEN]) -> Self {
+                let [$($field),*] = a;
+                Counters { $($field),* }
+            }
+        }
+    };
+}
+
+counters! {
     /// Every entry to select_idle_sibling (SIS-STAT-2021).
-    pub sis_search: u64,
+    sis_search,
     /// The fast checks failed and the LLC search starts.
-    pub sis_domain_search: u64,
+    sis_domain_search,
     /// +1 at SIS entry (target/prev/recent together), +1 per probe in the LLC search.
-    pub sis_scanned: u64,
+    sis_scanned,
     /// SIS fell through to `return target`.
-    pub sis_failed: u64,
-    pub sis_recent_hit: u64,
-    pub sis_recent_miss: u64,
+    sis_failed,
+    sis_recent_hit,
+    sis_recent_miss,
     /// has_idle_core scans, and those that found no idle core.
-    pub sis_core_search: u64,
-    pub sis_core_miss: u64,
-    pub wakeups: u64,
+    sis_core_search,
+    sis_core_miss,
+    wakeups,
     /// Wake-ups placed on a CPU other than prev.
-    pub migrations: u64,
+    migrations,
     /// Tasks pulled by newidle or periodic balance.
-    pub balance_pulls: u64,
+    balance_pulls,
     /// Sum and count of wake-up latencies (wake to run), ns.
-    pub wakeup_latency_sum_ns: u64,
-    pub wakeup_latency_count: u64,
-    pub wakeup_latency_max_ns: u64,
+    wakeup_latency_sum_ns,
+    wakeup_latency_count,
+    wakeup_latency_max_ns,
     /// CPU time idle while another CPU of the same LLC had runnable tasks waiting, ns.
-    pub wasted_ns: u64,
+    wasted_ns,
     /// Simulated time spent in select_idle_cpu, ns.
-    pub scan_time_ns: u64,
+    scan_time_ns,
 }
 
 /// Both metric families, as percentages. Zero denominators are defined, never NaN.
@@ -70,73 +96,6 @@ fn pct(num: u64, den: u64, if_zero: f64) -> f64 {
 }
 
 impl Counters {
-    /// How many counters there are ([`Counters::to_array`]).
-    pub const LEN: usize = 16;
-
-    /// Every counter in declaration order (the sweep workers' wire format).
-    pub fn to_array(&self) -> [u64; Self::LEN] {
-        let Counters {
-            sis_search,
-            sis_domain_search,
-            sis_scanned,
-            sis_failed,
-            sis_recent_hit,
-            sis_recent_miss,
-            sis_core_search,
-            sis_core_miss,
-            wakeups,
-            migrations,
-            balance_pulls,
-            wakeup_latency_sum_ns,
-            wakeup_latency_count,
-            wakeup_latency_max_ns,
-            wasted_ns,
-            scan_time_ns,
-        } = *self;
-        [
-            sis_search,
-            sis_domain_search,
-            sis_scanned,
-            sis_failed,
-            sis_recent_hit,
-            sis_recent_miss,
-            sis_core_search,
-            sis_core_miss,
-            wakeups,
-            migrations,
-            balance_pulls,
-            wakeup_latency_sum_ns,
-            wakeup_latency_count,
-            wakeup_latency_max_ns,
-            wasted_ns,
-            scan_time_ns,
-        ]
-    }
-
-    /// [`Counters::to_array`]'s inverse.
-    pub fn from_array(a: [u64; Self::LEN]) -> Self {
-        let [sis_search, sis_domain_search, sis_scanned, sis_failed, sis_recent_hit, sis_recent_miss, sis_core_search, sis_core_miss, wakeups, migrations, balance_pulls, wakeup_latency_sum_ns, wakeup_latency_count, wakeup_latency_max_ns, wasted_ns, scan_time_ns] =
-            a;
-        Counters {
-            sis_search,
-            sis_domain_search,
-            sis_scanned,
-            sis_failed,
-            sis_recent_hit,
-            sis_recent_miss,
-            sis_core_search,
-            sis_core_miss,
-            wakeups,
-            migrations,
-            balance_pulls,
-            wakeup_latency_sum_ns,
-            wakeup_latency_count,
-            wakeup_latency_max_ns,
-            wasted_ns,
-            scan_time_ns,
-        }
-    }
-
     /// kernel-semantics.md 4b/4c definitions.
     pub fn metrics(&self) -> Metrics {
         let found = self.sis_search.saturating_sub(self.sis_failed);
