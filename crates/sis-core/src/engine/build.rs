@@ -30,12 +30,7 @@ impl Simulation {
         let timing = Timing::for_scenario(scenario);
         let tasks = specs.iter().map(|s: &TaskSpec| Task {
             next_queued: NONE,
-            scan_nr_left: 0,
-            scan_target: 0,
-            scan_seq: 0,
-            scan_ns: 0,
-            scan_waker_cpu: 0,
-            scan_timed: false,
+            rescan: None,
             jittered_burst_ns: match s.role {
                 Role::Client { .. } => timing.client_ns,
                 Role::Server { .. } => timing.server_ns,

@@ -103,17 +103,25 @@ struct Task {
     jittered_burst_ns: u64,
     /// The next task in its CPU's queue (NONE: the last, or not queued).
     next_queued: u32,
-    /// While Waking after a scan found its CPU: the scan's `nr` left (0: the placement is
-    /// final) and the target select_idle_sibling falls back to.
-    scan_nr_left: i64,
-    scan_target: u32,
-    /// The seq of that wake-up's recorded decision (0: not recorded), to add the rescan to.
-    scan_seq: u64,
-    /// That scan's select_idle_cpu time as counted (0: not counted), its waker's CPU, and
-    /// whether SIS_PROP timed it: a rescan adds to the same sample.
-    scan_ns: u64,
-    scan_waker_cpu: u32,
-    scan_timed: bool,
+    /// While Waking to a CPU its scan found, under collision=rescan: how to go on scanning if
+    /// that CPU is taken first (None: the placement is final).
+    rescan: Option<Rescan>,
+}
+
+/// A scan the engine can continue when the CPU it found is taken before the wakee arrives.
+#[derive(Clone, Copy, Debug)]
+struct Rescan {
+    /// The scan's `nr` left (`NR_INF`: no budget).
+    nr_left: i64,
+    /// What select_idle_sibling falls back to.
+    target: u32,
+    /// The seq of the wake-up's recorded decision (0: not recorded), to add the rescan to.
+    seq: u64,
+    /// The scan's select_idle_cpu time as counted (0: not counted), its waker's CPU, and
+    /// whether SIS_PROP timed it: the rescan adds to the same sample.
+    counted_ns: u64,
+    waker_cpu: u32,
+    timed: bool,
 }
 
 #[derive(Clone, Debug, Default)]

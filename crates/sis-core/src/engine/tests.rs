@@ -296,7 +296,8 @@ fn waking_after_a_scan_with(
         s.step();
         let found = (0..s.tasks.len() as u32).find_map(|t| match s.tasks[t as usize].state {
             TaskState::Waking(cpu)
-                if s.st.idleish(cpu) && s.tasks[t as usize].scan_target != cpu =>
+                if s.st.idleish(cpu)
+                    && s.tasks[t as usize].rescan.is_none_or(|r| r.target != cpu) =>
             {
                 Some((t, cpu))
             }
@@ -304,7 +305,7 @@ fn waking_after_a_scan_with(
         });
         if let Some((t, cpu)) = found {
             let task = &s.tasks[t as usize];
-            if (collision == "stack" || task.scan_nr_left > 2) && want(task) {
+            if (collision == "stack" || task.rescan.is_some_and(|r| r.nr_left > 2)) && want(task) {
                 return (s, t, cpu);
             }
         }
@@ -317,7 +318,7 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
     // collision=rescan: another wake-up takes the CPU first; the kernel's probe of it would
     // have seen it busy and select_idle_cpu's loop gone on from the next CPU with its nr.
     let (mut s, t, cpu) = waking_after_a_scan("rescan");
-    let nr_left = s.tasks[t as usize].scan_nr_left;
+    let nr_left = s.tasks[t as usize].rescan.expect("a rescan").nr_left;
     let other = (0..s.tasks.len() as u32)
         .find(|&o| {
             s.tasks[o as usize].state == TaskState::Sleeping && !s.tasks[o as usize].wake_pending
@@ -342,7 +343,7 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
     // (This run: 3 left, CPU 2 idle right after the taken CPU 1.)
     assert!(probes >= 1 && expected.is_some(), "nr left {nr_left}");
     let (scanned, failed) = (s.counters.sis_scanned, s.counters.sis_failed);
-    let seq = s.tasks[t as usize].scan_seq;
+    let seq = s.tasks[t as usize].rescan.expect("a rescan").seq;
     let steps_before = s
         .decisions
         .iter()
@@ -378,7 +379,7 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
 #[test]
 fn by_default_a_wakee_stacks_on_the_cpu_its_scan_found_even_if_taken() {
     let (mut s, t, cpu) = waking_after_a_scan("stack");
-    assert_eq!(s.tasks[t as usize].scan_nr_left, 0);
+    assert!(s.tasks[t as usize].rescan.is_none());
     let other = (0..s.tasks.len() as u32)
         .find(|&o| {
             s.tasks[o as usize].state == TaskState::Sleeping && !s.tasks[o as usize].wake_pending
@@ -396,12 +397,11 @@ fn a_rescan_adds_its_time_to_the_same_scan_sample() {
     // linux-5.15 fair.c select_idle_cpu times the whole loop into one sample: the rescan's
     // probes come off the waker's wake_avg_idle, add their eighth to its avg_scan_cost, and
     // move the call's @usecs entry to the longer time.
-    let (mut s, t, cpu) =
-        waking_after_a_scan_with("linux-5.15", "rescan", |t| t.scan_timed && t.scan_ns > 0);
-    let (first_ns, waker) = (
-        s.tasks[t as usize].scan_ns,
-        s.tasks[t as usize].scan_waker_cpu,
-    );
+    let (mut s, t, cpu) = waking_after_a_scan_with("linux-5.15", "rescan", |t| {
+        t.rescan.is_some_and(|r| r.timed && r.counted_ns > 0)
+    });
+    let r = s.tasks[t as usize].rescan.expect("a rescan");
+    let (first_ns, waker) = (r.counted_ns, r.waker_cpu);
     let other = (0..s.tasks.len() as u32)
         .find(|&o| {
             s.tasks[o as usize].state == TaskState::Sleeping && !s.tasks[o as usize].wake_pending

@@ -1,6 +1,7 @@
 //! A wake-up: record_wakee/wake_wide, select_task_rq_fair, accounting, the wakee's enqueue.
 
 use super::*;
+use crate::select::NR_INF;
 use crate::trace::{Rule, ScanEnd, Step};
 
 impl Simulation {
@@ -162,19 +163,18 @@ impl Simulation {
         } else {
             let t = &mut self.tasks[wakee as usize];
             t.state = TaskState::Waking(out.cpu);
-            let rescan = out.found_by_scan && self.scenario.collision == Collision::Rescan;
-            t.scan_nr_left = if rescan { self.st.scan_nr_left } else { 0 };
-            t.scan_target = out.target;
-            t.scan_seq = if self.recording { self.decision_seq } else { 0 };
-            if rescan {
-                let counted = if self.measuring {
-                    out.select_idle_cpu_ns
-                } else {
-                    None
-                };
-                t.scan_ns = counted.unwrap_or(0);
-                t.scan_waker_cpu = waker_cpu;
-                t.scan_timed = self.st.scan_timed;
+            if out.found_by_scan && self.scenario.collision == Collision::Rescan {
+                t.rescan = Some(Rescan {
+                    nr_left: self.st.scan_nr_left,
+                    target: out.target,
+                    seq: if self.recording { self.decision_seq } else { 0 },
+                    counted_ns: out
+                        .select_idle_cpu_ns
+                        .filter(|_| self.measuring)
+                        .unwrap_or(0),
+                    waker_cpu,
+                    timed: self.st.scan_timed,
+                });
             }
             self.push(
                 self.now + scan_ns,
@@ -225,14 +225,12 @@ impl Simulation {
     /// (!--nr) return -1; ... }`, then select_idle_sibling's `return target`.
     pub(super) fn arrive(&mut self, task: u32, cpu: u32) {
         let t = &mut self.tasks[task as usize];
-        let nr_left = std::mem::take(&mut t.scan_nr_left);
-        if nr_left == 0 || self.st.idleish(cpu) {
+        let Some(r) = t.rescan.take().filter(|_| !self.st.idleish(cpu)) else {
             return self.enqueue(task, cpu);
-        }
-        let (target, seq) = (t.scan_target, t.scan_seq);
-        let mut nr = nr_left;
+        };
+        let mut nr = r.nr_left;
         let mut steps = Vec::new();
-        let recording = seq != 0;
+        let recording = r.seq != 0;
         let allowed = &self.masks[t.affinity as usize];
         let llc = self.cpus[cpu as usize].llc;
         let span = self.st.topo.llc_span(llc);
@@ -253,7 +251,7 @@ impl Simulation {
                     rule: Rule::SelectIdleCpu,
                     cpu: c,
                     saw: st.rqs[c as usize].saw(),
-                    nr: (nr != i64::MAX).then_some(nr),
+                    nr: (nr != NR_INF).then_some(nr),
                 });
             }
             if st.idleish(c) {
@@ -263,8 +261,6 @@ impl Simulation {
             true
         });
         let cost = probes * self.st.probe_cost_ns;
-        let t = &mut self.tasks[task as usize];
-        let (first_ns, waker_cpu, timed) = (t.scan_ns, t.scan_waker_cpu, t.scan_timed);
         if self.measuring {
             self.counters.sis_scanned += probes;
             self.counters.scan_time_ns += cost;
@@ -272,35 +268,42 @@ impl Simulation {
                 self.counters.sis_failed += 1;
             }
             // One select_idle_cpu call, longer by the rescan (@usecs).
-            if first_ns > 0 {
-                self.hist.move_ns(first_ns, first_ns + cost);
+            if r.counted_ns > 0 {
+                self.hist.move_ns(r.counted_ns, r.counted_ns + cost);
             }
         }
         // A loop that runs out of budget returns -1 before the timing (`if (!--nr) return
         // -1`); the first part's sample stays as it was taken.
         let out_of_budget = found.is_none() && nr <= 0;
-        if timed && cost > 0 && !out_of_budget {
+        if r.timed && cost > 0 && !out_of_budget {
             // The kernel times the whole loop into one sample (linux-5.15 fair.c
             // select_idle_cpu: wake_avg_idle -= time; update_avg(&avg_scan_cost, time)):
             // the rescan adds its time, and its eighth to the average the first part updated.
-            let rq = &mut self.st.rqs[waker_cpu as usize];
+            let rq = &mut self.st.rqs[r.waker_cpu as usize];
             if self.st.features.sis_prop_aged {
                 rq.wake_avg_idle -= rq.wake_avg_idle.min(cost);
             }
             rq.avg_scan_cost += cost / 8;
         }
-        let dest = found.unwrap_or(target);
+        let dest = found.unwrap_or(r.target);
         if recording {
-            self.record_rescan(seq, steps, found, dest, nr);
+            self.record_rescan(r.seq, steps, found, dest, nr);
         }
         if cost == 0 {
             return self.enqueue(task, dest);
         }
         let t = &mut self.tasks[task as usize];
         t.state = TaskState::Waking(dest);
-        t.scan_nr_left = if found.is_some() { nr.max(0) } else { 0 };
-        // A second rescan (that CPU taken too) adds to the same call's time.
-        t.scan_ns = if first_ns > 0 { first_ns + cost } else { 0 };
+        // That CPU may be taken too: a second rescan goes on from it, adding to the same call.
+        t.rescan = found.map(|_| Rescan {
+            nr_left: nr,
+            counted_ns: if r.counted_ns > 0 {
+                r.counted_ns + cost
+            } else {
+                0
+            },
+            ..r
+        });
         self.push(self.now + cost, Event::Enqueue { task, cpu: dest });
     }
 }
@@ -328,7 +331,7 @@ impl Simulation {
         debug_assert_eq!(d.seq, seq);
         d.steps.extend(steps);
         d.result = dest;
-        let nr = (nr != i64::MAX).then_some(nr);
+        let nr = (nr != NR_INF).then_some(nr);
         d.nr_after = nr.or(d.nr_after);
         (d.decided_by, d.scan_end) = match found {
             Some(_) => (Some(Rule::SelectIdleCpu), Some(ScanEnd::Found)),

@@ -58,7 +58,8 @@ pub struct Outcome {
     pub waker_recent_used_cpu: Option<u32>,
 }
 
-const NR_INF: i64 = i64::MAX;
+/// select_idle_cpu's `nr` when nothing throttles the scan.
+pub(crate) const NR_INF: i64 = i64::MAX;
 
 /// select_idle_cpu()'s scan budget: `nr` (NR_INF: unthrottled) and whether SIS_PROP times the
 /// scan into avg_scan_cost.
