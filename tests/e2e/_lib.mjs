@@ -139,6 +139,21 @@ export async function openApp(browser, query = '', { colorScheme = 'light', wait
   return { context, page, problems };
 }
 
+/**
+ * openApp, then `fn({ page, problems })`; fails if the page logged console errors (a check
+ * that expects some clears `problems.consoleErrors`); always closes the context.
+ */
+export async function withApp(browser, query, fn, opts) {
+  const { context, page, problems } = await openApp(browser, query, opts);
+  try {
+    const out = await fn({ page, problems });
+    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
+    return out;
+  } finally {
+    await context.close();
+  }
+}
+
 /** Sets a form control (input number/range/text or select), firing input+change. */
 export async function setControl(page, testid, value) {
   let loc = page.locator(byId(testid)).first();

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  sleep, byId, waitFor, openApp, state, stepAndCheck, runFile
+  sleep, byId, waitFor, openApp, withApp, state, stepAndCheck, runFile
 } from './_lib.mjs';
 
 const checks = [];
@@ -26,8 +26,7 @@ async function download(page, testid) {
 }
 
 check('export buttons download the metrics, the trace, PNGs and the scenario; a saved scenario loads back', async (browser) => {
-  const { context, page, problems } = await openApp(browser, '?llc_weight=16&load=150&seed=7');
-  try {
+  await withApp(browser, '?llc_weight=16&load=150&seed=7', async ({ page }) => {
     await stepAndCheck(page, 5);
     await page.locator(`${byId('export')} summary`).click();
 
@@ -91,10 +90,7 @@ check('export buttons download the metrics, the trace, PNGs and the scenario; a 
     const loaded = await waitFor(async () => new URL(page.url()).searchParams.get('llc_weight') === '24');
     if (!loaded) throw new Error(`URL after loading the scenario file: ${page.url()}`);
 
-    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 check('a scenario file with a bad field shows an error naming it', async (browser) => {
@@ -115,8 +111,7 @@ check('a scenario file with a bad field shows an error naming it', async (browse
 });
 
 check('examples page: two script embeds and an iframe; destroy() removes only its own', async (browser) => {
-  const { context, page, problems } = await openApp(browser, 'static/examples/index.html', { waitApp: false });
-  try {
+  await withApp(browser, 'static/examples/index.html', async ({ page }) => {
     const canvases = (id) => page.locator(`${byId(id)} canvas`).count();
     const both = await waitFor(async () => (await canvases('mount-a')) > 0 && (await canvases('mount-b')) > 0, 20_000);
     if (!both) throw new Error(`mounts did not render: status "${await page.locator(byId('api-status')).textContent()}"`);
@@ -128,15 +123,11 @@ check('examples page: two script embeds and an iframe; destroy() removes only it
     if (!gone) throw new Error('destroy() left content in mount-a');
     await sleep(300);
     if ((await canvases('mount-b')) === 0) throw new Error("destroying A removed B's canvases");
-    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
-  } finally {
-    await context.close();
-  }
+  }, { waitApp: false });
 });
 
 check('heatmap: 16 cells in the worker paint both canvases', async (browser) => {
-  const { context, page, problems } = await openApp(browser, '?workload=netperf');
-  try {
+  await withApp(browser, '?workload=netperf', async ({ page }) => {
     await page.locator(byId('tab-heatmap')).click();
     await page.locator(byId('heat-run')).click();
     const done = await waitFor(async () => {
@@ -161,10 +152,7 @@ check('heatmap: 16 cells in the worker paint both canvases', async (browser) => 
       console.log(`      ${id}: ${fills} fill colours`);
       if (fills < 4) throw new Error(`${id}: ${fills} colours fill >= 1% of the canvas, not painted`);
     }
-    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 runFile('export e2e', checks);

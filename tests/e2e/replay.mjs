@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
-import { ROOT, DIST, SHOTS, byId, waitFor, openApp, textOf, runFile } from './_lib.mjs';
+import { ROOT, DIST, SHOTS, byId, waitFor, withApp, textOf, runFile } from './_lib.mjs';
 
 const SAMPLE = path.join(ROOT, 'crates', 'sis-core', 'testdata', 'traces', 'many-threads.ftrace.txt.xz');
 const TOPO = ['--llcs', '1', '--llc-weight', '8', '--smt', '2', '--numbering', 'interleaved'];
@@ -71,8 +71,7 @@ const checks = [];
 const check = (name, fn) => checks.push({ name, fn });
 
 check('the sample, plain and gzipped, matches `sis replay`; the filter steps through disagreements', async (browser) => {
-  const { context, page, problems } = await openApp(browser);
-  try {
+  await withApp(browser, '', async ({ page }) => {
     await page.locator(byId('tab-replay')).click();
     const status = await openTrace(page, plain);
     if (/error/.test(status)) throw new Error(status);
@@ -119,30 +118,22 @@ check('the sample, plain and gzipped, matches `sis replay`; the filter steps thr
     if (/error/.test(gzStatus)) throw new Error(gzStatus);
     if (await textOf(page, 'replay-table') !== table) throw new Error('the gzipped file gives another table');
     if (!(await textOf(page, 'replay-note')).includes("permalink can't carry the trace")) throw new Error('no permalink note');
-    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 check('a binary file and an .xz file give errors naming the problem', async (browser) => {
-  const { context, page, problems } = await openApp(browser);
-  try {
+  await withApp(browser, '', async ({ page }) => {
     await page.locator(byId('tab-replay')).click();
     const bin = await openTrace(page, binary);
     if (!/error: .*trace line 1.*binary.*read so far: 0 lines/.test(bin)) throw new Error(`binary: "${bin}"`);
     const xz = await openTrace(page, SAMPLE);
     if (!/error: .*xz-compressed.*decompress it first/.test(xz)) throw new Error(`xz: "${xz}"`);
     if (await page.locator(byId('replay-table')).count()) throw new Error('a table after an error');
-    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 check('a trace dropped on the tab is replayed as a picked one', async (browser) => {
-  const { context, page, problems } = await openApp(browser);
-  try {
+  await withApp(browser, '', async ({ page }) => {
     await page.locator(byId('tab-replay')).click();
     const b64 = fs.readFileSync(gz).toString('base64');
     const dt = await page.evaluateHandle((data) => {
@@ -160,15 +151,11 @@ check('a trace dropped on the tab is replayed as a picked one', async (browser) 
     const all = cli.classes.all;
     const got = await cell(page, 'linux-4.4', 'all');
     if (!got?.includes(`(${all.agree['linux-4.4']})`)) throw new Error(`dropped linux-4.4 all: "${got}"`);
-    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 check('a 100 MB trace: the page keeps drawing frames while it is read, Cancel stops it, a second read finishes', async (browser) => {
-  const { context, page, problems } = await openApp(browser);
-  try {
+  await withApp(browser, '', async ({ page }) => {
     await page.locator(byId('tab-replay')).click();
     const size = fs.statSync(big).size;
     // The longest gap between animation frames while the worker reads (printed, not gated).
@@ -203,10 +190,7 @@ check('a 100 MB trace: the page keeps drawing frames while it is read, Cancel st
     const n = Number(/\((\d+)\)/.exec(all ?? '')?.[1]);
     if (!(n > 15 * cli.classes.all.agree['linux-4.4'])) throw new Error(`100 MB linux-4.4 all: "${all}"`);
     console.log(`      bench: 100 MB trace in the browser: ${status}; longest frame gap while reading ${gap.toFixed(0)} ms`);
-    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));

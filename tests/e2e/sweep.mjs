@@ -11,7 +11,7 @@ import path from 'node:path';
 import {
   ROOT, SHOTS, sleep, byId, waitFor, openApp, setControl, decisionCount, textOf, runFile,
   UI_TIMEOUT, decodePng, barLayout, edgeShare, PALETTE, near,
-  firstDifference
+  firstDifference, withApp
 } from './_lib.mjs';
 
 const GOLDEN = path.join(ROOT, 'tests', 'golden', 'sweep-llc8-20ms.json');
@@ -25,8 +25,7 @@ const checks = [];
 const check = (name, fn) => checks.push({ name, fn });
 
 check('a small sweep on 1 and on 2 workers reaches 4/4 and prints exactly the CLI\'s JSON (the golden)', async (browser) => {
-  const { context, page, problems } = await openApp(browser, '?llc_weight=8&duration=20ms');
-  try {
+  await withApp(browser, '?llc_weight=8&duration=20ms', async ({ page }) => {
     await page.locator(byId('tab-sweep')).click();
     await setControl(page, 'sweep-preset-a', 'linux-5.15');
     await setControl(page, 'sweep-preset-b', 'linux-6.0');
@@ -68,15 +67,11 @@ check('a small sweep on 1 and on 2 workers reaches 4/4 and prints exactly the CL
     const lines = PALETTE.light.series.map(inColour);
     if (lines.some((n) => n < 300)) throw new Error(`sweep-plot pixels in the two series' colours: ${lines}`);
 
-    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 check('replicates: seeds 1-3 give mean (std%) tables, error bars and a per-seed JSON', async (browser) => {
-  const { context, page, problems } = await openApp(browser, '?llc_weight=8&duration=20ms');
-  try {
+  await withApp(browser, '?llc_weight=8&duration=20ms', async ({ page }) => {
     await page.locator(byId('tab-sweep')).click();
     await setControl(page, 'sweep-preset-a', 'linux-5.15');
     await setControl(page, 'sweep-preset-b', 'linux-6.0');
@@ -102,15 +97,11 @@ check('replicates: seeds 1-3 give mean (std%) tables, error bars and a per-seed 
     if (!/\d\.\d+ *\( *\d+\.\d+\)/.test(table)) throw new Error(`no "mean (std%)" in the table:\n${table}`);
     fs.mkdirSync(SHOTS, { recursive: true });
     await page.locator(byId('sweep-view')).screenshot({ path: path.join(SHOTS, 'sweep-replicates.png') });
-    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 check('a heatmap with seeds 1,2 runs every cell twice and reads out mean and std% under the mouse', async (browser) => {
-  const { context, page, problems } = await openApp(browser);
-  try {
+  await withApp(browser, '', async ({ page }) => {
     await page.locator(byId('tab-heatmap')).click();
     await setControl(page, 'heat-seeds', '1,2');
     await page.locator(byId('heat-run')).click();
@@ -128,10 +119,7 @@ check('a heatmap with seeds 1,2 runs every cell twice and reads out mean and std
     const title = await page.locator(byId('heat-scanned')).getAttribute('title');
     if (title !== text) throw new Error(`the canvas title "${title}" is not the readout "${text}"`);
     console.log(`      ${text}`);
-    if (problems.consoleErrors.length) throw new Error(problems.consoleErrors.join('\n      '));
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 check('a worker that fails stops the whole sweep with its message', async (browser) => {
