@@ -285,6 +285,13 @@ impl Simulation {
             }
             rq.avg_scan_cost += cost / 8;
         }
+        if self.scenario.scan_cost == ScanCost::Waker && cost > 0 {
+            // The rescan is the rest of the waker CPU's select_idle_cpu loop: that CPU's time,
+            // taken from whatever runs there now (try_to_wake_up runs in the waker's context).
+            let c = &mut self.cpus[r.waker_cpu as usize];
+            c.scan_until = c.scan_until.max(self.now) + cost;
+            self.steal_cpu_time(r.waker_cpu, cost);
+        }
         let dest = found.unwrap_or(r.target);
         if recording {
             self.record_rescan(r.seq, steps, found, dest, nr);
