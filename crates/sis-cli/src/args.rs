@@ -67,11 +67,11 @@ pub struct ScenarioArgs {
     /// % of probe_cost_ns each other CPU scanning the LLC at once adds to a probe [default: 0]
     #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub probe_contention_pct: Option<String>,
-    /// Who pays for the scan: delay (the wakee only) or waker (also the waker's CPU) [default: delay]
+    /// Who pays for the scan: delay (the wakee only) or waker (also the waker's CPU) [default: waker]
     #[arg(long, value_name = "WHO", allow_hyphen_values = true)]
     pub scan_cost: Option<String>,
     /// When the CPU a scan found is taken before the wakee arrives: stack (queue there) or
-    /// rescan (the scan goes on with its budget left) [default: stack]
+    /// rescan (the scan goes on with its budget left) [default: rescan]
     #[arg(long, value_name = "WHAT", allow_hyphen_values = true)]
     pub collision: Option<String>,
     /// Tick rate: 100, 250, 300 or 1000 [default: 1000]

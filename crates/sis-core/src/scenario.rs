@@ -67,16 +67,16 @@ pub struct Scenario {
     /// docs/scan-cost.md for the mechanism and its one global calibration.
     #[serde(default = "default_probe_contention_pct")]
     pub probe_contention_pct: u32,
-    /// Who pays for the scan: "delay" (the wakee is enqueued that much later; the waker's CPU
-    /// goes on at once) or "waker" (also the waker CPU's time, as try_to_wake_up runs
-    /// select_task_rq_fair in the waker's context). docs/scan-cost.md.
+    /// Who pays for the scan: "waker" (the default: the waker CPU's time, as try_to_wake_up
+    /// runs select_task_rq_fair in the waker's context, and the wakee is enqueued after it) or
+    /// "delay" (the wakee only: the waker's CPU goes on at once). docs/scan-cost.md.
     #[serde(default)]
     pub scan_cost: ScanCost,
     /// What a wake-up does when the CPU its scan found was taken by another wake-up before
-    /// the wakee arrives: "stack" (it queues there: the default) or "rescan" (the scan goes
-    /// on from that CPU with the budget it had left, as the kernel's loop would have when its
-    /// probe found the CPU busy). docs/scan-cost.md.
-    #[serde(default, skip_serializing_if = "Collision::is_stack")]
+    /// the wakee arrives: "rescan" (the default: the scan goes on from that CPU with the budget
+    /// it had left, as the kernel's loop would have when its probe found the CPU busy) or
+    /// "stack" (it queues there). docs/scan-cost.md.
+    #[serde(default)]
     pub collision: Collision,
     pub hz: u32,
     /// Workload service time override (0 = the workload's default), us.
@@ -87,8 +87,8 @@ pub struct Scenario {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ScanCost {
-    #[default]
     Delay,
+    #[default]
     Waker,
 }
 
@@ -106,8 +106,8 @@ impl ScanCost {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Collision {
-    #[default]
     Stack,
+    #[default]
     Rescan,
 }
 
@@ -117,9 +117,6 @@ impl Collision {
             Collision::Stack => "stack",
             Collision::Rescan => "rescan",
         }
-    }
-    pub fn is_stack(&self) -> bool {
-        *self == Collision::Stack
     }
 }
 
@@ -209,8 +206,8 @@ impl Default for Scenario {
             warmup: WARMUP_AUTO.into(),
             probe_cost_ns: 400,
             probe_contention_pct: default_probe_contention_pct(),
-            scan_cost: ScanCost::Delay,
-            collision: Collision::Stack,
+            scan_cost: ScanCost::Waker,
+            collision: Collision::Rescan,
             hz: 1000,
             service_us: 0,
         }
