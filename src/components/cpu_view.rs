@@ -32,6 +32,7 @@ pub fn CpuView(p: &CpuViewProps) -> Html {
                     <li><i class="sw busy"></i>{"busy"}</li>
                     <li title="bar height">{kernel_term("util_avg", "height = util_avg")}</li>
                     <li title="runnable tasks waiting behind the running one"><i class="sw queue"></i>{"queued task"}</li>
+                    <li><i class="sw scanning"></i>{kernel_term("scanning", "scanning")}</li>
                     <li><b class="tag waker">{"W"}</b>{kernel_term("waker", "waker")}</li>
                     <li><b class="tag prev">{"P"}</b>{kernel_term("prev", "prev")}</li>
                     <li><b class="tag target">{"T"}</b>{kernel_term("target", "target")}</li>

@@ -8,7 +8,7 @@ const SCENES = [
   ['The LLC scan', 'llc_weight=16&load=100&preset=full-scan',
     'With target and prev busy, select_idle_cpu() walks the LLC from target+1 (for_each_cpu_wrap) until a CPU is idle. Press Step probe to walk the probes one at a time; no throttle here.'],
   ['SIS_PROP\'s budget', 'llc_weight=112&load=150&preset=linux-5.15',
-    'SIS_PROP caps the walk at nr, computed from the waker\'s avg_idle and the LLC\'s avg_scan_cost. Step until a decision scans: look for "Budget nr" in it, and for scans that end because the budget ran out.'],
+    'SIS_PROP caps the walk at nr, computed from the waker CPU\'s avg_idle and its own avg_scan_cost. Step until a decision scans: look for "Budget nr" in it, and for scans that end because the budget ran out. The blue band under a bar is a CPU scanning for a wakee: time it does not spend running tasks.'],
   ['SIS_UTIL\'s cut-off', 'llc_weight=112&load=200&preset=linux-6.0',
     'SIS_UTIL sets nr_idle_scan from the LLC\'s utilisation at the last balance: near 85% it falls to 0. Watch the operating point on the scan-depth curve and decisions that do not scan.'],
   ['The 8-CPU corner case', 'llc_weight=8&smt=1&workload=pinned&preset=linux-6.0',

@@ -10,7 +10,13 @@ pub const WARMUP_NS: u64 = 500_000_000;
 
 /// The bench scenario with `preset`.
 pub fn scenario(preset: &str) -> Result<Scenario, InputError> {
-    Scenario::from_pairs([
+    scenario_with(preset, &[])
+}
+
+/// The bench scenario with `preset` and other scenario fields set on top (e.g. the earlier
+/// model's `scan_cost=delay`, `collision=stack`, to time the same code on that workload).
+pub fn scenario_with(preset: &str, extra: &[(&str, &str)]) -> Result<Scenario, InputError> {
+    let base = [
         ("llc_weight", "112"),
         ("smt", "2"),
         ("load", "200"),
@@ -18,7 +24,8 @@ pub fn scenario(preset: &str) -> Result<Scenario, InputError> {
         ("preset", preset),
         ("duration", "3600s"),
         ("warmup", "0ms"),
-    ])
+    ];
+    Scenario::from_pairs(base.iter().chain(extra).copied())
 }
 
 /// Steps until `n` more wake-up decisions have been made; false if the events ran out first.
