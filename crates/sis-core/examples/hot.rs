@@ -1,18 +1,22 @@
 //! A profiling target: `cargo run --release -p sis-core --example hot -- [preset] [wake-ups]
-//! [rec]`, e.g. under `perf record -g`. Runs the bench's scenario (112 CPUs, SMT 2, 200%
-//! netperf) past the bench's warm-up (500 ms simulated), then times the given number of wake-ups (default 3,000,000).
+//! [rec] [field=value ...]`, e.g. under `perf record -g`. Runs the bench's scenario (112 CPUs,
+//! SMT 2, 200% netperf; `field=value` arguments set scenario fields on top, e.g.
+//! `scan_cost=delay collision=stack`) past the bench's warm-up (500 ms simulated), then times
+//! the given number of wake-ups (default 3,000,000).
 
 use sis_core::Simulation;
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (fields, args): (Vec<String>, Vec<String>) =
+        std::env::args().skip(1).partition(|a| a.contains('='));
+    let extra: Vec<(&str, &str)> = fields.iter().filter_map(|f| f.split_once('=')).collect();
     let preset = args.first().map_or("linux-6.0", |s| s.as_str());
     let n: u64 = args
         .get(1)
         .map_or(3_000_000, |s| s.parse().expect("wake-ups"));
     let recording = args.get(2).is_some_and(|s| s == "rec");
-    let sc = sis_core::bench::scenario(preset).expect("scenario");
+    let sc = sis_core::bench::scenario_with(preset, &extra).expect("scenario");
     let mut sim = Simulation::new(&sc).expect("simulation");
     sim.set_recording(recording);
     // The bench's warm-up: by 500 ms of simulated time the LLC's scan hints have settled.
