@@ -316,18 +316,23 @@ fn waking_after_a_scan_with(
     panic!("no wake-up went to a CPU its scan found");
 }
 
-#[test]
-fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
-    // collision=rescan: another wake-up takes the CPU first; the kernel's probe of it would
-    // have seen it busy and select_idle_cpu's loop gone on from the next CPU with its nr.
-    let (mut s, t, cpu) = waking_after_a_scan("rescan");
-    let nr_left = s.tasks[t as usize].rescan.expect("a rescan").nr_left;
+/// Another wake-up takes `cpu` first: a sleeping task is enqueued there.
+fn take_cpu(s: &mut Simulation, cpu: u32) {
     let other = (0..s.tasks.len() as u32)
         .find(|&o| {
             s.tasks[o as usize].state == TaskState::Sleeping && !s.tasks[o as usize].wake_pending
         })
         .expect("a sleeping task");
     s.enqueue(other, cpu);
+}
+
+#[test]
+fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
+    // collision=rescan: another wake-up takes the CPU first; the kernel's probe of it would
+    // have seen it busy and select_idle_cpu's loop gone on from the next CPU with its nr.
+    let (mut s, t, cpu) = waking_after_a_scan("rescan");
+    let nr_left = s.tasks[t as usize].rescan.expect("a rescan").nr_left;
+    take_cpu(&mut s, cpu);
     assert!(!s.st.idleish(cpu));
     // The kernel's walk by hand: for_each_cpu_wrap from cpu + 1, `if (!--nr) return -1`.
     let (n, mut nr, mut expected, mut probes) = (16u32, nr_left, None, 0u64);
@@ -383,12 +388,7 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
 fn by_default_a_wakee_stacks_on_the_cpu_its_scan_found_even_if_taken() {
     let (mut s, t, cpu) = waking_after_a_scan("stack");
     assert!(s.tasks[t as usize].rescan.is_none());
-    let other = (0..s.tasks.len() as u32)
-        .find(|&o| {
-            s.tasks[o as usize].state == TaskState::Sleeping && !s.tasks[o as usize].wake_pending
-        })
-        .expect("a sleeping task");
-    s.enqueue(other, cpu);
+    take_cpu(&mut s, cpu);
     let scanned = s.counters.sis_scanned;
     s.arrive(t, cpu);
     assert_eq!(s.tasks[t as usize].state, TaskState::Queued(cpu));
@@ -405,12 +405,7 @@ fn a_rescan_adds_its_time_to_the_same_scan_sample() {
     });
     let r = s.tasks[t as usize].rescan.expect("a rescan");
     let (first_ns, waker) = (r.counted_ns, r.waker_cpu);
-    let other = (0..s.tasks.len() as u32)
-        .find(|&o| {
-            s.tasks[o as usize].state == TaskState::Sleeping && !s.tasks[o as usize].wake_pending
-        })
-        .expect("a sleeping task");
-    s.enqueue(other, cpu);
+    take_cpu(&mut s, cpu);
     s.st.rqs[waker as usize].wake_avg_idle = 1_000_000;
     let (cost_before, hist_before) = (s.st.rqs[waker as usize].avg_scan_cost, s.hist.clone());
     let scanned = s.counters.sis_scanned;
@@ -437,12 +432,7 @@ fn under_scan_cost_waker_a_rescan_is_the_waker_cpus_time_too() {
     let (mut s, t, cpu) =
         waking_after_a_scan_with("linux-5.15", "rescan", "waker", |t| t.rescan.is_some());
     let waker = s.tasks[t as usize].rescan.expect("a rescan").waker_cpu;
-    let other = (0..s.tasks.len() as u32)
-        .find(|&o| {
-            s.tasks[o as usize].state == TaskState::Sleeping && !s.tasks[o as usize].wake_pending
-        })
-        .expect("a sleeping task");
-    s.enqueue(other, cpu);
+    take_cpu(&mut s, cpu);
     let c = &s.cpus[waker as usize];
     let (curr, stint_end, scan_until) = (c.curr, c.stint_end_at, c.scan_until);
     let scanned = s.counters.sis_scanned;
@@ -458,12 +448,7 @@ fn under_scan_cost_waker_a_rescan_is_the_waker_cpus_time_too() {
     let (mut s, t, cpu) =
         waking_after_a_scan_with("linux-5.15", "rescan", "delay", |t| t.rescan.is_some());
     let waker = s.tasks[t as usize].rescan.expect("a rescan").waker_cpu;
-    let other = (0..s.tasks.len() as u32)
-        .find(|&o| {
-            s.tasks[o as usize].state == TaskState::Sleeping && !s.tasks[o as usize].wake_pending
-        })
-        .expect("a sleeping task");
-    s.enqueue(other, cpu);
+    take_cpu(&mut s, cpu);
     let before = (
         s.cpus[waker as usize].stint_end_at,
         s.cpus[waker as usize].scan_until,
