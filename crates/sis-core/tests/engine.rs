@@ -337,7 +337,7 @@ fn the_scan_is_the_wakers_time_so_sis_util_gains_throughput_only_at_overload() {
     // +194.7% at 196 and +197.3% at 224 ("The time spent in select_idle_cpu() is visible to
     // netperf"). With the defaults the scan is the waker CPU's time (scan_cost=waker) and a
     // scan whose CPU was taken goes on (collision=rescan): level at 112 threads, at least
-    // +50% from 196 (the model's +106% / +97%: README). With the scan costing no CPU time
+    // +50% from 196 (+110% / +97% with seed 1: README). With the scan costing no CPU time
     // (scan_cost=delay) the gain at 224 threads is a few percent.
     let run = |load: &str, preset: &str, scan_cost: &str| {
         let sc = scenario(&[

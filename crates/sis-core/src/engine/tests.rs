@@ -385,7 +385,7 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
 }
 
 #[test]
-fn by_default_a_wakee_stacks_on_the_cpu_its_scan_found_even_if_taken() {
+fn with_collision_stack_a_wakee_stacks_on_the_cpu_its_scan_found_even_if_taken() {
     let (mut s, t, cpu) = waking_after_a_scan("stack");
     assert!(s.tasks[t as usize].rescan.is_none());
     take_cpu(&mut s, cpu);
