@@ -96,9 +96,10 @@ pub fn summary(r: &RunReport) -> String {
     );
     let _ = writeln!(
         s,
-        "idle CPU time while tasks waited in the LLC: {:.3} ms; time in select_idle_cpu: {:.3} ms",
+        "idle CPU time while tasks waited in the LLC: {:.3} ms; time in select_idle_cpu: {:.3} ms ({:.2}% of CPU time)",
         k.wasted_ns as f64 / 1e6,
-        k.scan_time_ns as f64 / 1e6
+        k.scan_time_ns as f64 / 1e6,
+        r.scan_cpu_pct()
     );
     s.push('\n');
     let _ = writeln!(s, "counters");

@@ -87,6 +87,12 @@ pub struct Metrics {
     pub avg_wakeup_latency_us: f64,
 }
 
+/// select_idle_cpu's time as a share of all CPU time in a window, % (seed 000: "The time
+/// spent in select_idle_cpu() is visible to netperf"): 100 * scan_time_ns / (cpus * window).
+pub fn scan_cpu_pct(scan_time_ns: u64, cpus: u64, window_ns: u64) -> f64 {
+    pct(scan_time_ns, cpus.saturating_mul(window_ns), 0.0)
+}
+
 fn pct(num: u64, den: u64, if_zero: f64) -> f64 {
     if den == 0 {
         if_zero
@@ -379,5 +385,14 @@ mod tests {
         assert_eq!(ScanHistogram::label(6), "[32, 64)");
         assert_eq!(ScanHistogram::label(11), "[1K, 2K)");
         assert_eq!(ScanHistogram::label(17), "[64K, 128K)");
+    }
+
+    #[test]
+    fn scan_cpu_pct_is_the_scans_share_of_every_cpus_time() {
+        // 112 CPUs for 100 ms are 11.2 CPU-seconds; 5.6 of them scanning is half.
+        assert_eq!(scan_cpu_pct(5_600_000_000, 112, 100_000_000), 50.0);
+        assert_eq!(scan_cpu_pct(1_000_000, 8, 1_000_000), 12.5);
+        assert_eq!(scan_cpu_pct(0, 112, 100_000_000), 0.0);
+        assert_eq!(scan_cpu_pct(5, 112, 0), 0.0);
     }
 }

@@ -223,6 +223,15 @@ impl Simulation {
     pub fn metrics(&self) -> Metrics {
         self.counters.metrics()
     }
+    /// select_idle_cpu's time as a share of all CPU time since counting started, %.
+    pub fn scan_cpu_pct(&self) -> f64 {
+        let window_ns = self.now.saturating_sub(self.warmup_ns.min(self.now));
+        crate::stats::scan_cpu_pct(
+            self.counters.scan_time_ns,
+            self.cpus.len() as u64,
+            window_ns,
+        )
+    }
     pub fn histogram(&self) -> &ScanHistogram {
         &self.hist
     }

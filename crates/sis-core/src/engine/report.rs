@@ -64,6 +64,14 @@ pub struct ThroughputReport {
     pub latency_max_ns: u64,
 }
 
+impl RunReport {
+    /// select_idle_cpu's time as a share of all CPU time in the measured window, %.
+    pub fn scan_cpu_pct(&self) -> f64 {
+        let cpus = u64::from(self.scenario.llcs) * u64::from(self.scenario.llc_weight);
+        crate::stats::scan_cpu_pct(self.counters.scan_time_ns, cpus, self.sim_time_ns)
+    }
+}
+
 impl Simulation {
     /// The CPU now (util_avg decayed/accumulated to the current time, without mutating).
     pub fn cpu_view(&self, cpu: u32) -> CpuView {

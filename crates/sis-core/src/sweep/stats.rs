@@ -224,16 +224,23 @@ pub const QUANTITIES: &[Quantity] = &[
         get: |r| r.throughput.latency_p99_ns as f64 / 1000.0,
         count: false,
     },
+    Quantity {
+        key: "scan_cpu_pct",
+        label: "select_idle_cpu time (% of CPU time)",
+        get: |r| r.scan_cpu_pct(),
+        count: false,
+    },
 ];
 
 /// The quantities of the schedstat table's columns.
 pub const TABLE_KEYS: [&str; 4] = ["se_eff", "dom_eff", "fast_rate", "success_rate"];
 
 /// The quantities of the mmtests-style compare sections, in section order.
-pub const COMPARE_KEYS: [&str; 10] = [
+pub const COMPARE_KEYS: [&str; 11] = [
     "wakeups_per_s",
     "latency_p50_us",
     "latency_p99_us",
+    "scan_cpu_pct",
     "wakeups",
     "se_eff",
     "dom_eff",
