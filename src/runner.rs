@@ -98,6 +98,8 @@ pub struct Snapshot {
     /// sum_util of LLC 0 now, and at the last balance, as % of capacity.
     pub util_now_pct: f64,
     pub util_balance_pct: f64,
+    /// select_idle_cpu's time as a share of all CPU time since counting started, %.
+    pub scan_cpu_pct: f64,
     pub decisions: Vec<Summary>,
     /// se_eff and scanned per wake-up over recent windows, oldest first.
     pub sparks: Vec<SparkSample>,
@@ -527,6 +529,7 @@ impl Runner {
             has_idle_cores: llc.has_idle_cores,
             util_now_pct: sim.llc_sum_util_now(0) as f64 * 100.0 / w,
             util_balance_pct: llc.last_sum_util as f64 * 100.0 / w,
+            scan_cpu_pct: sim.scan_cpu_pct(),
             decisions: sim
                 .decisions()
                 .iter()

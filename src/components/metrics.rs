@@ -84,6 +84,7 @@ pub fn Metrics(p: &MetricsProps) -> Html {
                 <div class="stat">{kernel_term("sum_util", "sum_util")}<b>{format!("{:.1}%", s.util_balance_pct)}</b></div>
                 <div class="stat">{kernel_term("has_idle_cores", "has_idle_cores")}<b>{s.has_idle_cores.to_string()}</b></div>
                 <div class="stat">{kernel_term("scanned_per_wakeup", "scanned / wake-up")}<b data-testid="scanned-per-wakeup">{format!("{:.2}", m.scanned_per_wakeup)}</b></div>
+                <div class="stat">{kernel_term("scan_cpu_pct", "CPU time scanning")}<b data-testid="scan-cpu-pct">{format!("{:.1}%", s.scan_cpu_pct)}</b></div>
                 <div class="stat">{kernel_term("migrations", "migrations")}<b data-testid="migrations">{s.counters.migrations}</b></div>
                 <div class="stat">{kernel_term("wakeups", "wake-ups")}<b data-testid="wakeups">{s.counters.wakeups}</b></div>
                 <div class="stat"><span>{"simulated time"}</span><b data-testid="sim-time">{fmt_time(s.now_ns)}</b></div>

@@ -43,6 +43,10 @@ pub const PLOTTED: &[PlottedMetric] = &[
         key: "wakeups",
         label: "wake-ups (throughput)",
     },
+    PlottedMetric {
+        key: "scan_cpu_pct",
+        label: "select_idle_cpu time, % of CPU time",
+    },
 ];
 
 /// One line per preset of `key`'s mean against load, with its 95% interval where a point
