@@ -110,6 +110,30 @@ check('play runs the simulation, play again pauses it', async (browser) => {
   }
 });
 
+check('CPU time scanning: vanilla spends a large share at 2x overload, SIS_UTIL almost none', async (browser) => {
+  // Seed 000's mechanism, shown as the core computes it: linux-5.15 at 224 netperf threads on
+  // 112 CPUs spends ~46% of CPU time in select_idle_cpu, linux-6.0 ~0.1% (README).
+  const shares = {};
+  for (const preset of ['linux-5.15', 'linux-6.0']) {
+    const { context, page } = await openApp(browser, `?llc_weight=112&smt=2&load=200&preset=${preset}`);
+    try {
+      await settled(page);
+      await page.locator(byId('play')).first().click();
+      const ok = await waitFor(async () => firstNumber(await textOf(page, 'wakeups')) > 20000, 60_000);
+      await page.locator(byId('play')).first().click();
+      if (!ok) throw new Error(`${preset}: fewer than 20000 wake-ups counted after 60 s of play`);
+      const text = await textOf(page, 'scan-cpu-pct');
+      shares[preset] = firstNumber(text);
+      if (!/%$/.test(text.trim())) throw new Error(`${preset}: scan-cpu-pct "${text}" is not a percentage`);
+    } finally {
+      await context.close();
+    }
+  }
+  if (!(shares['linux-5.15'] > 20 && shares['linux-6.0'] < 5)) {
+    throw new Error(`CPU time scanning: linux-5.15 ${shares['linux-5.15']}%, linux-6.0 ${shares['linux-6.0']}%`);
+  }
+});
+
 check('?llc_weight=0 shows an error naming llc_weight and stays usable', async (browser) => {
   const { context, page } = await openApp(browser, '?llc_weight=0');
   try {
