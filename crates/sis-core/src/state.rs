@@ -126,7 +126,7 @@ pub struct SchedState {
     pub probe_cost_ns: u64,
     /// Scratch masks reused across wake-ups (the kernel's per-CPU `select_idle_mask`).
     pub(crate) scratch: CpuMask,
-    /// `nr` left when the last select_idle_cpu scan returned (i64::MAX: no budget), for a
+    /// `nr` left when the last select_idle_cpu scan returned (NR_INF: no budget), for a
     /// scan the engine continues when the CPU it found is taken before the wakee arrives.
     pub scan_nr_left: i64,
     /// Whether that scan was timed into SIS_PROP's avg_scan_cost (and wake_avg_idle).
@@ -151,7 +151,7 @@ impl SchedState {
                 llcs
             ],
             scratch: CpuMask::new(n),
-            scan_nr_left: i64::MAX,
+            scan_nr_left: crate::select::NR_INF,
             scan_timed: false,
             idle_cpus: None,
             topo,

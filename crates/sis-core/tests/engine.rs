@@ -298,26 +298,34 @@ fn pinned_corner_case_cpu7_found_by_scan_only_without_sis_util() {
     assert!(found("sis-util-idle-aware") > 0);
 }
 
+/// Seed 000's machine: netperf on one 112-CPU LLC (SMT 2) at `load`% with `preset`, 400 ms
+/// measured after a fixed 300 ms warm-up, with `extra` scenario fields on top.
+fn run_seed_000(load: &str, preset: &str, extra: &[(&str, &str)]) -> sis_core::RunReport {
+    let mut pairs = vec![
+        ("llc_weight", "112"),
+        ("smt", "2"),
+        ("load", load),
+        ("preset", preset),
+        ("duration", "400ms"),
+        ("warmup", "300ms"),
+    ];
+    pairs.extend_from_slice(extra);
+    let r = sis_core::run(&scenario(&pairs)).unwrap();
+    assert!(
+        r.wakeups > 10_000,
+        "{load} {preset} {extra:?}: {} wake-ups",
+        r.wakeups
+    );
+    r
+}
+
 #[test]
 fn sis_util_cuts_sis_scanned_as_seed_000_did_at_200_percent() {
     // Seed 000 at 224 netperf threads on a 112-CPU LLC: sis_scanned -87.9% with SIS_UTIL. The
     // model gives -84% against linux-5.15 (README); pinned here against linux-5.13 at +-10
     // points of the seed's figure.
-    let run = |preset: &str| {
-        let sc = scenario(&[
-            ("llc_weight", "112"),
-            ("smt", "2"),
-            ("load", "200"),
-            ("preset", preset),
-            ("duration", "400ms"),
-            ("warmup", "300ms"),
-        ]);
-        let r = sis_core::run(&sc).unwrap();
-        assert!(r.wakeups > 10_000, "{preset}: {} wake-ups", r.wakeups);
-        r
-    };
-    let prop = run("linux-5.13");
-    let util = run("linux-6.0");
+    let prop = run_seed_000("200", "linux-5.13", &[]);
+    let util = run_seed_000("200", "linux-6.0", &[]);
     let change =
         100.0 * (util.counters.sis_scanned as f64 / prop.counters.sis_scanned as f64 - 1.0);
     assert!(
@@ -340,22 +348,7 @@ fn the_scan_is_the_wakers_time_so_sis_util_gains_throughput_only_at_overload() {
     // +50% from 196 (+110% / +97% with seed 1: README). With the scan costing no CPU time
     // (scan_cost=delay) the gain at 224 threads is a few percent.
     let run = |load: &str, preset: &str, scan_cost: &str| {
-        let sc = scenario(&[
-            ("llc_weight", "112"),
-            ("smt", "2"),
-            ("load", load),
-            ("preset", preset),
-            ("duration", "400ms"),
-            ("warmup", "300ms"),
-            ("scan_cost", scan_cost),
-        ]);
-        let r = sis_core::run(&sc).unwrap();
-        assert!(
-            r.wakeups > 10_000,
-            "{load} {preset}: {} wake-ups",
-            r.wakeups
-        );
-        r
+        run_seed_000(load, preset, &[("scan_cost", scan_cost)])
     };
     let gain = |load: &str, scan_cost: &str| {
         let (util, prop) = (
@@ -395,23 +388,8 @@ fn with_the_scan_costing_no_cpu_time_vanilla_finds_an_idle_cpu_as_seed_000s_did(
     // (the wakee queues there) the success rate at 224 falls to ~90%. The defaults
     // (scan_cost=waker) do not meet them: README "Where the model differs".
     let run = |load: &str, collision: &str| {
-        let sc = scenario(&[
-            ("llc_weight", "112"),
-            ("smt", "2"),
-            ("load", load),
-            ("preset", "linux-5.15"),
-            ("duration", "400ms"),
-            ("warmup", "300ms"),
-            ("collision", collision),
-            ("scan_cost", "delay"),
-        ]);
-        let r = sis_core::run(&sc).unwrap();
-        assert!(
-            r.wakeups > 10_000,
-            "{load} {collision}: {} wake-ups",
-            r.wakeups
-        );
-        r.metrics
+        let extra = [("collision", collision), ("scan_cost", "delay")];
+        run_seed_000(load, "linux-5.15", &extra).metrics
     };
     for (load, min_success, seed_fast) in [("175", 99.0, 32.3), ("200", 95.0, 25.8)] {
         let m = run(load, "rescan");
@@ -429,8 +407,8 @@ fn with_the_scan_costing_no_cpu_time_vanilla_finds_an_idle_cpu_as_seed_000s_did(
 fn schbench_collapses_from_five_message_threads_as_seed_000s_vanilla_did() {
     // Seed 000's vanilla schbench table (28 workers per message thread, 112 CPUs): 4 message
     // threads se_eff 55.3 / fast_rate 98.6 / success 99.8; 5: 7.0 / 45.6 / 61.0; 6: 3.4 /
-    // 20.8 / 34.2. The model (README): 4: 100 / 100 / 100; 5: 9.7 / 57.4 / 99.3; 6: 4.8 /
-    // 26.5 / 61.2. Pinned: nothing lost at 4, efficiency and fast path collapsed at 5 (se_eff
+    // 20.8 / 34.2. The model (README, the defaults): 4: 100 / 100 / 100; 5: 4.5 / 52.6 /
+    // 97.3; 6: 1.9 / 23.9 / 57.2. Pinned: nothing lost at 4, efficiency and fast path collapsed at 5 (se_eff
     // under 20%, fast_rate under 70%), the success rate collapsed by 6 (under 75%).
     let run = |mthreads: u32| {
         let sc = scenario(&[

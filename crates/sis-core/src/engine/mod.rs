@@ -223,13 +223,16 @@ impl Simulation {
     pub fn metrics(&self) -> Metrics {
         self.counters.metrics()
     }
+    /// Simulated time since counting started (after the warm-up), ns.
+    fn measured_ns(&self) -> u64 {
+        self.now.saturating_sub(self.warmup_ns.min(self.now))
+    }
     /// select_idle_cpu's time as a share of all CPU time since counting started, %.
     pub fn scan_cpu_pct(&self) -> f64 {
-        let window_ns = self.now.saturating_sub(self.warmup_ns.min(self.now));
         crate::stats::scan_cpu_pct(
             self.counters.scan_time_ns,
             self.cpus.len() as u64,
-            window_ns,
+            self.measured_ns(),
         )
     }
     pub fn histogram(&self) -> &ScanHistogram {

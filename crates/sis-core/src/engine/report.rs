@@ -157,7 +157,7 @@ impl Simulation {
     }
 
     fn throughput(&self, wakeups: u64) -> ThroughputReport {
-        let window_ns = self.now.saturating_sub(self.warmup_ns.min(self.now));
+        let window_ns = self.measured_ns();
         ThroughputReport {
             wakeups_per_s: match window_ns {
                 0 => 0,

@@ -187,8 +187,7 @@ impl Simulation {
         // The waker's CPU pays too only under scan_cost=waker (docs/scan-cost.md).
         match self.scenario.scan_cost {
             ScanCost::Waker => {
-                let c = &mut self.cpus[waker_cpu as usize];
-                c.scan_until = c.scan_until.max(self.now) + scan_ns;
+                self.mark_scanning(waker_cpu, scan_ns);
                 scan_ns
             }
             ScanCost::Delay => 0,
@@ -288,8 +287,7 @@ impl Simulation {
         if self.scenario.scan_cost == ScanCost::Waker && cost > 0 {
             // The rescan is the rest of the waker CPU's select_idle_cpu loop: that CPU's time,
             // taken from whatever runs there now (try_to_wake_up runs in the waker's context).
-            let c = &mut self.cpus[r.waker_cpu as usize];
-            c.scan_until = c.scan_until.max(self.now) + cost;
+            self.mark_scanning(r.waker_cpu, cost);
             self.steal_cpu_time(r.waker_cpu, cost);
         }
         let dest = found.unwrap_or(r.target);
@@ -316,6 +314,13 @@ impl Simulation {
 }
 
 impl Simulation {
+    /// `cpu` spends the next `ns` scanning (after any scan it is still in): the CPU view's
+    /// `scanning` band.
+    fn mark_scanning(&mut self, cpu: u32, ns: u64) {
+        let c = &mut self.cpus[cpu as usize];
+        c.scan_until = c.scan_until.max(self.now) + ns;
+    }
+
     /// Adds a rescan to its wake-up's recorded decision, if the ring still holds it: the
     /// probes after the taken CPU, where the wakee went, and how the scan ended.
     fn record_rescan(
