@@ -1,6 +1,8 @@
-//! One file per component. Components render UI state and snapshots; none of them holds
-//! the Simulation, and none imports a sibling component except `workbench`, which composes
-//! its panels (shared view functions are in `widgets`).
+//! One file per component. Components render UI state and snapshots; the main view's
+//! Simulation lives in the app's `Runner`, outside every component. One component runs
+//! simulations of its own: `compare` holds the two `Runner`s it compares. Components import
+//! shared view functions from `widgets`; besides those, `workbench` composes its panels and
+//! `replay` reuses `decision_log::detail_view` to show a replayed decision's checks.
 
 pub mod compare;
 pub mod controls;

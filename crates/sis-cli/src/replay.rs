@@ -84,10 +84,21 @@ fn open(path: &str) -> Result<Box<dyn BufRead>, InputError> {
     })
 }
 
+/// What the trace's first lines say of its CPUs.
+enum Header {
+    /// `#P:8` or `cpus=8`.
+    Cpus(u32),
+    /// Lines, but no CPU count before the first event.
+    NoCount,
+    /// Not one non-blank line.
+    Empty,
+}
+
 /// The CPU count from the trace's header (`#P:8`, `cpus=8`) in its first lines.
-fn header_cpus(path: &str) -> Result<Option<u32>, InputError> {
+fn header_cpus(path: &str) -> Result<Header, InputError> {
     let mut r = open(path)?;
     let mut buf = Vec::new();
+    let mut any = false;
     for _ in 0..64 {
         buf.clear();
         let n = r
@@ -99,13 +110,14 @@ fn header_cpus(path: &str) -> Result<Option<u32>, InputError> {
             break;
         }
         let text = String::from_utf8_lossy(&buf);
+        any |= !text.trim().is_empty();
         match parse_line(text.trim_end()) {
-            Ok(Line::CpuCount(c)) => return Ok(Some(c)),
+            Ok(Line::CpuCount(c)) => return Ok(Header::Cpus(c)),
             Ok(Line::Event(_)) => break,
             _ => {}
         }
     }
-    Ok(None)
+    Ok(if any { Header::NoCount } else { Header::Empty })
 }
 
 /// Feeds every line of the file to the replay; lines longer than the limit are handed over
@@ -217,20 +229,29 @@ pub fn main(a: &ReplayArgs) -> Result<String, InputError> {
     let llc_weight = match &a.llc_weight {
         Some(v) => v.clone(),
         None => match header_cpus(path)? {
-            Some(n) if n % llcs == 0 => (n / llcs).to_string(),
-            Some(n) => {
+            Header::Cpus(n) if n % llcs == 0 => (n / llcs).to_string(),
+            Header::Cpus(n) => {
                 return Err(InputError::range(
                     "llcs",
                     llcs,
-                    &format!("a divisor of the trace's {n} CPUs (or give --llc-weight)"),
+                    &format!("a divisor of the {n} CPUs {path} says it has (or give --llc-weight)"),
                 ))
             }
-            None => {
+            Header::NoCount => {
                 return Err(InputError::range(
                     "llc_weight",
                     "not given",
-                    "--llc-weight: the trace has no '#P:N' or 'cpus=N' header saying how many \
-                     CPUs it has",
+                    &format!(
+                        "--llc-weight: {path} has no '#P:N' or 'cpus=N' header saying how many \
+                         CPUs it has"
+                    ),
+                ))
+            }
+            Header::Empty => {
+                return Err(InputError::range(
+                    "trace",
+                    path,
+                    "a trace with sched events (this file has no text)",
                 ))
             }
         },
@@ -273,12 +294,36 @@ pub fn main(a: &ReplayArgs) -> Result<String, InputError> {
     })
 }
 
-/// Replays the file with `cfg`.
+/// Replays the file with `cfg`. Errors about the trace name the file; events that go back in
+/// time are a warning on stderr.
 pub fn run(cfg: ReplayConfig, path: &str) -> Result<ReplayReport, InputError> {
     let mut r = Replay::new(cfg)?;
     let input = open(path)?;
-    feed(&mut r, path, input)?;
-    Ok(r.finish()?)
+    let in_file = |e: ReplayError| {
+        let mut e = e.error;
+        if let Some(line) = e.field.strip_prefix("trace line ") {
+            e.field = format!("{path}:{line}");
+        } else if e.field == "trace" {
+            e.field = format!("trace {path}");
+        } else {
+            e.expected = format!("{} (in {path})", e.expected);
+        }
+        e
+    };
+    feed(&mut r, path, input).map_err(in_file)?;
+    let order = r.time_order();
+    if order.backwards > 0 {
+        let n = order.backwards;
+        eprintln!(
+            "warning: {path}: {n} {} back in time, the first at line {} (up to {} us back); \
+             replayed in file order. ftrace's per-CPU local clock can step back a few us; \
+             larger steps mean a concatenated or edited trace",
+            if n == 1 { "event goes" } else { "events go" },
+            order.first_line,
+            order.max_step_ns / 1000
+        );
+    }
+    r.finish().map_err(in_file)
 }
 
 fn table(r: &ReplayReport, show: usize) -> String {

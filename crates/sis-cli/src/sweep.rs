@@ -44,6 +44,23 @@ pub struct SweepArgs {
 
 /// The sweep the flags describe; every value checked by `Scenario::set_field`.
 fn spec(a: &SweepArgs) -> Result<SweepSpec, InputError> {
+    // A one-value flag beside its list flag would be ignored: say so instead.
+    for (list, list_flag, one, one_flag) in [
+        (&a.loads, "loads", &a.sc.load, "--load"),
+        (&a.presets, "presets", &a.sc.preset, "--preset"),
+    ] {
+        if let (Some(v), Some(_)) = (list, one) {
+            return Err(InputError::range(
+                list_flag,
+                v,
+                &format!(
+                    "either {one_flag} or --{list_flag}, not both (--{list_flag} replaces the \
+                     {} of every point)",
+                    &one_flag[2..]
+                ),
+            ));
+        }
+    }
     let resolved = a.sc.resolve()?;
     let base = resolved.scenario;
     let mut probe = Scenario::default();

@@ -738,6 +738,14 @@ fn bad_input_exits_2_with_one_line() {
         r#"{"topology": {"llc_weight": 8}, "cpus": [{"cpu": 99, "state": "busy"}]}"#,
     );
     let bad_cpu = bad_cpu.to_str().unwrap().to_string();
+    let twice = temp_file("twice.json", "{\"load\": 50,\n \"load\": 80}");
+    let twice = twice.to_str().unwrap().to_string();
+    let twice_at = format!("{twice}:2:2");
+    let dup_cpu = temp_file(
+        "dupcpu.json",
+        r#"{"topology": {"llc_weight": 8}, "cpus": [{"cpu": 1, "state": "busy"}, {"cpu": 1}]}"#,
+    );
+    let dup_cpu = dup_cpu.to_str().unwrap().to_string();
     let small: Vec<&str> = SMALL.to_vec();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["curve", "--llc-weight", "0"], "llc_weight"),
@@ -757,6 +765,8 @@ fn bad_input_exits_2_with_one_line() {
         (vec!["run", "--scenario", &unknown_field], "llc_wieght"),
         (vec!["run", "--format", "xml"], "format"),
         (vec!["decide", "--state", &bad_cpu], "cpus[0].cpu"),
+        (vec!["decide", "--state", &dup_cpu], "cpus[1].cpu"),
+        (vec!["run", "--scenario", &twice], &twice_at),
         (
             vec!["decide", "--state", "/nonexistent/state.json"],
             "state",
@@ -770,6 +780,16 @@ fn bad_input_exits_2_with_one_line() {
         (vec!["sweep", "--seeds", "1-5000"], "seeds"),
         (vec!["sweep", "--seeds", ","], "seeds"),
         (vec!["sweep", "--seed", "2", "--seeds", "1-3"], "seeds"),
+        (
+            vec!["sweep", "--load", "50", "--loads", "25,50"],
+            "either --load or --loads",
+        ),
+        (
+            vec!["sweep", "--preset", "linux-5.15", "--presets", "linux-6.0"],
+            "either --preset or --presets",
+        ),
+        (vec!["run", "--duration", "500"], "a number and a unit"),
+        (vec!["run", "--duration", "1.5ns"], "whole number of ns"),
         (vec!["sweep", "--shard", "0/4"], "shard"),
         (vec!["sweep", "--shard", "5/4"], "shard"),
         (vec!["sweep", "--shard", "2"], "shard"),

@@ -126,8 +126,10 @@ fn bad_input_names_the_line_or_the_limit() {
     let mut a = vec!["replay", "--trace", cut.to_str().unwrap()];
     a.extend(TOPO);
     let e = fails(&a);
+    // The error names the file and the line, as PATH:LINE.
+    let at = format!("{}:3000", cut.to_str().unwrap());
     assert!(
-        e.contains("trace line 3000") && e.contains("read so far: 2999 lines"),
+        e.contains(&at) && e.contains("read so far: 2999 lines"),
         "{e}"
     );
     // Binary.
@@ -139,7 +141,8 @@ fn bad_input_names_the_line_or_the_limit() {
         "--llc-weight",
         "8",
     ]);
-    assert!(e.contains("trace line 1") && e.contains("binary"), "{e}");
+    let at = format!("{}:1 ", bin.to_str().unwrap());
+    assert!(e.contains(&at) && e.contains("binary"), "{e}");
     // No sched events.
     let none = tmp("none.txt", b"# tracer: nop\n#P:4\n");
     let e = fails(&[
@@ -150,9 +153,24 @@ fn bad_input_names_the_line_or_the_limit() {
         "4",
     ]);
     assert!(e.contains("without a sched event"), "{e}");
+    assert!(e.contains(none.to_str().unwrap()), "names the file: {e}");
+    // An empty file, with no topology given: the file is named, not --llc-weight blamed.
+    let empty = tmp("empty.txt", b"");
+    let e = fails(&["replay", "--trace", empty.to_str().unwrap()]);
+    assert!(
+        e.contains(empty.to_str().unwrap()) && e.contains("no text"),
+        "{e}"
+    );
+    // Text but no CPU count: --llc-weight is asked for, and the file named.
+    let nohdr = tmp("nohdr.txt", b"# tracer: nop\n");
+    let e = fails(&["replay", "--trace", nohdr.to_str().unwrap()]);
+    assert!(e.contains("nohdr.txt"), "{e}");
     // A CPU beyond the topology.
     let e = fails(&["replay", "--trace", SAMPLE, "--llc-weight", "4"]);
-    assert!(e.contains("trace line 7") && e.contains("0..=3"), "{e}");
+    assert!(
+        e.contains(&format!("{SAMPLE}:7 ")) && e.contains("0..=3"),
+        "{e}"
+    );
     // Flags.
     let e = fails(&["replay", "--trace", SAMPLE, "--presets", "linux-6.1"]);
     assert!(e.contains("presets") && e.contains("linux-6.0"), "{e}");
@@ -176,4 +194,35 @@ fn bad_input_names_the_line_or_the_limit() {
         e.contains("read so far") && e.contains("sched events"),
         "{e}"
     );
+}
+
+#[test]
+fn events_that_go_back_in_time_are_a_warning_naming_the_file_and_line() {
+    let text = sample_text();
+    let mut end = 0;
+    for _ in 0..3000 {
+        end += text[end..].iter().position(|b| *b == b'\n').unwrap() + 1;
+    }
+    let early = text
+        .split(|b| *b == b'\n')
+        .find(|l| l.windows(12).any(|w| w == b"sched_switch"))
+        .unwrap();
+    let mut body = text[..end].to_vec();
+    body.extend_from_slice(early);
+    body.push(b'\n');
+    let back = tmp("back.txt", &body);
+    let mut a = vec!["replay", "--trace", back.to_str().unwrap()];
+    a.extend(TOPO);
+    let o = sis(&a);
+    assert_eq!(o.status.code(), Some(0));
+    let e = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        e.contains(back.to_str().unwrap())
+            && e.contains("1 event goes back in time, the first at line 3001"),
+        "{e}"
+    );
+    // The sample itself is in time order: no warning.
+    let mut a = vec!["replay", "--trace", SAMPLE];
+    a.extend(TOPO);
+    assert_eq!(String::from_utf8(sis(&a).stderr).unwrap(), "");
 }

@@ -202,7 +202,7 @@ pub fn decide_outcome(
     let target = pp.target;
     let (st, p, w) = pp.split();
     // The untraced path scans a word at a time over the idle mask the engine keeps; keep it
-    // here too when it is exactly what idleish() accepts (no SCHED_IDLE CPU), as the engine.
+    // here too when it is exactly what choose_idle_cpu() accepts (no SCHED_IDLE CPU), as the engine.
     if !traced && st.rqs.iter().all(|rq| rq.nr_sched_idle == 0) {
         let mut idle = CpuMask::new(st.topo.nr_cpus());
         for (cpu, rq) in st.rqs.iter().enumerate() {
@@ -295,8 +295,18 @@ fn prepare(file: &StateFile, preset_name: &str) -> Result<Prepared, InputError> 
     }
     let mut st = SchedState::new(topo, features, pct, 0);
     st.pkg_imbalance_pct = pr.pkg_imbalance_pct();
+    let mut listed = CpuMask::new(n);
     for (i, c) in file.cpus.iter().enumerate() {
         let cpu = cpu_field(&format!("cpus[{i}].cpu"), c.cpu, n)?;
+        if listed.test(cpu) {
+            let first = file.cpus.iter().position(|o| o.cpu == cpu).unwrap_or(i);
+            return Err(InputError::range(
+                &format!("cpus[{i}].cpu"),
+                cpu,
+                &format!("a CPU not listed before (cpus[{first}] is CPU {cpu} already)"),
+            ));
+        }
+        listed.set(cpu);
         let state = c.state.as_deref().unwrap_or("idle");
         let (default_nr, sched_idle) = match state {
             "idle" => (0, false),
@@ -352,7 +362,7 @@ fn prepare(file: &StateFile, preset_name: &str) -> Result<Prepared, InputError> 
     // Derived LLC state: as the kernel keeps it (idle cores from the CPUs, nr_idle_scan from
     // the last periodic balance over these utils), unless the file fixes it.
     for llc in 0..st.topo.spec.llcs {
-        st.update_llc_scan_hint(llc);
+        st.update_idle_cpu_scan(llc);
         let has_idle_core = st.topo.smt() > 1
             && st.topo.llc_span(llc).iter().any(|c| {
                 st.topo
@@ -473,5 +483,66 @@ impl DecideResult {
     /// The rule names of the steps, in order (handy in tests).
     pub fn rules(&self) -> Vec<Rule> {
         self.steps.iter().map(|s| s.rule).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every core of the LLC has a busy sibling (CPUs 3 and 7 idle), yet has_idle_cores says
+    /// otherwise: the core scan fails.
+    const NO_IDLE_CORE: &str = r#"{
+      "topology": { "llcs": 1, "llc_weight": 8, "smt": 2, "numbering": "contiguous" },
+      "cpus": [
+        { "cpu": 0, "state": "busy" }, { "cpu": 1, "state": "busy" },
+        { "cpu": 2, "state": "busy" }, { "cpu": 3, "state": "idle" },
+        { "cpu": 4, "state": "busy", "avg_idle": 1000000 }, { "cpu": 5, "state": "busy" },
+        { "cpu": 6, "state": "busy" }, { "cpu": 7, "state": "idle" }
+      ],
+      "llc": { "has_idle_cores": true, "nr_idle_scan": 8, "avg_scan_cost": 500 },
+      "wakee": { "prev": 2 },
+      "waker": { "cpu": 4 },
+      "target": 4
+    }"#;
+
+    #[test]
+    fn a_failed_core_scan_clears_has_idle_cores_for_the_next_wake_up() {
+        // linux-5.10 fair.c select_idle_core and linux-5.12+ select_idle_cpu:
+        // set_idle_cores(target, false) when no core is wholly idle; Mel Gorman's counters
+        // count that search and its miss once. The next wake-up on the same state scans no core.
+        let file = StateFile::from_json(NO_IDLE_CORE).unwrap();
+        for preset in ["linux-5.10", "linux-5.12", "linux-6.0"] {
+            let mut pp = prepare(&file, preset).unwrap();
+            let target = pp.target.expect("the file names the target");
+            let (st, p, w) = pp.split();
+            let mut c = Counters::default();
+            let first = st.select_idle_sibling(&p, &w, target, &mut c, &mut ());
+            assert!(
+                !st.llcs[0].has_idle_cores,
+                "{preset}: cleared after the failed scan"
+            );
+            assert_eq!((c.sis_core_search, c.sis_core_miss), (1, 1), "{preset}");
+            assert!([3, 7].contains(&first.cpu), "{preset}: {}", first.cpu);
+            let second = st.select_idle_sibling(&p, &w, target, &mut c, &mut ());
+            assert_eq!(
+                (c.sis_core_search, c.sis_core_miss),
+                (1, 1),
+                "{preset}: no core scan the second time"
+            );
+            assert!([3, 7].contains(&second.cpu), "{preset}: {}", second.cpu);
+        }
+    }
+
+    #[test]
+    fn a_cpu_listed_twice_is_an_error_naming_both_entries() {
+        let text = NO_IDLE_CORE.replace(
+            r#"{ "cpu": 5, "state": "busy" }"#,
+            r#"{ "cpu": 3, "state": "busy" }"#,
+        );
+        let file = StateFile::from_json(&text).unwrap();
+        let e = prepare(&file, "linux-6.0").err().expect("an error");
+        assert_eq!(e.field, "cpus[5].cpu");
+        assert!(e.expected.contains("cpus[3]"), "{e}");
     }
 }

@@ -11,8 +11,8 @@ pub enum Value {
     Other(String),
 }
 
-/// The object's members in file order; a repeated key keeps its first place and its last value
-/// (as serde_json's map does).
+/// The object's members in file order. A repeated key is an error: serde_json's map would keep
+/// the last value without a word, and a scenario file that sets a field twice is a mistake.
 pub fn object_members(text: &str) -> Result<Vec<(String, Value)>, String> {
     let mut p = Reader {
         s: text.as_bytes(),
@@ -34,15 +34,17 @@ pub fn object_members(text: &str) -> Result<Vec<(String, Value)>, String> {
                     "key must be a string"
                 }));
             }
+            let key_at = p.i;
             let key = p.string()?;
+            if out.iter().any(|(k, _)| *k == key) {
+                p.i = key_at;
+                return Err(p.err(&format!("duplicate key `{key}`")));
+            }
             p.ws();
             p.expect(b':', "expected `:`")?;
             p.ws();
             let value = p.value()?;
-            match out.iter_mut().find(|(k, _)| *k == key) {
-                Some(slot) => slot.1 = value,
-                None => out.push((key, value)),
-            }
+            out.push((key, value));
             p.ws();
             match p.peek() {
                 Some(b',') => {
@@ -292,10 +294,13 @@ mod tests {
     }
 
     #[test]
-    fn escapes_decode_and_a_repeated_key_keeps_its_last_value() {
-        let m = object_members(r#"{"k": "a\"\\\/\n\t\u00e9\ud83d\ude00", "k2": "é", "k": "z"}"#)
-            .unwrap();
-        assert_eq!(m, [("k".into(), s("z")), ("k2".into(), s("é"))]);
+    fn escapes_decode_and_a_repeated_key_is_an_error() {
+        let m = object_members(r#"{"k": "a", "k2": "é"}"#).unwrap();
+        assert_eq!(m, [("k".into(), s("a")), ("k2".into(), s("é"))]);
+        assert_eq!(
+            object_members("{\"k\": \"a\",\n \"k2\": 1, \"k\": \"z\"}").unwrap_err(),
+            "duplicate key `k` at line 2 column 11"
+        );
         let m = object_members(r#"{"k": "a\"\\\/\n\t\u00e9\ud83d\ude00x"}"#).unwrap();
         assert_eq!(m, [("k".into(), s("a\"\\/\n\té😀x"))]);
     }

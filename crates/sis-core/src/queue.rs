@@ -4,7 +4,7 @@
 //! Three parts, no allocation once warmed up, no hashing, no floating point, nothing that
 //! depends on `usize`'s width:
 //! - `due_now`: a FIFO of events pushed for the current time (`time == now`; most of them are
-//!   zero-delay dispatches). They need no ordering work at all.
+//!   zero-delay events, such as a wake-up enqueued with no scan cost). They need no ordering work at all.
 //! - a timing wheel of [`BUCKETS`] buckets of 2^[`SHIFT`] ns for events due within its horizon
 //!   (~0.5 ms: the wake-up path's delays are µs), with a bitmap of non-empty buckets. A bucket
 //!   is a short singly linked list of nodes in one slab (compact: the whole wheel stays in

@@ -227,20 +227,66 @@ fn parse_int<T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display>(
     }
 }
 
-/// Parses "500ms", "2s", "100us", "1500ns" or a bare number of ms.
+/// Parses "500ms", "2s", "2.5s", "100us" or "1500ns" (a bare "0" is zero). None if malformed;
+/// `parse_duration` says why.
 pub fn parse_duration_ns(v: &str) -> Option<u64> {
+    parse_duration(v).ok()
+}
+
+/// Parses a duration as `parse_duration_ns`, or says what is wrong with it (for the error's
+/// "expected ..." text). A decimal must be a whole number of ns ("1.5us" yes, "1.5ns" no).
+pub fn parse_duration(v: &str) -> Result<u64, &'static str> {
+    const NEED: &str = "a number and a unit (ns, us, ms or s), like 500ms or 2.5s";
     let v = v.trim();
-    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    if v == "0" {
+        return Ok(0);
+    }
+    let split = v
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(v.len());
     let (num, unit) = v.split_at(split);
-    let n: u64 = num.parse().ok()?;
-    let mul = match unit.trim() {
-        "" | "ms" => 1_000_000,
+    let mul: u64 = match unit.trim() {
         "s" => 1_000_000_000,
+        "ms" => 1_000_000,
         "us" => 1_000,
         "ns" => 1,
-        _ => return None,
+        "" => return Err(NEED),
+        _ => return Err("a unit of ns, us, ms or s"),
     };
-    n.checked_mul(mul)
+    let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
+    let digits_ok = |d: &str| d.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty()
+        || !digits_ok(whole)
+        || !digits_ok(frac)
+        || (num.contains('.') && frac.is_empty())
+    {
+        return Err(NEED);
+    }
+    const TOO_BIG: &str = "a duration of at most 3600s";
+    let whole_ns = whole
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mul))
+        .ok_or(TOO_BIG)?;
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() {
+        return Ok(whole_ns);
+    }
+    let scale = u32::try_from(frac.len())
+        .ok()
+        .and_then(|d| 10u64.checked_pow(d))
+        .ok_or("a whole number of ns")?;
+    let f: u64 = frac.parse().map_err(|_| NEED)?;
+    if !mul.is_multiple_of(scale) {
+        return Err("a whole number of ns");
+    }
+    whole_ns.checked_add(f * (mul / scale)).ok_or(TOO_BIG)
+}
+
+/// A duration field's value, or an error that says what is malformed before the range.
+fn duration_field(name: &str, value: &str, expected: &str) -> Result<u64, InputError> {
+    parse_duration(value)
+        .map_err(|why| InputError::range(name, value, &format!("{why} ({expected})")))
 }
 
 /// Formats ns as the shortest exact unit string.
@@ -329,16 +375,18 @@ impl Scenario {
             "tasks" => self.tasks = parse_int(name, value, 0, 65536, expected)?,
             "seed" => self.seed = parse_int(name, value, 0, u64::MAX, expected)?,
             "duration" => {
-                let ns = parse_duration_ns(value)
-                    .filter(|ns| (1_000_000..=3_600_000_000_000).contains(ns))
-                    .ok_or_else(|| InputError::range(name, value, expected))?;
+                let ns = duration_field(name, value, expected)?;
+                if !(1_000_000..=3_600_000_000_000).contains(&ns) {
+                    return Err(InputError::range(name, value, expected));
+                }
                 self.duration = format_duration(ns);
             }
             "warmup" if value.trim() == WARMUP_AUTO => self.warmup = WARMUP_AUTO.into(),
             "warmup" => {
-                let ns = parse_duration_ns(value)
-                    .filter(|ns| *ns <= 3_600_000_000_000)
-                    .ok_or_else(|| InputError::range(name, value, expected))?;
+                let ns = duration_field(name, value, expected)?;
+                if ns > 3_600_000_000_000 {
+                    return Err(InputError::range(name, value, expected));
+                }
                 self.warmup = format_duration(ns);
             }
             "probe_cost_ns" => self.probe_cost_ns = parse_int(name, value, 0, 1_000_000, expected)?,
@@ -568,11 +616,13 @@ mod tests {
 
     #[test]
     fn a_scenario_file_reads_as_its_pairs() {
-        // Any order: the preset first, then the file's imbalance_pct; a repeated key's last value.
-        let sc = Scenario::from_json(
-            r#"{"imbalance_pct": 130, "load": 100, "preset": "linux-6.0", "load": 200}"#,
-        )
-        .unwrap();
+        // Any order: the preset first, then the file's imbalance_pct. A repeated key is an error.
+        let sc =
+            Scenario::from_json(r#"{"imbalance_pct": 130, "preset": "linux-6.0", "load": 200}"#)
+                .unwrap();
+        let e = Scenario::from_json(r#"{"load": 100, "preset": "linux-6.0", "load": 200}"#)
+            .unwrap_err();
+        assert!(e.value.contains("duplicate key `load`"), "{e}");
         assert_eq!(
             (sc.imbalance_pct, sc.load, sc.preset.as_str()),
             (130, 200, "linux-6.0")
@@ -630,6 +680,18 @@ mod tests {
         assert_eq!(parse_duration_ns("2s"), Some(2_000_000_000));
         assert_eq!(parse_duration_ns("2 s"), Some(2_000_000_000));
         assert_eq!(parse_duration_ns("2h"), None);
+        assert_eq!(parse_duration_ns("2.5s"), Some(2_500_000_000));
+        assert_eq!(parse_duration_ns("0.25ms"), Some(250_000));
+        assert_eq!(parse_duration_ns("1.5us"), Some(1_500));
+        assert_eq!(parse_duration_ns("0"), Some(0));
+        assert_eq!(parse_duration("1.5ns"), Err("a whole number of ns"));
+        assert!(
+            parse_duration("500").unwrap_err().contains("unit"),
+            "no unit is an error"
+        );
+        for bad in ["", "s", ".5s", "5.s", "1.2.3s", "-1s", "1e3ms"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?}");
+        }
         assert_eq!(parse_duration_ns("99999999999999999999s"), None);
         assert_eq!(format_duration(1_500_000), "1500us");
     }

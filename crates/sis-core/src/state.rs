@@ -133,7 +133,7 @@ pub struct SchedState {
     pub scan_timed: bool,
     /// The CPUs with nr_running 0, when a caller that runs no SCHED_IDLE task keeps this up
     /// to date as it changes runqueues (the engine does), so that it is also exactly the CPUs
-    /// `idleish()` accepts. None: not kept (a hand-built state). Only a speed-up: the untraced
+    /// `choose_idle_cpu()` accepts. None: not kept (a hand-built state). Only a speed-up: the untraced
     /// LLC scan and `missed_idle` find their answers from it a word at a time.
     pub(crate) idle_cpus: Option<CpuMask>,
 }
@@ -162,9 +162,10 @@ impl SchedState {
         }
     }
 
-    /// `available_idle_cpu(c) || sched_idle_cpu(c)` as the preset counts it.
+    /// `available_idle_cpu(c) || sched_idle_cpu(c)` as the preset counts it: the test
+    /// `__select_idle_cpu` makes, the one later fair.c names `choose_idle_cpu` (with the wakee's SCHED_IDLE check).
     #[inline]
-    pub fn idleish(&self, cpu: u32) -> bool {
+    pub fn choose_idle_cpu(&self, cpu: u32) -> bool {
         let rq = &self.rqs[cpu as usize];
         rq.available_idle() || (self.features.sched_idle_as_idle && rq.sched_idle())
     }
@@ -181,9 +182,11 @@ impl SchedState {
             .sum()
     }
 
-    /// The LLC-level part of `update_sd_lb_stats`: recompute nr_idle_scan (SIS_UTIL) and the
-    /// RFC's overloaded flag from the LLC's utilisation. Called by periodic balance only.
-    pub fn update_llc_scan_hint(&mut self, llc: u32) {
+    /// linux-6.0 fair.c update_idle_cpu_scan, with the sum_util update_sd_lb_stats hands it:
+    /// recompute nr_idle_scan (SIS_UTIL) and the RFC's overloaded flag from the LLC's
+    /// utilisation. Called by periodic balance only (the arithmetic is
+    /// `throttle::update_idle_cpu_scan`).
+    pub fn update_idle_cpu_scan(&mut self, llc: u32) {
         if self.features.lb_promote {
             return; // seed 002: LB_PROMOTE stops nr_idle_scan updates
         }

@@ -148,6 +148,17 @@ mod tests {
     }
 
     #[test]
+    fn sis_prop_floor_is_four_avg_costs() {
+        // avg_cost = 99 + 1 = 100. span_avg between 2 and 4 avg_costs takes the floor of 4
+        // (a floor of 2 * avg_cost would give 300 / 100 = 3); at exactly 4 avg_costs too
+        // (`span_avg > 4*avg_cost` is strict); one ns more divides.
+        assert_eq!(sis_prop_nr(3, 100, 99), 4);
+        assert_eq!(sis_prop_nr(4, 100, 99), 4);
+        assert_eq!(sis_prop_nr(4, 101, 99), 4); // 404 / 100 = 4 by the division
+        assert_eq!(sis_prop_nr(5, 100, 99), 5);
+    }
+
+    #[test]
     fn update_avg_truncates_toward_zero() {
         assert_eq!(update_avg(100, 107), 100); // +7/8 = 0
         assert_eq!(update_avg(100, 93), 100); // -7/8 = 0 (toward zero, not -1)

@@ -274,7 +274,7 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
     let state = |c: u32| f.cpus[c as usize].state.as_deref().unwrap();
     // The thin path tests available_idle_cpu() only; SIS also takes sched-idle CPUs where the
     // preset counts them.
-    let idleish = |c: u32| {
+    let choose_idle_cpu = |c: u32| {
         state(c) == "idle" || (!thin && feats.sched_idle_as_idle && state(c) == "sched_idle")
     };
 
@@ -361,7 +361,7 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
         prop_assert_eq!(r.result, want, "fallback\n{}", text);
     } else {
         prop_assert!(
-            idleish(r.result),
+            choose_idle_cpu(r.result),
             "result {} by {} is {}\n{}",
             r.result,
             r.decided_by,
@@ -404,7 +404,7 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
         } else {
             r.target
         };
-        let want = oracle_select_idle_cpu(&cpus, start, r.nr_before, &idleish);
+        let want = oracle_select_idle_cpu(&cpus, start, r.nr_before, &choose_idle_cpu);
         let probed: Vec<u32> = r
             .steps
             .iter()
@@ -439,7 +439,13 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
 
     // missed_idle is complete: every idle allowed CPU of the target's LLC that no step looked
     // at, in CPU order (the thin path counts fully idle CPUs only).
-    let candidate = |c: u32| if thin { state(c) == "idle" } else { idleish(c) };
+    let candidate = |c: u32| {
+        if thin {
+            state(c) == "idle"
+        } else {
+            choose_idle_cpu(c)
+        }
+    };
     let want_missed: Vec<u32> = llc_cpus
         .iter()
         .copied()

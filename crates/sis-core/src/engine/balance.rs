@@ -88,7 +88,7 @@ impl Simulation {
         for &c in &span {
             self.update_cpu_pelt(c);
         }
-        self.st.update_llc_scan_hint(llc);
+        self.st.update_idle_cpu_scan(llc);
         self.llc_balances[llc as usize] += 1;
         let grp = &self.st.topo.llc_groups(llc)[group as usize];
         // should_we_balance(): the group's first idle CPU, else its first CPU.

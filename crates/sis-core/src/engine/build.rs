@@ -50,9 +50,10 @@ impl Simulation {
             in_tail: false,
             wake_pending: false,
             tail_timer: None,
-            wakee_flips: 0,
-            last_wakee: NONE,
-            wakee_flip_decay_ts: 0,
+            flips: WakeeFlips {
+                last_wakee: NONE,
+                ..WakeeFlips::default()
+            },
         });
         let tasks: Vec<Task> = tasks.collect();
         // Pinned hogs start with util 1024 on their CPU (the seed's table).
@@ -122,7 +123,7 @@ impl Simulation {
                     rq.idle_stamp = 0;
                 }
                 // Every CPU starts empty; enqueue and block keep the mask (no SCHED_IDLE tasks
-                // here, so it is exactly what idleish() accepts).
+                // here, so it is exactly what choose_idle_cpu() accepts).
                 st.idle_cpus = Some(CpuMask::full(n));
                 st
             },
@@ -141,7 +142,7 @@ impl Simulation {
         // start-up, so nr_idle_scan follows the LLC's util within a short run.
         let phase_ms = scenario.llc_weight as u64 * scenario.busy_factor() as u64;
         for llc in 0..scenario.llcs {
-            sim.st.update_llc_scan_hint(llc);
+            sim.st.update_idle_cpu_scan(llc);
             let ng = sim.st.topo.llc_groups(llc).len() as u32;
             for g in 0..ng {
                 let first = sim.rng.below(phase_ms * 1_000_000) + 1;

@@ -27,7 +27,7 @@ use crate::pelt::SchedAvg;
 use crate::queue::EventQueue;
 use crate::rng::Rng;
 use crate::scenario::{Collision, ScanCost, Scenario};
-use crate::select::{Outcome, Wakee, Waker};
+use crate::select::{Outcome, Wakee, WakeeFlips, Waker};
 use crate::state::{CpuState, LlcShared, SchedState};
 use crate::stats::{Counters, LatencyHistogram, Metrics, ScanHistogram};
 use crate::topology::Topology;
@@ -46,10 +46,11 @@ const NONE: u32 = u32::MAX;
 enum Event {
     /// The running task's current stint on `cpu` ends (stale if `gen` moved on).
     StintEnd { cpu: u32, gen: u32 },
-    /// A StintEnd that ends the task's burst, for the commonest roles: what it does is known
-    /// when the stint starts (a task's role, and whether it runs a syscall tail, do not change
-    /// while it runs), so one jump on the event reaches it instead of a second one on the role.
-    /// A client's request: it wakes its server and runs its syscall tail.
+    // The next three are StintEnds that end the task's burst, for the commonest roles: what
+    // the task does then is known when the stint starts (its role, and whether it runs a
+    // syscall tail, do not change while it runs), so one jump on the event reaches it instead
+    // of a second one on the role.
+    /// A client's request ends: it wakes its server and runs its syscall tail.
     ClientRequestEnd { cpu: u32, gen: u32 },
     /// A server's reply: it goes through the network stack, and the server blocks.
     ServerReplyEnd { cpu: u32, gen: u32 },
@@ -96,9 +97,8 @@ struct Task {
     /// An event will wake this task: its first start (Event::Timer) or, for a netperf/tbench
     /// client, its server's reply crossing the loopback (Event::Net). For the invariants.
     wake_pending: bool,
-    wakee_flips: u32,
-    last_wakee: u32,
-    wakee_flip_decay_ts: u64,
+    /// record_wakee()'s state, for wake_wide().
+    flips: WakeeFlips,
     /// The mean of the jittered burst `burst_for` draws for this role, or 0 if not jittered.
     jittered_burst_ns: u64,
     /// The next task in its CPU's queue (NONE: the last, or not queued).

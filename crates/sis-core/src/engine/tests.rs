@@ -271,7 +271,9 @@ fn settle_tolerances() {
 /// Steps a 16-CPU netperf run at 150% until a wake-up's scan found a CPU and the wakee is on
 /// its way there; returns that task and CPU.
 fn waking_after_a_scan(collision: &str) -> (Simulation, u32, u32) {
-    waking_after_a_scan_with("linux-6.0", collision, "waker", |_| true)
+    waking_after_a_scan_with("linux-6.0", collision, "waker", |t| {
+        t.rescan.is_none_or(|r| r.nr_left > 2)
+    })
 }
 
 fn waking_after_a_scan_with(
@@ -299,7 +301,7 @@ fn waking_after_a_scan_with(
         s.step();
         let found = (0..s.tasks.len() as u32).find_map(|t| match s.tasks[t as usize].state {
             TaskState::Waking(cpu)
-                if s.st.idleish(cpu)
+                if s.st.choose_idle_cpu(cpu)
                     && s.tasks[t as usize].rescan.is_none_or(|r| r.target != cpu) =>
             {
                 Some((t, cpu))
@@ -308,7 +310,7 @@ fn waking_after_a_scan_with(
         });
         if let Some((t, cpu)) = found {
             let task = &s.tasks[t as usize];
-            if (collision == "stack" || task.rescan.is_some_and(|r| r.nr_left > 2)) && want(task) {
+            if (collision == "stack" || task.rescan.is_some()) && want(task) {
                 return (s, t, cpu);
             }
         }
@@ -333,7 +335,7 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
     let (mut s, t, cpu) = waking_after_a_scan("rescan");
     let nr_left = s.tasks[t as usize].rescan.expect("a rescan").nr_left;
     take_cpu(&mut s, cpu);
-    assert!(!s.st.idleish(cpu));
+    assert!(!s.st.choose_idle_cpu(cpu));
     // The kernel's walk by hand: for_each_cpu_wrap from cpu + 1, `if (!--nr) return -1`.
     let (n, mut nr, mut expected, mut probes) = (16u32, nr_left, None, 0u64);
     for i in 1..n {
@@ -343,7 +345,7 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
             break;
         }
         probes += 1;
-        if s.st.idleish(c) {
+        if s.st.choose_idle_cpu(c) {
             expected = Some(c);
             break;
         }
@@ -385,6 +387,37 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
 }
 
 #[test]
+fn a_rescan_that_runs_out_of_budget_counts_the_exhausting_iteration_where_the_era_does() {
+    // The 2020 schedstat patch on the two-pass select_idle_cpu (4.13-5.11) bumps sis_scanned
+    // before `if (!--nr) return -1`; the single pass (5.12+) does not. With 2 left: one probe
+    // of the (busy) next CPU, then the budget ends the loop.
+    for (preset, exhausting) in [("linux-5.15", 0), ("linux-5.10", 1), ("linux-4.13", 1)] {
+        let (mut s, t, cpu) =
+            waking_after_a_scan_with(preset, "rescan", "delay", |t| t.rescan.is_some());
+        s.tasks[t as usize]
+            .rescan
+            .as_mut()
+            .expect("a rescan")
+            .nr_left = 2;
+        take_cpu(&mut s, cpu);
+        let next = (cpu + 1) % 16;
+        if s.st.choose_idle_cpu(next) {
+            take_cpu(&mut s, next);
+        }
+        let (scanned, failed) = (s.counters.sis_scanned, s.counters.sis_failed);
+        assert!(s.measuring, "{preset}");
+        s.arrive(t, cpu);
+        assert_eq!(
+            s.counters.sis_scanned - scanned,
+            1 + exhausting,
+            "{preset}: one probe, and the exhausting iteration where counted"
+        );
+        assert_eq!(s.counters.sis_failed, failed + 1, "{preset}");
+        assert!(s.tasks[t as usize].rescan.is_none(), "{preset}");
+    }
+}
+
+#[test]
 fn with_collision_stack_a_wakee_stacks_on_the_cpu_its_scan_found_even_if_taken() {
     let (mut s, t, cpu) = waking_after_a_scan("stack");
     assert!(s.tasks[t as usize].rescan.is_none());
@@ -401,7 +434,8 @@ fn a_rescan_adds_its_time_to_the_same_scan_sample() {
     // probes come off the waker's wake_avg_idle, add their eighth to its avg_scan_cost, and
     // move the call's @usecs entry to the longer time.
     let (mut s, t, cpu) = waking_after_a_scan_with("linux-5.15", "rescan", "delay", |t| {
-        t.rescan.is_some_and(|r| r.timed && r.counted_ns > 0)
+        t.rescan
+            .is_some_and(|r| r.nr_left > 2 && r.timed && r.counted_ns > 0)
     });
     let r = s.tasks[t as usize].rescan.expect("a rescan");
     let (first_ns, waker) = (r.counted_ns, r.waker_cpu);
@@ -429,8 +463,9 @@ fn under_scan_cost_waker_a_rescan_is_the_waker_cpus_time_too() {
     // The rescan is the rest of the waker's select_idle_cpu loop, run in try_to_wake_up on
     // the waker's CPU: whatever runs there now ends its stint that much later, and the CPU
     // shows as scanning meanwhile.
-    let (mut s, t, cpu) =
-        waking_after_a_scan_with("linux-5.15", "rescan", "waker", |t| t.rescan.is_some());
+    let (mut s, t, cpu) = waking_after_a_scan_with("linux-5.15", "rescan", "waker", |t| {
+        t.rescan.is_some_and(|r| r.nr_left > 2)
+    });
     let waker = s.tasks[t as usize].rescan.expect("a rescan").waker_cpu;
     take_cpu(&mut s, cpu);
     let c = &s.cpus[waker as usize];
@@ -445,8 +480,9 @@ fn under_scan_cost_waker_a_rescan_is_the_waker_cpus_time_too() {
     assert!(curr.is_some() && c.curr == curr, "{curr:?} {:?}", c.curr);
     assert_eq!(c.stint_end_at, stint_end + cost);
     // The same rescan under scan_cost=delay leaves the waker's CPU as it was.
-    let (mut s, t, cpu) =
-        waking_after_a_scan_with("linux-5.15", "rescan", "delay", |t| t.rescan.is_some());
+    let (mut s, t, cpu) = waking_after_a_scan_with("linux-5.15", "rescan", "delay", |t| {
+        t.rescan.is_some_and(|r| r.nr_left > 2)
+    });
     let waker = s.tasks[t as usize].rescan.expect("a rescan").waker_cpu;
     take_cpu(&mut s, cpu);
     let before = (

@@ -1,7 +1,7 @@
-//! A wake-up: record_wakee/wake_wide, select_task_rq_fair, accounting, the wakee's enqueue.
+//! A wake-up: record_wakee()/wake_wide(), select_task_rq_fair, accounting, the wakee's enqueue.
 
 use super::*;
-use crate::select::NR_INF;
+use crate::select::{record_wakee, wake_wide, NR_INF};
 use crate::trace::{Rule, ScanEnd, Step};
 
 impl Simulation {
@@ -34,28 +34,15 @@ impl Simulation {
         } else {
             0
         };
-        let hz_ns = 1_000_000_000;
-        // record_wakee() on the waker and wake_wide().
         let mut wide = false;
         let mut waker_load = 0;
         if let Some(w) = waker {
-            let now = self.now;
-            let wt = &mut self.tasks[w as usize];
-            if now > wt.wakee_flip_decay_ts + hz_ns {
-                wt.wakee_flips >>= 1;
-                wt.wakee_flip_decay_ts = now;
-            }
-            if wt.last_wakee != wakee {
-                wt.last_wakee = wakee;
-                wt.wakee_flips += 1;
-            }
-            let (m, s) = {
-                let a = wt.wakee_flips;
-                let b = self.tasks[wakee as usize].wakee_flips;
-                (a.max(b), a.min(b))
-            };
-            let f = self.scenario.llc_weight;
-            wide = s >= f && m as u64 >= s as u64 * f as u64;
+            record_wakee(&mut self.tasks[w as usize].flips, wakee, self.now);
+            wide = wake_wide(
+                self.tasks[w as usize].flips.wakee_flips,
+                self.tasks[wakee as usize].flips.wakee_flips,
+                self.scenario.llc_weight,
+            );
             waker_load = self.tasks[w as usize].pelt.util_avg as u64;
         }
         // Refresh the util the wake-up path reads for the waker's and candidates' CPUs lazily:
@@ -224,7 +211,7 @@ impl Simulation {
     /// (!--nr) return -1; ... }`, then select_idle_sibling's `return target`.
     pub(super) fn arrive(&mut self, task: u32, cpu: u32) {
         let t = &mut self.tasks[task as usize];
-        let Some(r) = t.rescan.take().filter(|_| !self.st.idleish(cpu)) else {
+        let Some(r) = t.rescan.take().filter(|_| !self.st.choose_idle_cpu(cpu)) else {
             return self.enqueue(task, cpu);
         };
         let mut nr = r.nr_left;
@@ -240,7 +227,9 @@ impl Simulation {
             if c == cpu {
                 return false; // wrapped round to the taken CPU: the whole span was seen
             }
-            nr = nr.saturating_sub(1);
+            if nr != NR_INF {
+                nr -= 1; // no throttle never decrements (as walk_one)
+            }
             if nr <= 0 {
                 return false;
             }
@@ -253,15 +242,20 @@ impl Simulation {
                     nr: (nr != NR_INF).then_some(nr),
                 });
             }
-            if st.idleish(c) {
+            if st.choose_idle_cpu(c) {
                 found = Some(c);
                 return false;
             }
             true
         });
         let cost = probes * self.st.probe_cost_ns;
+        let out_of_budget = found.is_none() && nr <= 0;
         if self.measuring {
-            self.counters.sis_scanned += probes;
+            // The 2020 schedstat patch on the two-pass select_idle_cpu (4.13-5.11) counts
+            // sis_scanned before `if (!--nr) return -1`: the exhausting iteration counts, as
+            // in walk_one.
+            let exhausting = u64::from(out_of_budget && !self.st.features.single_pass);
+            self.counters.sis_scanned += probes + exhausting;
             self.counters.scan_time_ns += cost;
             if found.is_none() {
                 self.counters.sis_failed += 1;
@@ -273,7 +267,6 @@ impl Simulation {
         }
         // A loop that runs out of budget returns -1 before the timing (`if (!--nr) return
         // -1`); the first part's sample stays as it was taken.
-        let out_of_budget = found.is_none() && nr <= 0;
         if r.timed && cost > 0 && !out_of_budget {
             // The kernel times the whole loop into one sample (linux-5.15 fair.c
             // select_idle_cpu: wake_avg_idle -= time; update_avg(&avg_scan_cost, time)):

@@ -84,7 +84,7 @@ impl Replay {
             if p.balance_seq > run.seen_balance {
                 run.seen_balance = p.balance_seq;
                 for llc in 0..st.topo.spec.llcs {
-                    st.update_llc_scan_hint(llc);
+                    st.update_idle_cpu_scan(llc);
                 }
             }
             let recent = Some(wakee_recent[i]).filter(|c| *c != u32::MAX);

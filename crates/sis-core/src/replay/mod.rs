@@ -272,6 +272,21 @@ pub struct Replay {
     kept_extra: usize,
     scratch_inputs: Vec<records::PresetInput>,
     scratch_chosen: Vec<u32>,
+    time_order: TimeOrder,
+}
+
+/// Events whose timestamp is before the previous event's: ftrace's per-CPU `local` clock can
+/// step back by a few µs where CPUs' buffers merge; larger steps mean a concatenated or edited
+/// trace. Counted and reported (`Replay::time_order`), never silently accepted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimeOrder {
+    pub last_ns: u64,
+    /// Events that went back in time.
+    pub backwards: u64,
+    /// The first such event's line.
+    pub first_line: u64,
+    /// The largest step back, ns.
+    pub max_step_ns: u64,
 }
 
 fn snippet(line: &str) -> String {
@@ -299,6 +314,7 @@ impl Replay {
             masks: Vec::new(),
             full: CpuMask::new(1),
             lines: 0,
+            time_order: TimeOrder::default(),
             bytes: 0,
             counts: TraceCounts::default(),
             cpus_seen: CpuMask::new(crate::topology::MAX_CPUS),
@@ -538,12 +554,26 @@ impl Replay {
             }
         }
         self.counts.events += 1;
+        let t = &mut self.time_order;
+        if ev.time_ns < t.last_ns {
+            t.backwards += 1;
+            if t.backwards == 1 {
+                t.first_line = n;
+            }
+            t.max_step_ns = t.max_step_ns.max(t.last_ns - ev.time_ns);
+        }
+        t.last_ns = t.last_ns.max(ev.time_ns);
         self.cpus_seen.set(ev.cpu);
         if let Some(rb) = self.rb.as_mut() {
             rb.apply(ev.cpu, ev.time_ns, ev.comm, ev.event, n);
         }
         self.drain(false);
         Ok(())
+    }
+
+    /// The events that went back in time so far.
+    pub fn time_order(&self) -> TimeOrder {
+        self.time_order
     }
 
     /// Reads a whole text (lines split on '\n').

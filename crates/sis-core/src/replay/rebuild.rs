@@ -6,6 +6,7 @@
 
 use super::parse::SchedEvent;
 use crate::pelt::SchedAvg;
+use crate::select::{record_wakee, WakeeFlips};
 use crate::state::MIGRATION_COST_NS;
 use crate::topology::Topology;
 use std::collections::{HashMap, VecDeque};
@@ -52,9 +53,8 @@ pub(crate) enum TaskState {
 pub(crate) struct Task {
     pub state: TaskState,
     pub pelt: SchedAvg,
-    pub wakee_flips: u32,
-    pub last_wakee: u32,
-    pub wakee_flip_decay_ts: u64,
+    /// record_wakee()'s state, for wake_wide().
+    pub flips: WakeeFlips,
     /// The pending sched_waking of this task (its seq), until its sched_wakeup.
     pub pending: Option<u64>,
     /// `p->recent_used_cpu` as each preset keeps it (u32::MAX: none).
@@ -225,9 +225,10 @@ impl Rebuild {
                 last_update_time: now & !1023,
                 ..Default::default()
             },
-            wakee_flips: 0,
-            last_wakee: 0,
-            wakee_flip_decay_ts: now,
+            flips: WakeeFlips {
+                wakee_flip_decay_ts: now,
+                ..WakeeFlips::default()
+            },
             pending: None,
             recent: vec![u32::MAX; k].into_boxed_slice(),
         })
@@ -380,21 +381,12 @@ impl Rebuild {
         let mut waker_load = 0;
         if let Some(w) = waker_pid.filter(|w| *w != 0) {
             let wt = self.task(w);
-            if now > wt.wakee_flip_decay_ts + 1_000_000_000 {
-                wt.wakee_flips >>= 1;
-                wt.wakee_flip_decay_ts = now;
-            }
-            if wt.last_wakee != pid {
-                wt.last_wakee = pid;
-                wt.wakee_flips += 1;
-            }
+            record_wakee(&mut wt.flips, pid, now);
             wt.pelt.update(now, true);
             waker_load = wt.pelt.util_avg;
-            let a = wt.wakee_flips;
-            let b = self.task(pid).wakee_flips;
-            let (m, s) = (a.max(b), a.min(b));
-            let f = self.topo.llc_weight();
-            wake_wide = s >= f && m as u64 >= s as u64 * f as u64;
+            let waker_flips = wt.flips.wakee_flips;
+            let wakee_flips = self.task(pid).flips.wakee_flips;
+            wake_wide = crate::select::wake_wide(waker_flips, wakee_flips, self.topo.llc_weight());
         }
         let t = self.task(pid);
         t.pelt.update(now, false);

@@ -56,7 +56,7 @@ pub(super) fn idle_cpu_words<R: Recorder>(
     nr: &mut i64,
     ctx: &mut Ctx<'_, R>,
 ) -> Walk {
-    debug_assert!(cpus.iter().all(|c| idle.test(c) == st.idleish(c)));
+    debug_assert!(cpus.iter().all(|c| idle.test(c) == st.choose_idle_cpu(c)));
     #[cfg(debug_assertions)]
     let reference = reference_walk(st, p, false, cpus, start, *idle_cpu, *nr);
     let throttled = *nr != NR_INF;

@@ -74,7 +74,7 @@ impl SchedState {
             let candidate = if self.features.lb_promote {
                 self.rqs[cpu as usize].available_idle()
             } else {
-                self.idleish(cpu)
+                self.choose_idle_cpu(cpu)
             };
             if p.allowed.test(cpu)
                 && candidate

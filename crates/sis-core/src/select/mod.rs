@@ -14,6 +14,7 @@ mod legacy;
 mod missed;
 mod thin;
 mod wake_affine;
+pub use wake_affine::{record_wakee, wake_wide, WakeeFlips};
 
 /// The waking task as the wake-up path sees it.
 #[derive(Clone, Copy, Debug)]
@@ -104,7 +105,7 @@ impl<'c, R: Recorder> Ctx<'c, R> {
     fn probe(&mut self, st: &SchedState, rule: Rule, cpu: u32, nr: i64) -> bool {
         self.c.sis_scanned += 1;
         self.probes += 1;
-        let idle = st.idleish(cpu);
+        let idle = st.choose_idle_cpu(cpu);
         if R::ON {
             self.rec
                 .step(rule, cpu, st.rqs[cpu as usize].saw(), nr_opt(nr));
@@ -200,7 +201,7 @@ impl SchedState {
             ctx.rec
                 .step(Rule::Target, target, self.rqs[target as usize].saw(), None);
         }
-        if self.idleish(target) {
+        if self.choose_idle_cpu(target) {
             done!(target, Rule::Target);
         }
         // 2. prev
@@ -210,7 +211,7 @@ impl SchedState {
             if R::ON {
                 ctx.rec.step(Rule::Prev, prev, self.saw_for(p, prev), None);
             }
-            if self.topo.share_llc(prev, target) && self.idleish(prev) {
+            if self.topo.share_llc(prev, target) && self.choose_idle_cpu(prev) {
                 if !cluster_active || self.topo.share_resources(prev, target) {
                     done!(prev, Rule::Prev);
                 }
@@ -237,7 +238,7 @@ impl SchedState {
                     ctx.rec
                         .step(Rule::RecentUsedCpu, r, self.saw_for(p, r), None);
                 }
-                if self.topo.share_llc(r, target) && self.idleish(r) && p.allowed.test(r) {
+                if self.topo.share_llc(r, target) && self.choose_idle_cpu(r) && p.allowed.test(r) {
                     // Pre-5.15: p->recent_used_cpu = prev only when r is returned.
                     recent = Some(prev);
                     if !cluster_active || self.topo.share_resources(r, target) {

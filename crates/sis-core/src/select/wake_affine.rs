@@ -1,4 +1,5 @@
-//! wake_affine() by era: the waker CPU or prev as select_idle_sibling's target.
+//! wake_affine() by era: the waker CPU or prev as select_idle_sibling's target; and
+//! record_wakee()/wake_wide(), which decide whether an affine wake-up is wanted at all.
 
 use super::{Wakee, Waker};
 use crate::state::SchedState;
@@ -154,5 +155,81 @@ impl SchedState {
         this_eff_load *= this_load + task_load;
         prev_eff_load *= prev_load - task_load;
         this_eff_load <= prev_eff_load
+    }
+}
+
+/// A task's wake-up flips, the `task_struct` fields record_wakee() keeps: `wakee_flips`,
+/// `wakee_flip_decay_ts` (ns here, jiffies in the kernel) and `last_wakee` (a task id).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WakeeFlips {
+    pub wakee_flips: u32,
+    pub wakee_flip_decay_ts: u64,
+    pub last_wakee: u32,
+}
+
+/// One second, the kernel's `HZ` jiffies, in ns.
+const HZ_NS: u64 = 1_000_000_000;
+
+/// linux-4.4..6.x fair.c record_wakee(), run on the waker (`current`) when it wakes `wakee`:
+/// the flips halve once a second, and grow by one each time the waker wakes another task.
+pub fn record_wakee(current: &mut WakeeFlips, wakee: u32, now_ns: u64) {
+    // if (time_after(jiffies, current->wakee_flip_decay_ts + HZ))
+    if now_ns > current.wakee_flip_decay_ts + HZ_NS {
+        current.wakee_flips >>= 1;
+        current.wakee_flip_decay_ts = now_ns;
+    }
+    if current.last_wakee != wakee {
+        current.last_wakee = wakee;
+        current.wakee_flips += 1;
+    }
+}
+
+/// linux-4.4..6.x fair.c wake_wide(): true (no affine wake-up) when both the waker and the
+/// wakee switch partners often: `slave >= factor && master >= slave * factor`, with factor
+/// = sd_llc_size, master the larger of the two flip counts.
+pub fn wake_wide(waker_flips: u32, wakee_flips: u32, sd_llc_size: u32) -> bool {
+    let (master, slave) = (waker_flips.max(wakee_flips), waker_flips.min(wakee_flips));
+    // if (slave < factor || master < slave * factor) return 0;
+    slave >= sd_llc_size && master as u64 >= slave as u64 * sd_llc_size as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wake_wide_is_wide_from_both_bounds_inclusive() {
+        // factor 4: slave must reach 4 and master 4 * slave; each bound is `<` in the kernel's
+        // early return, so equality is wide.
+        assert!(wake_wide(16, 4, 4));
+        assert!(wake_wide(4, 16, 4), "symmetric in waker and wakee");
+        assert!(!wake_wide(15, 4, 4), "master one short of slave * factor");
+        assert!(!wake_wide(16, 3, 4), "slave one short of factor");
+        assert!(
+            wake_wide(u32::MAX, u32::MAX / 8, 8),
+            "no overflow in slave * factor"
+        );
+    }
+
+    #[test]
+    fn record_wakee_counts_partner_changes_and_halves_each_second() {
+        let mut w = WakeeFlips {
+            last_wakee: 1,
+            ..Default::default()
+        };
+        record_wakee(&mut w, 1, 10);
+        assert_eq!(w.wakee_flips, 0, "the same wakee again is no flip");
+        record_wakee(&mut w, 2, 20);
+        record_wakee(&mut w, 3, 30);
+        assert_eq!((w.wakee_flips, w.last_wakee), (2, 3));
+        // Exactly HZ after the decay stamp is not yet after it (time_after is strict).
+        record_wakee(&mut w, 3, HZ_NS);
+        assert_eq!(w.wakee_flips, 2);
+        record_wakee(&mut w, 4, HZ_NS + 1);
+        assert_eq!(
+            (w.wakee_flips, w.wakee_flip_decay_ts),
+            (2, HZ_NS + 1),
+            "halved, then +1"
+        );
     }
 }
