@@ -1,13 +1,13 @@
 //! Exports through the one JSON path the CLI uses (serde_json over sis-core's types): a run's
 //! report as `sis run --format json` prints it, the Chrome/Perfetto trace of
-//! `sis_core::export::chrome_trace`, and the decisions recorded while playing. Text and CSV
+//! `sis_core::analysis::export::chrome_trace`, and the decisions recorded while playing. Text and CSV
 //! come from sis-core directly (`export::metrics_text`, `export::metrics_csv`); scenario files
 //! are `Scenario::to_json` / `Scenario::from_json`.
 //!
 //! Pure Rust; the browser side (Blob downloads, canvas PNGs) is in `components/export.rs`.
 
-use sis_core::engine::RunReport;
-use sis_core::trace::Decision;
+use sis_core::kernel::trace::Decision;
+use sis_core::sim::engine::RunReport;
 
 /// Decisions kept by a recording (~1 KB each at most): bounded, so a long play stays bounded.
 pub const RECORD_CAP: usize = 20_000;
@@ -25,7 +25,7 @@ pub fn chrome_trace_json<'a>(
     nr_cpus: u32,
     probe_cost_ns: u64,
 ) -> String {
-    let v = sis_core::export::chrome_trace(decisions, nr_cpus, probe_cost_ns);
+    let v = sis_core::analysis::export::chrome_trace(decisions, nr_cpus, probe_cost_ns);
     let mut s = serde_json::to_string(&v).unwrap_or_default();
     s.push('\n');
     s

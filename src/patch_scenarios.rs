@@ -107,7 +107,7 @@ mod tests {
             let loads: Vec<u32> = get("loads")
                 .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
                 .unwrap_or_else(|| vec![scenario.load]);
-            sis_core::sweep::SweepSpec::new(scenario, presets, loads)
+            sis_core::analysis::sweep::SweepSpec::new(scenario, presets, loads)
                 .unwrap_or_else(|e| panic!("{}: {e}", s.id));
             assert!(matches!(get("tab").as_deref(), Some("sweep" | "compare")));
         }

@@ -5,8 +5,8 @@
 //! time. Texts cross as space-separated numbers ([`Summary::parse`] / [`WakeView::parse`] read
 //! what the worker crate writes): no serde code for them.
 
-use sis_core::replay::CLASSES;
-use sis_core::trace::{Decision, Rule, Saw, ScanEnd, Step};
+use sis_core::analysis::replay::CLASSES;
+use sis_core::kernel::trace::{Decision, Rule, Saw, ScanEnd, Step};
 use wasm_bindgen::prelude::*;
 
 /// The topology fields a trace does not record, as the Replay tab names them.
@@ -274,7 +274,7 @@ impl Drop for ReplayJob {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sis_core::replay::{Replay, ReplayConfig};
+    use sis_core::analysis::replay::{Replay, ReplayConfig};
     use sis_core::Scenario;
     use sisviz_replay_worker::{replay_end, replay_feed, replay_get, replay_open};
 

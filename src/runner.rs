@@ -3,8 +3,8 @@
 
 use crate::draw::cpus::{CpuSnap, LlcSnap};
 use crate::draw::curve::{CurveData, OperatingPoint};
-use sis_core::stats::{Counters, Metrics};
-use sis_core::trace::{Decision, ScanEnd};
+use sis_core::kernel::stats::{Counters, Metrics};
+use sis_core::kernel::trace::{Decision, ScanEnd};
 use sis_core::{Scenario, Simulation};
 use std::collections::VecDeque;
 
@@ -52,7 +52,7 @@ impl Summary {
 /// Whether the decision placed the task on a CPU it saw idle (or sched-idle). Only when it did
 /// not do the idle CPUs it never probed (`missed_idle`) count as missed.
 pub fn found_idle(d: &Decision) -> bool {
-    use sis_core::trace::{Rule, Saw};
+    use sis_core::kernel::trace::{Rule, Saw};
     d.steps
         .iter()
         .rev()

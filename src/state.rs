@@ -3,7 +3,7 @@
 //! through `Scenario::set_field` + `check`: the one validation path.
 
 use crate::url::{Theme, View, ViewState};
-use sis_core::{features::FEATURES, Scenario};
+use sis_core::{kernel::features::FEATURES, Scenario};
 use std::rc::Rc;
 use yew::Reducible;
 

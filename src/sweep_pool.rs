@@ -9,7 +9,7 @@
 //! equal to `sis sweep`'s.
 
 use crate::worker_api::{boot_urls, report_from_wire};
-use sis_core::engine::RunReport;
+use sis_core::sim::engine::RunReport;
 use sis_core::{InputError, Scenario};
 use std::cell::RefCell;
 use std::rc::Rc;

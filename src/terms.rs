@@ -1,8 +1,8 @@
 //! One-sentence explanations of kernel terms for tooltips, each naming where it comes from.
 //! Feature, preset and workload help comes from sis-core's own tables.
 
-use sis_core::features::FEATURES;
-use sis_core::scenario::WORKLOADS;
+use sis_core::kernel::features::FEATURES;
+use sis_core::sim::scenario::WORKLOADS;
 
 /// The tooltip for a term shown in the UI.
 pub fn term(name: &str) -> String {

@@ -3,10 +3,10 @@
 //! The query carries every field of [`Scenario::to_pairs`] plus the view keys in [`VIEW_KEYS`].
 //! Parsing goes through [`Scenario::from_pairs`]: one validation path for every spelling.
 
-use sis_core::engine::DECISION_RING;
+use sis_core::sim::engine::DECISION_RING;
 use sis_core::Scenario;
 // Shared with the Replay worker's wasm, which reads the same queries.
-pub use sis_core::query::{decode, encode, split_query};
+pub use sis_core::sim::query::{decode, encode, split_query};
 
 /// Query keys that are view state, not scenario fields.
 pub const VIEW_KEYS: &[&str] = &[

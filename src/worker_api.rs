@@ -2,15 +2,15 @@
 //! for each point, and the page's URLs a worker loads (the pool is `crate::sweep_pool`).
 //!
 //! The worker loads the same wasm-bindgen glue and the same wasm as the page (their hashed
-//! URLs come from `static/boot.js`), so a point runs `sis_core::sweep::run_point` exactly as
+//! URLs come from `static/boot.js`), so a point runs `sis_core::analysis::sweep::run_point` exactly as
 //! `sis sweep` does; the report crosses back as its scenario query and its integers
 //! ([`encode_report`] / [`report_from_wire`]): no serde_json deserialiser in the wasm (~10 KB
 //! gzipped), and the page's JSON export still serialises the rebuilt report byte for byte as
 //! `sis sweep --format json` does.
 
-use sis_core::engine::{HistogramReport, PerCpu, RunReport, ThroughputReport, WarmupReport};
-use sis_core::stats::{Counters, ScanHistogram};
-use sis_core::sweep::run_point;
+use sis_core::analysis::sweep::run_point;
+use sis_core::kernel::stats::{Counters, ScanHistogram};
+use sis_core::sim::engine::{HistogramReport, PerCpu, RunReport, ThroughputReport, WarmupReport};
 use sis_core::Scenario;
 use wasm_bindgen::prelude::*;
 

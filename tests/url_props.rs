@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use proptest::prelude::*;
-use sis_core::scenario::FIELDS;
+use sis_core::sim::scenario::FIELDS;
 use sisviz::url::{parse_query, to_query, VIEW_KEYS};
 
 /// Keys worth generating: real fields and view keys (so values get validated), plus junk.

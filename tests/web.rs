@@ -233,7 +233,7 @@ fn draw_fns_work_on_a_real_canvas() {
     let ctx: CanvasRenderingContext2d = cb.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
     let snaps = vec![
         CpuSnap {
-            state: sis_core::state::CpuState::Busy,
+            state: sis_core::kernel::state::CpuState::Busy,
             util_avg: 700,
             nr_running: 3,
             scanning: false,
@@ -315,8 +315,8 @@ fn pixel_a(c: &HtmlCanvasElement, x: i32, y: i32) -> (Rgb, u8) {
 
 #[wasm_bindgen_test]
 fn a_cpu_bar_has_its_state_colour_and_util_height_and_the_chosen_one_its_outline() {
-    use sis_core::state::CpuState;
-    use sis_core::trace::{Decision, Rule, Saw, Step};
+    use sis_core::kernel::state::CpuState;
+    use sis_core::kernel::trace::{Decision, Rule, Saw, Step};
     use sisviz::draw::cpus::{state_colour, Overlay};
     let pal = Palette::LIGHT;
     let groups: Vec<Vec<Vec<u32>>> = vec![(0..4).map(|k| vec![k]).collect()];
@@ -498,7 +498,7 @@ fn an_error_bar_spans_its_interval_with_caps() {
 /// (through the wire format the sweep workers use).
 #[wasm_bindgen_test]
 fn sweep_point_matches_the_native_golden() {
-    use sis_core::sweep::SweepSpec;
+    use sis_core::analysis::sweep::SweepSpec;
     let golden = include_str!("golden/sweep-llc8-20ms.json");
     let base = sis_core::Scenario::from_pairs([("llc_weight", "8"), ("duration", "20ms")]).unwrap();
     let spec = SweepSpec::new(
@@ -514,7 +514,7 @@ fn sweep_point_matches_the_native_golden() {
             // The report crosses as the worker's wire text; rebuilt, it is the CLI's row.
             let wire = sisviz::worker_api::sweep_point(&sisviz::worker_api::point_query(sc));
             let report = sisviz::worker_api::report_from_wire(&wire).unwrap();
-            serde_json::to_string(&sis_core::sweep::SweepRow::new(sc, report)).unwrap()
+            serde_json::to_string(&sis_core::analysis::sweep::SweepRow::new(sc, report)).unwrap()
         })
         .collect();
     let got = js_sys::JSON::parse(&format!("[{}]", items.join(","))).unwrap();

@@ -207,13 +207,13 @@ fn exported_trace_is_chrome_trace_json_with_one_track_per_cpu() {
         (0..16).collect::<Vec<u32>>(),
         "one named track per CPU"
     );
-    assert_eq!(wakeups, 60.min(sis_core::engine::DECISION_RING));
+    assert_eq!(wakeups, 60.min(sis_core::sim::engine::DECISION_RING));
     // A recording made while playing holds more than the ring.
     r.start_recording();
     r.advance(2_000_000, 1e9, &|| 0.0);
     let rec = r.rec.as_ref().unwrap();
     assert!(
-        rec.decisions.len() > sis_core::engine::DECISION_RING,
+        rec.decisions.len() > sis_core::sim::engine::DECISION_RING,
         "{}",
         rec.decisions.len()
     );

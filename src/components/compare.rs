@@ -6,9 +6,9 @@
 use super::widgets::{on_input_change, preset_select};
 use crate::cpu_canvas::{CpuCanvas, OverlayState};
 use crate::runner::{found_idle, Runner};
-use sis_core::stats::{Counters, Metrics};
-use sis_core::sweep::{compare_pct, format_compare_pct};
-use sis_core::trace::Decision;
+use sis_core::analysis::sweep::{compare_pct, format_compare_pct};
+use sis_core::kernel::stats::{Counters, Metrics};
+use sis_core::kernel::trace::Decision;
 use sis_core::Scenario;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;

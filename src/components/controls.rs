@@ -5,8 +5,8 @@
 use super::kernel_term;
 use crate::state::{Action, UiState};
 use crate::url::SPEEDS;
-use sis_core::features::FEATURES;
-use sis_core::scenario::WORKLOADS;
+use sis_core::kernel::features::FEATURES;
+use sis_core::sim::scenario::WORKLOADS;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 

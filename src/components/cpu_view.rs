@@ -52,7 +52,11 @@ pub fn CpuView(p: &CpuViewProps) -> Html {
 }
 
 /// The line under the CPU legend: what the shown wake-up is doing.
-pub fn caption(snap: &Snapshot, d: Option<&sis_core::trace::Decision>, state: &UiState) -> Html {
+pub fn caption(
+    snap: &Snapshot,
+    d: Option<&sis_core::kernel::trace::Decision>,
+    state: &UiState,
+) -> Html {
     let Some(d) = d else {
         return html! { <>{format!("{} CPUs. Press ", snap.nr_cpus)}<b>{"Play"}</b>{" to run, or "}<b>{"Step"}</b>{" for one wake-up."}</> };
     };
@@ -99,7 +103,11 @@ pub fn predict_box(state: &UiState) -> Html {
 
 /// The CPU canvas's text alternative: the machine and the shown decision in one sentence
 /// (without its result while predict mode hides it).
-pub fn label(snap: &Snapshot, d: Option<&sis_core::trace::Decision>, state: &UiState) -> String {
+pub fn label(
+    snap: &Snapshot,
+    d: Option<&sis_core::kernel::trace::Decision>,
+    state: &UiState,
+) -> String {
     let bars = format!(
         "One bar per CPU ({} CPUs): height util_avg, colour idle / sched-idle / busy.",
         snap.nr_cpus

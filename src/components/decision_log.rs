@@ -3,7 +3,7 @@
 
 use super::kernel_term;
 use crate::runner::{found_idle, scan_end_text, Summary};
-use sis_core::trace::{Decision, Rule};
+use sis_core::kernel::trace::{Decision, Rule};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 

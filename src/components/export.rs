@@ -5,8 +5,8 @@
 
 use crate::export::{chrome_trace_json, report_json, RECORD_CAP};
 use crate::runner::Runner;
-use sis_core::engine::DECISION_RING;
-use sis_core::trace::Decision;
+use sis_core::kernel::trace::Decision;
+use sis_core::sim::engine::DECISION_RING;
 use sis_core::Scenario;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -104,12 +104,12 @@ pub fn ExportPanel(p: &ExportProps) -> Html {
                 "txt" => download_text(
                     &format!("{stem}.txt"),
                     "text/plain",
-                    &sis_core::export::metrics_text(&rep),
+                    &sis_core::analysis::export::metrics_text(&rep),
                 ),
                 "csv" => download_text(
                     &format!("{stem}.csv"),
                     "text/csv",
-                    &sis_core::export::metrics_csv(&rep),
+                    &sis_core::analysis::export::metrics_csv(&rep),
                 ),
                 _ => download_text(
                     &format!("{stem}.json"),

@@ -9,7 +9,7 @@ use crate::draw::plot::ChartMap;
 use crate::draw::sweep::{draw_heatmap, Heat};
 use crate::draw::Palette;
 use crate::hooks::use_sweep_job;
-use sis_core::sweep::stats::{quantity, Estimate};
+use sis_core::analysis::sweep::stats::{quantity, Estimate};
 use sis_core::Scenario;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
@@ -82,7 +82,7 @@ fn heat_points(
 
 /// Each cell's estimate of `key` over its `runs` seeds, once all of them finished.
 fn cell_estimates(
-    reports: &[Option<std::rc::Rc<sis_core::engine::RunReport>>],
+    reports: &[Option<std::rc::Rc<sis_core::sim::engine::RunReport>>],
     runs: usize,
     key: &str,
 ) -> Vec<Option<Estimate>> {
@@ -324,7 +324,7 @@ mod tests {
             let sc =
                 Scenario::from_pairs([("llc_weight", "8"), ("duration", "5ms"), ("seed", seed)])
                     .unwrap();
-            sis_core::sweep::run_point(&sc).unwrap()
+            sis_core::analysis::sweep::run_point(&sc).unwrap()
         };
         let (a, b) = (run("1"), run("2"));
         let (a, b) = (std::rc::Rc::new(a), std::rc::Rc::new(b));

@@ -5,7 +5,7 @@
 use super::kernel_term;
 use crate::draw::plot::ChartMapCell;
 use crate::runner::Snapshot;
-use sis_core::stats::ScanHistogram;
+use sis_core::kernel::stats::ScanHistogram;
 use std::rc::Rc;
 use yew::prelude::*;
 

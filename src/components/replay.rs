@@ -6,7 +6,7 @@
 
 use super::decision_log::detail_view;
 use crate::replay_api::{ReplayJob, ReplayMsg, Summary, WakeView, TOPOLOGY_FIELDS};
-use sis_core::replay::CLASSES;
+use sis_core::analysis::replay::CLASSES;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;

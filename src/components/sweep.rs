@@ -9,15 +9,15 @@ use crate::draw::sweep::{draw_sweep_lines, nearest_point, Series};
 use crate::draw::Palette;
 use crate::hooks::use_sweep_job;
 use crate::workbench::SweepRequest;
-use sis_core::sweep::stats::{summarise, Estimate, PointSummary};
-use sis_core::sweep::{format_tables, parse_seeds, SweepSpec};
+use sis_core::analysis::sweep::stats::{summarise, Estimate, PointSummary};
+use sis_core::analysis::sweep::{format_tables, parse_seeds, SweepSpec};
 use sis_core::Scenario;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 /// A metric the plot can show: one of sis-core's sweep quantities.
 pub struct PlottedMetric {
-    /// The `sis_core::sweep::stats::QUANTITIES` key.
+    /// The `sis_core::analysis::sweep::stats::QUANTITIES` key.
     pub key: &'static str,
     pub label: &'static str,
 }

@@ -16,7 +16,7 @@ pub fn preset_select(testid: &str, value: &str, none: Option<&str>, on: Callback
             if let Some(n) = none {
                 <option value="" selected={value.is_empty()}>{n}</option>
             }
-            { for sis_core::features::presets().into_iter().map(|p| html! {
+            { for sis_core::kernel::features::presets().into_iter().map(|p| html! {
                 <option value={p.name} selected={p.name == value} title={p.description}>{p.name}</option>
             }) }
         </select>
@@ -50,7 +50,7 @@ impl PoolSetup {
         if self.seeds.trim().is_empty() {
             return Ok(Vec::new());
         }
-        sis_core::sweep::parse_seeds(&self.seeds).map_err(|e| e.to_string())
+        sis_core::analysis::sweep::parse_seeds(&self.seeds).map_err(|e| e.to_string())
     }
 
     /// The forced worker count (`None` = auto).

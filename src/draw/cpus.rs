@@ -4,8 +4,8 @@
 //! context, already scaled to CSS pixels by the caller.
 
 use super::{Palette, Rgb};
-use sis_core::state::CpuState;
-use sis_core::trace::{Decision, Rule, Saw};
+use sis_core::kernel::state::CpuState;
+use sis_core::kernel::trace::{Decision, Rule, Saw};
 use web_sys::CanvasRenderingContext2d;
 
 /// Where each CPU's bar goes, in CSS pixels.

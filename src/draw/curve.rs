@@ -3,7 +3,7 @@
 use super::plot::{self, Axes, ChartMap, HPos, VPos};
 use super::Palette;
 use plotters::prelude::*;
-use sis_core::throttle;
+use sis_core::kernel::throttle;
 use web_sys::HtmlCanvasElement;
 
 /// Where SIS_UTIL's scan depth stood: the LLC utilisation the last periodic balance saw and

@@ -3,7 +3,7 @@
 use super::plot::{self, Axes, ChartMap, HPos, VPos};
 use super::Palette;
 use plotters::prelude::*;
-use sis_core::stats::ScanHistogram;
+use sis_core::kernel::stats::ScanHistogram;
 use web_sys::HtmlCanvasElement;
 
 /// How many buckets to show: through the last non-empty one plus one, at least `min`.

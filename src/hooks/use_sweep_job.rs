@@ -4,8 +4,8 @@
 
 use crate::sweep_pool::{deal_order, hardware_concurrency, pool_size, PoolMsg, SweepPool};
 use crate::worker_api::point_query;
-use sis_core::engine::RunReport;
-use sis_core::sweep::{format_json, SweepRow, SweepSpec};
+use sis_core::analysis::sweep::{format_json, SweepRow, SweepSpec};
+use sis_core::sim::engine::RunReport;
 use sis_core::Scenario;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -203,7 +203,7 @@ pub fn use_sweep_job() -> SweepJobHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sis_core::sweep::{format_output, run_point};
+    use sis_core::analysis::sweep::{format_output, run_point};
 
     fn reduce(s: Rc<SweepRun>, a: SweepRunAction) -> Rc<SweepRun> {
         s.reduce(a)

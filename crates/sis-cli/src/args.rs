@@ -3,7 +3,7 @@
 //! through `Scenario::from_pairs` (so `Scenario::set_field` is the only validation).
 
 use clap::Args;
-use sis_core::scenario::file_pairs;
+use sis_core::sim::scenario::file_pairs;
 use sis_core::{InputError, Scenario};
 
 /// Scenario flags: each one is a scenario field (dashes for underscores), taken as text.

@@ -3,7 +3,7 @@
 use crate::format_of;
 use clap::Args;
 use serde::Serialize;
-use sis_core::throttle::{update_idle_cpu_scan, SCHED_CAPACITY_SCALE};
+use sis_core::kernel::throttle::{update_idle_cpu_scan, SCHED_CAPACITY_SCALE};
 use sis_core::{InputError, Scenario};
 use std::fmt::Write;
 
@@ -94,7 +94,7 @@ pub fn main(a: &CurveArgs) -> Result<String, InputError> {
             })
             .collect()
     } else {
-        sis_core::throttle::curve_percent(w, pct)
+        sis_core::kernel::throttle::curve_percent(w, pct)
             .into_iter()
             .map(|(sum, p, nr)| Point {
                 sum_util: sum,

@@ -3,7 +3,7 @@
 use crate::args::{in_file, read_file};
 use crate::format_of;
 use clap::Args;
-use sis_core::decide::{decide, DecideResult, StateFile};
+use sis_core::analysis::decide::{decide, DecideResult, StateFile};
 use sis_core::{presets, InputError};
 
 #[derive(Args, Debug)]

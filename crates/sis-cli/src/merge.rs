@@ -5,8 +5,8 @@ use crate::args::read_file;
 use crate::format_of;
 use crate::sweep::progress_bar;
 use clap::Args;
-use sis_core::sweep::shard::{merge, ShardFile};
-use sis_core::sweep::{format_output, FORMATS};
+use sis_core::analysis::sweep::shard::{merge, ShardFile};
+use sis_core::analysis::sweep::{format_output, FORMATS};
 use sis_core::InputError;
 
 #[derive(Args, Debug)]

@@ -36,7 +36,7 @@ pub fn main(a: &PresetsArgs) -> Result<String, InputError> {
             imbalance_pct: p.imbalance_pct,
             busy_factor: p.busy_factor,
             newidle_min_avg_idle_ns: if p.newidle_migration_cost_gate {
-                sis_core::state::MIGRATION_COST_NS
+                sis_core::kernel::state::MIGRATION_COST_NS
             } else {
                 0
             },

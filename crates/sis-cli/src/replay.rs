@@ -4,8 +4,8 @@
 
 use crate::format_of;
 use clap::Args;
-use sis_core::replay::parse::{parse_line, Line};
-use sis_core::replay::{
+use sis_core::analysis::replay::parse::{parse_line, Line};
+use sis_core::analysis::replay::{
     Replay, ReplayConfig, ReplayError, ReplayReport, MAX_LINE_BYTES, MAX_TRACE_BYTES,
 };
 use sis_core::{InputError, Scenario};

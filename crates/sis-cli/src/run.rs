@@ -3,10 +3,10 @@
 use crate::args::ScenarioArgs;
 use crate::format_of;
 use clap::Args;
-use sis_core::engine::RunReport;
-use sis_core::stats::ScanHistogram;
-use sis_core::sweep::{block_header, load_label};
-use sis_core::trace::Decision;
+use sis_core::analysis::sweep::{block_header, load_label};
+use sis_core::kernel::stats::ScanHistogram;
+use sis_core::kernel::trace::Decision;
+use sis_core::sim::engine::RunReport;
 use sis_core::{InputError, Simulation};
 use std::fmt::Write;
 

@@ -6,11 +6,11 @@ use crate::args::ScenarioArgs;
 use crate::format_of;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use sis_core::engine::RunReport;
-use sis_core::sweep::shard::{shard_points, ShardFile, ShardId};
-use sis_core::sweep::{
+use sis_core::analysis::sweep::shard::{shard_points, ShardFile, ShardId};
+use sis_core::analysis::sweep::{
     format_output, parse_seeds, run_point, SweepRow, SweepSpec, DEFAULT_LOADS, FORMATS,
 };
+use sis_core::sim::engine::RunReport;
 use sis_core::{InputError, Scenario};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -6,8 +6,8 @@
 //! events) per second.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use sis_core::replay::{replay_text, ReplayConfig};
-use sis_core::topology::{Numbering, TopologySpec};
+use sis_core::analysis::replay::{replay_text, ReplayConfig};
+use sis_core::kernel::topology::{Numbering, TopologySpec};
 use std::io::Read;
 use std::time::Duration;
 

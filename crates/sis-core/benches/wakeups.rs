@@ -8,19 +8,19 @@
 //! long run.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use sis_core::rng::Rng;
+use sis_core::sim::rng::Rng;
 use sis_core::Simulation;
 use std::time::{Duration, Instant};
 
 /// Wake-ups per iteration.
 const WAKEUPS: u64 = 200_000;
-use sis_core::bench::{run_wakeups, WARMUP_NS};
+use sis_core::sim::bench::{run_wakeups, WARMUP_NS};
 
 /// One timed case: its name, the preset, scenario fields on top, and whether it records.
 type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)], bool);
 
 fn warmed(preset: &str, extra: &[(&str, &str)], recording: bool) -> Simulation {
-    let sc = sis_core::bench::scenario_with(preset, extra).expect("bench scenario");
+    let sc = sis_core::sim::bench::scenario_with(preset, extra).expect("bench scenario");
     let mut sim = Simulation::new(&sc).expect("simulation");
     sim.set_recording(recording);
     sim.run_for(WARMUP_NS);

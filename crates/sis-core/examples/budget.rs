@@ -6,8 +6,8 @@
 //! LLC's idle CPUs at the decision, and the mean idle period those imply (idle CPUs / idle CPUs
 //! taken per second). docs/scan-cost.md quotes it.
 
-use sis_core::state::CpuState;
-use sis_core::trace::ScanEnd;
+use sis_core::kernel::state::CpuState;
+use sis_core::kernel::trace::ScanEnd;
 use sis_core::{Scenario, Simulation};
 
 fn main() {
@@ -56,7 +56,7 @@ fn main() {
         onto_idle += d
             .steps
             .iter()
-            .any(|s| s.cpu == d.result && s.saw == sis_core::trace::Saw::Idle)
+            .any(|s| s.cpu == d.result && s.saw == sis_core::kernel::trace::Saw::Idle)
             as u64;
     }
     let secs = (sim.now_ns() - t0) as f64 / 1e9;

@@ -14,7 +14,7 @@ fn fnv(h: &mut u64, s: &str) {
 }
 
 fn main() {
-    let presets: Vec<String> = sis_core::features::presets()
+    let presets: Vec<String> = sis_core::kernel::features::presets()
         .iter()
         .map(|p| p.name.to_string())
         .collect();
@@ -90,7 +90,7 @@ fn main() {
             ("warmup", "100ms"),
         ])
         .unwrap();
-        let r = sis_core::engine::run(&sc).unwrap();
+        let r = sis_core::sim::engine::run(&sc).unwrap();
         let s = format!("{r:?}");
         let mut h = 0xcbf29ce484222325u64;
         fnv(&mut h, &s);

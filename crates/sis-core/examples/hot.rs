@@ -16,13 +16,13 @@ fn main() {
         .get(1)
         .map_or(3_000_000, |s| s.parse().expect("wake-ups"));
     let recording = args.get(2).is_some_and(|s| s == "rec");
-    let sc = sis_core::bench::scenario_with(preset, &extra).expect("scenario");
+    let sc = sis_core::sim::bench::scenario_with(preset, &extra).expect("scenario");
     let mut sim = Simulation::new(&sc).expect("simulation");
     sim.set_recording(recording);
     // The bench's warm-up: by 500 ms of simulated time the LLC's scan hints have settled.
-    sim.run_for(sis_core::bench::WARMUP_NS);
+    sim.run_for(sis_core::sim::bench::WARMUP_NS);
     let (t, cpu0) = (Instant::now(), cpu_ns());
-    sis_core::bench::run_wakeups(&mut sim, n);
+    sis_core::sim::bench::run_wakeups(&mut sim, n);
     let s = t.elapsed().as_secs_f64();
     let cpu = cpu0.zip(cpu_ns()).map(|(a, b)| (b - a) as f64 / 1e9);
     println!(

@@ -42,13 +42,13 @@ fn main() {
     let total: u64 = std::env::args()
         .nth(1)
         .map_or(100_000_000, |s| s.parse().expect("wake-ups: an integer"));
-    let sc = sis_core::bench::scenario("linux-6.0").expect("scenario");
+    let sc = sis_core::sim::bench::scenario("linux-6.0").expect("scenario");
     let mut sim = Simulation::new(&sc).expect("simulation");
     sim.set_recording(true);
     println!(
         "soak: {total} wake-ups, 112 CPUs (SMT 2), 200% netperf, linux-6.0, recording on \
          (ring of {})",
-        sis_core::engine::DECISION_RING
+        sis_core::sim::engine::DECISION_RING
     );
     println!(
         "{:>12} {:>10} {:>14} {:>12} {:>16} {:>6}",

@@ -3,37 +3,28 @@
 //!
 //! No web dependencies: the app and the CLI render what this crate computes.
 //!
+//! Three wings, each importing only the ones before it:
+//! - [`kernel`]: the wake-up decision and everything it reads, named as fair.c names them
+//!   (select_task_rq_fair, select_idle_sibling, the throttles, PELT, the runqueues);
+//! - [`sim`]: the simulator around it (the engine's event loop, the event queue, workloads,
+//!   the PRNG, the scenario and its input spellings);
+//! - [`analysis`]: what is built on runs and decisions (sweeps, trace replay, `decide` on a
+//!   hand-built state, exports).
+//!
+//! [`error`] (the input error every wing returns) belongs to none of them.
+//!
 //! The hot path's `inline(always)` applies to native builds only
 //! (`cfg_attr(not(target_arch = "wasm32"), ...)`): forced inlining duplicates the event loop,
 //! which costs the app ~4 KB gzipped of its 250 KB budget; wasm keeps over half the native rate
 //! without it (docs/performance.md).
 
-pub mod bench;
-pub mod cpumask;
-pub mod decide;
-pub mod engine;
+pub mod analysis;
 pub mod error;
-pub mod export;
-pub mod features;
-pub mod flat_json;
-pub mod pelt;
-pub mod query;
-mod queue;
-pub mod replay;
-pub mod rng;
-pub mod scenario;
-pub mod select;
-pub mod state;
-pub mod stats;
-pub mod sweep;
-pub mod throttle;
-pub mod topology;
-pub mod trace;
-pub mod util_est;
-pub mod workload;
+pub mod kernel;
+pub mod sim;
 
-pub use engine::{run, RunReport, Simulation};
 pub use error::InputError;
-pub use features::{preset, presets, Features, Preset, FEATURES};
-pub use scenario::{Scenario, WorkloadKind};
-pub use topology::{Numbering, Topology, TopologySpec};
+pub use kernel::features::{preset, presets, Features, Preset, FEATURES};
+pub use kernel::topology::{Numbering, Topology, TopologySpec};
+pub use sim::engine::{run, RunReport, Simulation};
+pub use sim::scenario::{Scenario, WorkloadKind};

@@ -1,4 +1,4 @@
-//! Table-driven tests of `sis_core::decide`: every `testdata/decide/*.json` file holds cases
+//! Table-driven tests of `sis_core::analysis::decide`: every `testdata/decide/*.json` file holds cases
 //! whose expectations were derived by hand from kernel-semantics.md and the seeds.
 //!
 //! File shape:
@@ -18,7 +18,7 @@
 //! - `steps`: all steps in order as `"<rule> <cpu> <saw>"`, e.g. `"select_idle_cpu 3 idle"`.
 
 use serde::{Deserialize, Deserializer};
-use sis_core::decide::{decide, DecideResult, StateFile};
+use sis_core::analysis::decide::{decide, DecideResult, StateFile};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

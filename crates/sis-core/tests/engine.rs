@@ -1,6 +1,6 @@
 //! Engine invariants, determinism, and the seeds' corner case run as whole workloads.
 
-use sis_core::trace::{Rule, Saw};
+use sis_core::kernel::trace::{Rule, Saw};
 use sis_core::{Scenario, Simulation};
 
 fn scenario(pairs: &[(&str, &str)]) -> Scenario {
@@ -136,7 +136,9 @@ fn counters_agree_with_the_recorded_trace() {
                     })
                     .count() as u64
                 + u64::from(f.smt_prev && prev_counted)
-                + u64::from(!f.single_pass && d.scan_end == Some(sis_core::trace::ScanEnd::Budget));
+                + u64::from(
+                    !f.single_pass && d.scan_end == Some(sis_core::kernel::trace::ScanEnd::Budget),
+                );
             failed += u64::from(
                 d.decided_by == Some(Rule::Fallback)
                     && (preset == "lb-promote-thin" || d.result == d.target),
@@ -157,7 +159,7 @@ fn decision_ring_is_bounded() {
     sim.set_recording(true);
     sim.run_for(200_000_000);
     assert!(sim.wakeups_total() > 1000);
-    assert_eq!(sim.decisions().len(), sis_core::engine::DECISION_RING);
+    assert_eq!(sim.decisions().len(), sis_core::sim::engine::DECISION_RING);
     let seqs: Vec<u64> = sim.decisions().iter().map(|d| d.seq).collect();
     assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1));
     assert_eq!(*seqs.last().unwrap(), sim.wakeups_total());
@@ -477,7 +479,9 @@ fn each_probe_costs_more_for_every_other_scan_in_flight_in_the_llc() {
     sim.set_recording(true);
     let mut all = Vec::new();
     while !sim.finished() && sim.step() {
-        let last = all.last().map_or(0, |d: &sis_core::trace::Decision| d.seq);
+        let last = all
+            .last()
+            .map_or(0, |d: &sis_core::kernel::trace::Decision| d.seq);
         all.extend(sim.decisions().iter().filter(|d| d.seq > last).cloned());
     }
     assert!(all.len() > 1000, "{} decisions", all.len());

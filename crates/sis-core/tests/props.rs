@@ -1,13 +1,13 @@
-//! Property tests of the wake-up path on random hand-built states (`sis_core::decide`) and of
+//! Property tests of the wake-up path on random hand-built states (`sis_core::analysis::decide`) and of
 //! SIS_UTIL's `update_idle_cpu_scan`.
 
 use proptest::prelude::*;
-use sis_core::decide::{
+use sis_core::analysis::decide::{
     decide, decide_outcome, DecideResult, StateCpu, StateFile, StateLlc, StateTopology, StateWakee,
     StateWaker,
 };
-use sis_core::throttle::update_idle_cpu_scan;
-use sis_core::trace::{Rule, Saw, ScanEnd};
+use sis_core::kernel::throttle::update_idle_cpu_scan;
+use sis_core::kernel::trace::{Rule, Saw, ScanEnd};
 use sis_core::{presets, Numbering, Topology, TopologySpec};
 use std::collections::BTreeMap;
 
@@ -340,8 +340,8 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
             "{cpu_probes} probes with budget nr = {b}\n{text}"
         );
         if let Some(a) = r.nr_after {
-            let spent =
-                cpu_probes + i64::from(r.scan_end == Some(sis_core::trace::ScanEnd::Budget));
+            let spent = cpu_probes
+                + i64::from(r.scan_end == Some(sis_core::kernel::trace::ScanEnd::Budget));
             prop_assert_eq!(a, b - spent, "nr_after\n{}", text);
         }
     } else {

@@ -1,9 +1,9 @@
 //! The trace replay (issue 14) on the real 4.4 sample and on hand-written traces: parsing of
 //! every layout, pairing, the state rebuild, the classes, and bad input.
 
-use sis_core::replay::parse::{parse_line, Line, SchedEvent};
-use sis_core::replay::{replay_text, Replay, ReplayConfig, ReplayReport, CLASSES};
-use sis_core::topology::{Numbering, TopologySpec};
+use sis_core::analysis::replay::parse::{parse_line, Line, SchedEvent};
+use sis_core::analysis::replay::{replay_text, Replay, ReplayConfig, ReplayReport, CLASSES};
+use sis_core::kernel::topology::{Numbering, TopologySpec};
 use std::io::Read;
 use std::sync::OnceLock;
 
@@ -304,7 +304,7 @@ fn avg_idle_follows_update_avg() {
     assert_eq!(class(&rep, "prev_idle"), 2);
 }
 
-fn err(cfg: ReplayConfig, text: &[u8]) -> sis_core::replay::ReplayError {
+fn err(cfg: ReplayConfig, text: &[u8]) -> sis_core::analysis::replay::ReplayError {
     match replay_text(cfg, text) {
         Ok(r) => panic!("expected an error, got {:?}", r.trace),
         Err(e) => e,
@@ -367,7 +367,7 @@ fn binary_input_no_events_beyond_topology_and_limits_are_errors() {
     let e = err(c, sample());
     assert!(e.to_string().contains("more than 100000 bytes"), "{e}");
     assert!(e.read_so_far.events > 500);
-    let long = vec![b'x'; sis_core::replay::MAX_LINE_BYTES + 1];
+    let long = vec![b'x'; sis_core::analysis::replay::MAX_LINE_BYTES + 1];
     let e = err(cfg(&[]), &long);
     assert_eq!(e.line, Some(1));
     // A topology the trace never fills: every wake-up is incomplete.
@@ -447,7 +447,7 @@ fn records_count_like_the_table_and_recompute_each_presets_decision() {
     assert_eq!(recs.len() as u64, class(&report, "all"));
     let names = r.preset_names();
     for (k, name) in CLASSES.iter().enumerate() {
-        let in_class = |rec: &&sis_core::replay::WakeRecord| match k {
+        let in_class = |rec: &&sis_core::analysis::replay::WakeRecord| match k {
             0 => true,
             4 => rec.kernel != rec.prev,
             _ => rec.class == k,

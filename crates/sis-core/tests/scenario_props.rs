@@ -2,7 +2,7 @@
 //! or a simulation that runs and keeps its invariants.
 
 use proptest::prelude::*;
-use sis_core::scenario::FIELDS;
+use sis_core::sim::scenario::FIELDS;
 use sis_core::{Scenario, Simulation};
 
 fn value_for(field: &str) -> BoxedStrategy<String> {
@@ -158,7 +158,7 @@ proptest! {
     #[test]
     fn scenario_json_parser_never_panics(text in "\\PC{0,80}") {
         let _ = Scenario::from_json(&text);
-        let _ = sis_core::decide::StateFile::from_json(&text);
+        let _ = sis_core::analysis::decide::StateFile::from_json(&text);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 mod decide_cases;
 mod engine;
+mod layout;
 mod props;
 mod replay;
 mod scenario_props;

@@ -6,9 +6,9 @@
 //! the page's `replay_api::Summary::parse` / `WakeView::parse` read them): no serde code on
 //! either side. A separate wasm from the page's: the page never loads the replay core.
 
-use sis_core::query::split_query;
-use sis_core::replay::{Replay, ReplayConfig, WakeRecord};
-use sis_core::trace::{Decision, Rule, Saw, ScanEnd};
+use sis_core::analysis::replay::{Replay, ReplayConfig, WakeRecord};
+use sis_core::kernel::trace::{Decision, Rule, Saw, ScanEnd};
+use sis_core::sim::query::split_query;
 use sis_core::Scenario;
 use std::cell::RefCell;
 use std::fmt::Write;
@@ -89,7 +89,7 @@ pub fn replay_feed(chunk: &[u8]) -> String {
             rest = &rest[i + 1..];
         }
         // A line longer than the core's limit fails here rather than growing without bound.
-        if s.carry.len() + rest.len() > sis_core::replay::MAX_LINE_BYTES {
+        if s.carry.len() + rest.len() > sis_core::analysis::replay::MAX_LINE_BYTES {
             let line = std::mem::take(&mut s.carry);
             if let Err(e) = s.replay.feed_line(&[line.as_slice(), rest].concat()) {
                 return format!("error: {e}");

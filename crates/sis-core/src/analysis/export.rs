@@ -1,0 +1,184 @@
+//! Exports: a run's decisions as a Chrome/Perfetto JSON trace, and a run's metrics as text
+//! laid out like the seeds' tables (pasteable into a mail) or CSV.
+
+use crate::kernel::trace::{Decision, Rule};
+use crate::sim::engine::RunReport;
+use serde_json::{json, Value};
+
+/// The Chrome trace-event format (`{"traceEvents": [...]}`): one track (tid) per CPU, named
+/// "CPU n"; each wake-up is a complete event on the chosen CPU, each LLC scan a complete event
+/// of probes × the decision's probe cost (or `probe_cost_ns`) on the waker's CPU, with the decision's details in `args`.
+pub fn chrome_trace<'a>(
+    decisions: impl IntoIterator<Item = &'a Decision>,
+    nr_cpus: u32,
+    probe_cost_ns: u64,
+) -> Value {
+    let mut events: Vec<Value> = Vec::new();
+    events.push(
+        json!({"name": "process_name", "ph": "M", "pid": 1, "tid": 0, "args": {"name": "sisviz"}}),
+    );
+    for cpu in 0..nr_cpus {
+        events.push(json!({"name": "thread_name", "ph": "M", "pid": 1, "tid": cpu, "args": {"name": format!("CPU {cpu}")}}));
+        events.push(json!({"name": "thread_sort_index", "ph": "M", "pid": 1, "tid": cpu, "args": {"sort_index": cpu}}));
+    }
+    let us = |ns: u64| ns as f64 / 1000.0;
+    for d in decisions {
+        let probes: Vec<u32> = d
+            .steps
+            .iter()
+            .filter(|s| s.rule.is_domain_search())
+            .map(|s| s.cpu)
+            .collect();
+        let cost = if d.probe_cost_ns > 0 {
+            d.probe_cost_ns
+        } else {
+            probe_cost_ns
+        };
+        let scan_ns = probes.len() as u64 * cost;
+        if !probes.is_empty() {
+            events.push(json!({
+                "name": "select_idle_cpu", "cat": "scan", "ph": "X", "pid": 1, "tid": d.waker_cpu,
+                "ts": us(d.time_ns), "dur": us(scan_ns.max(1)),
+                "args": {"seq": d.seq, "probed": probes, "nr_before": d.nr_before, "nr_after": d.nr_after, "missed_idle": d.missed_idle}
+            }));
+        }
+        events.push(json!({
+            "name": format!("wake task {}", d.wakee), "cat": "wakeup", "ph": "X", "pid": 1, "tid": d.result,
+            "ts": us(d.time_ns + scan_ns), "dur": 1.0,
+            "args": {"seq": d.seq, "waker_cpu": d.waker_cpu, "prev": d.prev, "target": d.target,
+                     "decided_by": d.decided_by.map(Rule::name), "steps": d.steps.len()}
+        }));
+    }
+    json!({"traceEvents": events, "displayTimeUnit": "ns"})
+}
+
+/// The seed's schedstat_parse.py layout for one run.
+pub fn metrics_text(r: &RunReport) -> String {
+    let m = &r.metrics;
+    let c = &r.counters;
+    let sc = &r.scenario;
+    let mut s = format!(
+        "sisviz {} {} llc_weight={} smt={} llcs={} load={}% seed={} duration={}\n",
+        sc.preset,
+        sc.workload.name(),
+        sc.llc_weight,
+        sc.smt,
+        sc.llcs,
+        sc.load,
+        sc.seed,
+        sc.duration
+    );
+    s.push_str("case\tload\tse_eff%\tdom_eff%\tfast_rate%\tsuccess_rate%\n");
+    s.push_str(&format!(
+        "{}\t{}%\t{:.3}\t{:.3}\t{:.3}\t{:.3}\n",
+        sc.workload.name(),
+        sc.load,
+        m.se_eff,
+        m.dom_eff,
+        m.fast_rate,
+        m.success_rate
+    ));
+    s.push_str(&format!(
+        "sis_search {}  sis_domain_search {}  sis_scanned {}  sis_failed {}  wakeups {}  migrations {}  scanned/wakeup {:.2}\n",
+        c.sis_search, c.sis_domain_search, c.sis_scanned, c.sis_failed, r.wakeups, r.migrations, m.scanned_per_wakeup
+    ));
+    s
+}
+
+/// One CSV header line and one row for a run.
+pub fn metrics_csv(r: &RunReport) -> String {
+    let m = &r.metrics;
+    let c = &r.counters;
+    format!(
+        "preset,workload,load,wakeups,sis_search,sis_domain_search,sis_scanned,sis_failed,se_eff,dom_eff,fast_rate,success_rate,scanned_per_wakeup,migrations\n{},{},{},{},{},{},{},{},{:.3},{:.3},{:.3},{:.3},{:.3},{}\n",
+        r.scenario.preset, r.scenario.workload.name(), r.scenario.load, r.wakeups, c.sis_search, c.sis_domain_search, c.sis_scanned, c.sis_failed,
+        m.se_eff, m.dom_eff, m.fast_rate, m.success_rate, m.scanned_per_wakeup, r.migrations
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Scenario, Simulation};
+
+    #[test]
+    fn chrome_trace_has_one_track_per_cpu_and_valid_events() {
+        let sc = Scenario::from_pairs([
+            ("llc_weight", "8"),
+            ("load", "150"),
+            ("preset", "full-scan"),
+        ])
+        .unwrap();
+        let mut sim = Simulation::new(&sc).unwrap();
+        for _ in 0..50 {
+            sim.next_wakeup();
+        }
+        let v = chrome_trace(sim.decisions(), 8, sc.probe_cost_ns);
+        let text = serde_json::to_string(&v).unwrap();
+        let back: Value = serde_json::from_str(&text).unwrap();
+        let evs = back["traceEvents"].as_array().unwrap();
+        let names: Vec<u64> = evs
+            .iter()
+            .filter(|e| e["name"] == "thread_name")
+            .map(|e| e["tid"].as_u64().unwrap())
+            .collect();
+        assert_eq!(names, (0..8).collect::<Vec<u64>>());
+        let wakes: Vec<&Value> = evs.iter().filter(|e| e["cat"] == "wakeup").collect();
+        assert_eq!(wakes.len(), 50);
+        for e in evs.iter().filter(|e| e["ph"] == "X") {
+            assert!(e["ts"].as_f64().unwrap() >= 0.0 && e["dur"].as_f64().unwrap() > 0.0);
+            assert!(e["tid"].as_u64().unwrap() < 8);
+        }
+        assert!(
+            evs.iter().any(|e| e["cat"] == "scan"),
+            "full-scan at 150% scans"
+        );
+        // Every decision, where it happened: the wake-up on the chosen CPU after the scan's
+        // cost, the scan on the waker's CPU with the CPUs it probed.
+        for d in sim.decisions() {
+            let of = |cat: &str| -> Vec<&Value> {
+                evs.iter()
+                    .filter(|e| e["cat"] == cat && e["args"]["seq"] == d.seq)
+                    .collect()
+            };
+            let probed: Vec<u32> = d
+                .steps
+                .iter()
+                .filter(|s| s.rule.is_domain_search())
+                .map(|s| s.cpu)
+                .collect();
+            let scan_ns = probed.len() as u64 * sc.probe_cost_ns;
+            let wake = of("wakeup");
+            assert_eq!(wake.len(), 1, "decision {}", d.seq);
+            assert_eq!(wake[0]["tid"], d.result);
+            assert_eq!(wake[0]["ts"], (d.time_ns + scan_ns) as f64 / 1000.0);
+            assert_eq!(wake[0]["name"], format!("wake task {}", d.wakee));
+            let scan = of("scan");
+            if probed.is_empty() {
+                assert!(scan.is_empty(), "decision {}", d.seq);
+            } else {
+                assert_eq!(scan.len(), 1, "decision {}", d.seq);
+                assert_eq!(scan[0]["tid"], d.waker_cpu);
+                assert_eq!(scan[0]["dur"], scan_ns as f64 / 1000.0);
+                assert_eq!(scan[0]["args"]["probed"], json!(probed));
+            }
+        }
+    }
+
+    #[test]
+    fn text_and_csv_carry_the_metrics() {
+        let sc =
+            Scenario::from_pairs([("llc_weight", "8"), ("duration", "20ms"), ("warmup", "0ms")])
+                .unwrap();
+        let r = crate::run(&sc).unwrap();
+        let t = metrics_text(&r);
+        assert!(t.contains("se_eff%\tdom_eff%\tfast_rate%\tsuccess_rate%"));
+        assert!(t.contains(&format!("{:.3}", r.metrics.se_eff)));
+        let csv = metrics_csv(&r);
+        assert_eq!(csv.lines().count(), 2);
+        assert_eq!(
+            csv.lines().next().unwrap().split(',').count(),
+            csv.lines().nth(1).unwrap().split(',').count()
+        );
+    }
+}

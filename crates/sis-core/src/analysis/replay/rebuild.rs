@@ -1,0 +1,554 @@
+//! The scheduler state a real trace implies, rebuilt event by event: each CPU's current task
+//! and runnable count, util_avg (the core's PELT over its running history), avg_idle (the
+//! kernel's update_avg of idle periods), each task's prev, util and wakee flips. Each
+//! sched_waking takes a snapshot of it; the snapshot waits until its sched_wakeup (the
+//! kernel's choice) and the sync inference (does the waker block right after?) arrive.
+
+use super::parse::SchedEvent;
+use crate::kernel::pelt::SchedAvg;
+use crate::kernel::select::{record_wakee, WakeeFlips};
+use crate::kernel::state::MIGRATION_COST_NS;
+use crate::kernel::topology::Topology;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A waker that blocks (switches out not runnable) within this time after its sched_waking
+/// is taken as a sync waker (WF_SYNC: "the waker is about to sleep"). The trace does not
+/// record the flag; this is an inference, labelled as one.
+pub const SYNC_WINDOW_NS: u64 = 50_000;
+/// A sched_waking with no sched_wakeup for the task within this time is unpaired.
+pub const PAIR_TIMEOUT_NS: u64 = 1_000_000_000;
+/// Jiffies for `wake_stamp` (SIS_PROP_AGED presets): the replay assumes HZ=1000.
+pub const REPLAY_HZ: u64 = 1000;
+
+/// pid -> task: an identity hash (pids are small distinct integers), no random state, so
+/// the replay is the same natively and in wasm. Only looked up, never iterated.
+#[derive(Default)]
+pub(crate) struct PidHasher(u64);
+impl Hasher for PidHasher {
+    fn finish(&self) -> u64 {
+        // Fibonacci hashing spreads consecutive pids over the table's buckets.
+        self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) | *b as u64;
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = v as u64;
+    }
+}
+type PidMap<V> = HashMap<u32, V, BuildHasherDefault<PidHasher>>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TaskState {
+    Unknown,
+    Sleeping,
+    Running(u32),
+    /// On a runqueue, not running: (cpu, that CPU's queue epoch when it was queued).
+    Queued(u32, u32),
+}
+
+pub(crate) struct Task {
+    pub state: TaskState,
+    pub pelt: SchedAvg,
+    /// record_wakee()'s state, for wake_wide().
+    pub flips: WakeeFlips,
+    /// The pending sched_waking of this task (its seq), until its sched_wakeup.
+    pub pending: Option<u64>,
+    /// `p->recent_used_cpu` as each preset keeps it (u32::MAX: none).
+    pub recent: Box<[u32]>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CpuTrack {
+    /// The running task (0 = idle); None before this CPU's first sched_switch.
+    pub curr: Option<u32>,
+    /// Tasks queued here and not running (woken and not yet switched in, or preempted).
+    pub nr_queued: u32,
+    /// Bumped when the CPU switches to idle: the kernel runs idle only with an empty
+    /// runqueue, so whatever the rebuild still thought queued here has left.
+    pub epoch: u32,
+    pub pelt: SchedAvg,
+    pub pelt_started: bool,
+    pub avg_idle: u64,
+    pub idle_stamp: u64,
+    pub wake_stamp: u64,
+    pub wake_avg_idle: u64,
+    /// The latest sched_waking from this CPU whose sync is not yet inferred.
+    pub sync_watch: Option<u64>,
+}
+
+impl CpuTrack {
+    pub fn nr_running(&self) -> u32 {
+        self.nr_queued + u32::from(matches!(self.curr, Some(p) if p != 0))
+    }
+}
+
+/// One CPU as a wake-up saw it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuSnap {
+    pub nr_running: u32,
+    pub util_avg: u32,
+    pub avg_idle: u64,
+    pub wake_avg_idle: u64,
+    pub wake_stamp: u64,
+}
+
+/// A sched_waking waiting for its sched_wakeup and its sync inference.
+#[derive(Clone, Debug)]
+pub(crate) struct Pending {
+    pub seq: u64,
+    pub line: u64,
+    pub time_ns: u64,
+    pub waker_cpu: u32,
+    /// The task running on the waker's CPU (0: an interrupt on an idle CPU).
+    pub waker_pid: Option<u32>,
+    pub wakee: u32,
+    pub prev: u32,
+    /// A per-CPU kthread (`kworker/3:1`, `ksoftirqd/3`, ...) bound to this CPU.
+    pub pinned: Option<u32>,
+    pub wakee_load: u32,
+    pub waker_load: u32,
+    pub wake_wide: bool,
+    /// Some CPU had not yet had its first sched_switch: its state is unknown.
+    pub incomplete: bool,
+    /// The wakee was still on a runqueue (running or queued): the kernel's ttwu_remote()
+    /// wakes it where it is and selects no CPU.
+    pub on_rq: bool,
+    pub cpus: Vec<CpuSnap>,
+    /// Per LLC: how many times has_idle_cores was set so far (a preset's flag is set again
+    /// when this moved since its last wake-up).
+    pub idle_core_seq: Vec<u64>,
+    /// How many periodic LLC balances were due so far.
+    pub balance_seq: u64,
+    pub chosen: Option<u32>,
+    pub sync: Option<bool>,
+    pub unpaired: bool,
+}
+
+/// Counts over the whole trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RebuildCounts {
+    pub wakings: u64,
+    pub unpaired: u64,
+    /// sched_wakeup without a pending sched_waking.
+    pub wakeups_without_waking: u64,
+    pub sync_inferred: u64,
+    pub pinned: u64,
+    /// Tasks the rebuild thought queued on a CPU that then switched to idle.
+    pub queue_fixups: u64,
+}
+
+pub(crate) struct Rebuild {
+    pub topo: Topology,
+    pub nr_presets: usize,
+    pub cpus: Vec<CpuTrack>,
+    pub cpus_switched: u32,
+    pub tasks: PidMap<Task>,
+    pub pending: VecDeque<Pending>,
+    /// seq of pending[0].
+    pub pending_base: u64,
+    pub next_seq: u64,
+    pub idle_core_seq: Vec<u64>,
+    pub balance_seq: u64,
+    pub next_balance_ns: u64,
+    pub now: u64,
+    pub counts: RebuildCounts,
+    pool: Vec<Vec<CpuSnap>>,
+}
+
+/// The CPU a per-CPU kthread is bound to, from its comm (`kworker/3:1H`, `ksoftirqd/3`).
+pub fn pinned_cpu(comm: &str) -> Option<u32> {
+    let (name, rest) = comm.split_once('/')?;
+    const PER_CPU: [&str; 8] = [
+        "kworker",
+        "ksoftirqd",
+        "migration",
+        "watchdog",
+        "cpuhp",
+        "rcuc",
+        "idle_inject",
+        "posixcputmr",
+    ];
+    if !PER_CPU.contains(&name) {
+        return None;
+    }
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 5 {
+        return None; // kworker/u16:2 is unbound
+    }
+    let after = &rest[digits..];
+    if !(after.is_empty() || after.starts_with(':')) {
+        return None;
+    }
+    rest[..digits].parse().ok()
+}
+
+impl Rebuild {
+    pub fn new(topo: Topology, nr_presets: usize) -> Self {
+        let n = topo.nr_cpus() as usize;
+        let llcs = topo.spec.llcs as usize;
+        Rebuild {
+            cpus: vec![
+                CpuTrack {
+                    // sched_init(): avg_idle = 2 * sysctl_sched_migration_cost.
+                    avg_idle: 2 * MIGRATION_COST_NS,
+                    wake_avg_idle: 2 * MIGRATION_COST_NS,
+                    ..Default::default()
+                };
+                n
+            ],
+            topo,
+            nr_presets,
+            cpus_switched: 0,
+            tasks: PidMap::default(),
+            pending: VecDeque::new(),
+            pending_base: 0,
+            next_seq: 0,
+            idle_core_seq: vec![0; llcs],
+            balance_seq: 0,
+            next_balance_ns: 0,
+            now: 0,
+            counts: RebuildCounts::default(),
+            pool: Vec::new(),
+        }
+    }
+
+    fn task(&mut self, pid: u32) -> &mut Task {
+        let now = self.now;
+        let k = self.nr_presets;
+        self.tasks.entry(pid).or_insert_with(|| Task {
+            state: TaskState::Unknown,
+            pelt: SchedAvg {
+                last_update_time: now & !1023,
+                ..Default::default()
+            },
+            flips: WakeeFlips {
+                wakee_flip_decay_ts: now,
+                ..WakeeFlips::default()
+            },
+            pending: None,
+            recent: vec![u32::MAX; k].into_boxed_slice(),
+        })
+    }
+
+    /// The CPU's PELT up to now (`running`: a task other than idle ran since the last update).
+    fn cpu_pelt(&mut self, cpu: u32) {
+        let c = &mut self.cpus[cpu as usize];
+        if !c.pelt_started {
+            c.pelt.last_update_time = self.now & !1023;
+            c.pelt_started = true;
+            return;
+        }
+        let running = matches!(c.curr, Some(p) if p != 0);
+        c.pelt.update(self.now, running);
+    }
+
+    /// Takes `pid` off whatever runqueue the rebuild has it on.
+    fn leave_queue(&mut self, state: TaskState) {
+        if let TaskState::Queued(cpu, epoch) = state {
+            let c = &mut self.cpus[cpu as usize];
+            if c.epoch == epoch && c.nr_queued > 0 {
+                c.nr_queued -= 1;
+            }
+        }
+    }
+
+    fn queued_valid(&self, state: TaskState) -> bool {
+        match state {
+            TaskState::Queued(cpu, epoch) => self.cpus[cpu as usize].epoch == epoch,
+            TaskState::Running(_) => true,
+            _ => false,
+        }
+    }
+
+    fn pending_mut(&mut self, seq: u64) -> Option<&mut Pending> {
+        let i = seq.checked_sub(self.pending_base)? as usize;
+        self.pending.get_mut(i)
+    }
+
+    /// Applies one event (time already validated, CPUs already in range).
+    pub fn apply(&mut self, cpu: u32, time_ns: u64, comm: &str, ev: SchedEvent, line: u64) {
+        self.now = self.now.max(time_ns);
+        match ev {
+            SchedEvent::Switch {
+                prev_pid,
+                prev_runnable,
+                next_pid,
+            } => self.switch(cpu, prev_pid, prev_runnable, next_pid),
+            SchedEvent::Waking { pid, target_cpu } => self.waking(cpu, pid, target_cpu, comm, line),
+            SchedEvent::Wakeup {
+                pid,
+                target_cpu,
+                new,
+            } => self.wakeup(pid, target_cpu, new),
+            SchedEvent::Migrate {
+                pid,
+                orig_cpu: _,
+                dest_cpu,
+            } => {
+                let st = self.task(pid).state;
+                if let TaskState::Queued(_, _) = st {
+                    if self.queued_valid(st) {
+                        self.leave_queue(st);
+                        let c = &mut self.cpus[dest_cpu as usize];
+                        c.nr_queued += 1;
+                        let e = c.epoch;
+                        self.task(pid).state = TaskState::Queued(dest_cpu, e);
+                    }
+                }
+            }
+        }
+    }
+
+    fn switch(&mut self, cpu: u32, prev_pid: u32, prev_runnable: bool, next_pid: u32) {
+        self.cpu_pelt(cpu);
+        let now = self.now;
+        if self.cpus[cpu as usize].curr.is_none() {
+            self.cpus_switched += 1;
+        }
+        if prev_pid != 0 {
+            let t = self.task(prev_pid);
+            t.pelt.update(now, true);
+            let old = t.state;
+            self.leave_queue(old);
+            let c = &mut self.cpus[cpu as usize];
+            let new = if prev_runnable {
+                c.nr_queued += 1;
+                TaskState::Queued(cpu, c.epoch)
+            } else {
+                TaskState::Sleeping
+            };
+            self.task(prev_pid).state = new;
+            // Sync inference: the waker of the latest waking from this CPU leaves it now.
+            if let Some(seq) = self.cpus[cpu as usize].sync_watch {
+                if let Some(p) = self.pending_mut(seq) {
+                    if p.waker_pid == Some(prev_pid) {
+                        let sync = !prev_runnable && now - p.time_ns <= SYNC_WINDOW_NS;
+                        p.sync = Some(sync);
+                        self.cpus[cpu as usize].sync_watch = None;
+                    }
+                } else {
+                    self.cpus[cpu as usize].sync_watch = None;
+                }
+            }
+        }
+        if next_pid != 0 {
+            let t = self.task(next_pid);
+            t.pelt.update(now, false);
+            let old = t.state;
+            self.leave_queue(old);
+            self.task(next_pid).state = TaskState::Running(cpu);
+        }
+        let c = &mut self.cpus[cpu as usize];
+        c.curr = Some(next_pid);
+        if next_pid == 0 {
+            // The idle task runs only on an empty runqueue.
+            if c.nr_queued > 0 {
+                self.counts.queue_fixups += c.nr_queued as u64;
+                c.nr_queued = 0;
+            }
+            c.epoch = c.epoch.wrapping_add(1);
+            // idle_balance() found nothing to pull: rq->idle_stamp = rq_clock(rq).
+            c.idle_stamp = now.max(1);
+            // __update_idle_core(): the whole core idle sets has_idle_cores.
+            if self.topo.smt() > 1
+                && self
+                    .topo
+                    .smt_siblings(cpu)
+                    .iter()
+                    .all(|s| self.cpus[*s as usize].nr_running() == 0)
+            {
+                self.idle_core_seq[self.topo.llc_of(cpu) as usize] += 1;
+            }
+        }
+    }
+
+    fn waking(&mut self, cpu: u32, pid: u32, prev: u32, comm: &str, line: u64) {
+        let now = self.now;
+        self.counts.wakings += 1;
+        // An earlier waking of the same task never got its wakeup.
+        if let Some(old) = self.task(pid).pending.take() {
+            if let Some(p) = self.pending_mut(old) {
+                p.unpaired = true;
+            }
+        }
+        let waker_pid = self.cpus[cpu as usize].curr;
+        // record_wakee() on the waker, then wake_wide() (4.4..6.x: factor = sd_llc_size).
+        let mut wake_wide = false;
+        let mut waker_load = 0;
+        if let Some(w) = waker_pid.filter(|w| *w != 0) {
+            let wt = self.task(w);
+            record_wakee(&mut wt.flips, pid, now);
+            wt.pelt.update(now, true);
+            waker_load = wt.pelt.util_avg;
+            let waker_flips = wt.flips.wakee_flips;
+            let wakee_flips = self.task(pid).flips.wakee_flips;
+            wake_wide =
+                crate::kernel::select::wake_wide(waker_flips, wakee_flips, self.topo.llc_weight());
+        }
+        let t = self.task(pid);
+        t.pelt.update(now, false);
+        let wakee_load = t.pelt.util_avg;
+        let state = t.state;
+        let on_rq = self.queued_valid(state);
+        let n = self.topo.nr_cpus();
+        let pinned = pinned_cpu(comm).filter(|c| *c == prev && *c < n);
+        if pinned.is_some() {
+            self.counts.pinned += 1;
+        }
+        // Periodic LLC balance (the only writer of nr_idle_scan) at the LLC domain's
+        // base interval, sd_weight ms.
+        if now >= self.next_balance_ns {
+            self.balance_seq += 1;
+            self.next_balance_ns = now + self.topo.llc_weight() as u64 * 1_000_000;
+        }
+        let mut cpus = self.pool.pop().unwrap_or_default();
+        cpus.clear();
+        for c in 0..n {
+            self.cpu_pelt(c);
+            let t = &self.cpus[c as usize];
+            cpus.push(CpuSnap {
+                nr_running: t.nr_running(),
+                util_avg: t.pelt.util_avg,
+                avg_idle: t.avg_idle,
+                wake_avg_idle: t.wake_avg_idle,
+                wake_stamp: t.wake_stamp,
+            });
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        if self.pending.is_empty() {
+            self.pending_base = seq;
+        }
+        // The previous waking from this CPU by the same waker: it did not block in between.
+        if let Some(old) = self.cpus[cpu as usize].sync_watch.take() {
+            if let Some(p) = self.pending_mut(old) {
+                if p.sync.is_none() {
+                    p.sync = Some(false);
+                }
+            }
+        }
+        let sync = match waker_pid {
+            Some(w) if w != 0 => {
+                self.cpus[cpu as usize].sync_watch = Some(seq);
+                None
+            }
+            _ => Some(false),
+        };
+        self.pending.push_back(Pending {
+            seq,
+            line,
+            time_ns: now,
+            waker_cpu: cpu,
+            waker_pid,
+            wakee: pid,
+            prev,
+            pinned,
+            wakee_load,
+            waker_load,
+            wake_wide,
+            incomplete: self.cpus_switched < n,
+            on_rq,
+            cpus,
+            idle_core_seq: self.idle_core_seq.clone(),
+            balance_seq: self.balance_seq,
+            chosen: None,
+            sync,
+            unpaired: false,
+        });
+        self.task(pid).pending = Some(seq);
+    }
+
+    fn wakeup(&mut self, pid: u32, target: u32, new: bool) {
+        let now = self.now;
+        if !new {
+            match self.task(pid).pending.take() {
+                Some(seq) => {
+                    if let Some(p) = self.pending_mut(seq) {
+                        p.chosen = Some(target);
+                    }
+                }
+                None => self.counts.wakeups_without_waking += 1,
+            }
+        }
+        let state = self.task(pid).state;
+        if !self.queued_valid(state) {
+            let c = &mut self.cpus[target as usize];
+            c.nr_queued += 1;
+            let e = c.epoch;
+            self.task(pid).state = TaskState::Queued(target, e);
+        }
+        if !new {
+            // ttwu_do_wakeup(): fold the idle period into avg_idle (linux-4.4 core.c).
+            let c = &mut self.cpus[target as usize];
+            if c.idle_stamp != 0 {
+                let delta = now.saturating_sub(c.idle_stamp);
+                let max = 2 * MIGRATION_COST_NS; // 2 * rq->max_idle_balance_cost
+                c.avg_idle = crate::kernel::throttle::update_avg(c.avg_idle, delta).min(max);
+                // linux-5.14 core.c: rq->wake_stamp = jiffies; wake_avg_idle = avg_idle / 2.
+                c.wake_stamp = now * REPLAY_HZ / 1_000_000_000;
+                c.wake_avg_idle = c.avg_idle / 2;
+                c.idle_stamp = 0;
+            }
+        }
+    }
+
+    /// The oldest pending wake-up once it is paired and its sync known (or given up on).
+    /// `end`: the trace is over, resolve whatever is left.
+    pub fn pop_ready(&mut self, end: bool) -> Option<Pending> {
+        let now = self.now;
+        let head = self.pending.front_mut()?;
+        if !head.unpaired && head.chosen.is_none() {
+            if end || now - head.time_ns > PAIR_TIMEOUT_NS {
+                head.unpaired = true;
+            } else {
+                return None;
+            }
+        }
+        if head.sync.is_none() {
+            if end || now - head.time_ns > SYNC_WINDOW_NS {
+                head.sync = Some(false);
+            } else if !head.unpaired {
+                return None;
+            }
+        }
+        let p = self.pending.pop_front()?;
+        self.pending_base = p.seq + 1;
+        if let Some(t) = self.tasks.get_mut(&p.wakee) {
+            if t.pending == Some(p.seq) {
+                t.pending = None;
+            }
+        }
+        if p.unpaired {
+            self.counts.unpaired += 1;
+        } else if p.sync == Some(true) {
+            self.counts.sync_inferred += 1;
+        }
+        Some(p)
+    }
+
+    /// Gives a popped snapshot's buffer back for reuse.
+    pub fn recycle(&mut self, p: Pending) {
+        if self.pool.len() < 64 {
+            self.pool.push(p.cpus);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_cpu_kthreads_are_pinned() {
+        assert_eq!(pinned_cpu("kworker/4:1H"), Some(4));
+        assert_eq!(pinned_cpu("ksoftirqd/12"), Some(12));
+        assert_eq!(pinned_cpu("kworker/u16:2"), None);
+        assert_eq!(pinned_cpu("irq/123-eth0"), None);
+        assert_eq!(pinned_cpu("multithread"), None);
+        assert_eq!(pinned_cpu("kworker/4x"), None);
+    }
+}

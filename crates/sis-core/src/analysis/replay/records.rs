@@ -1,0 +1,142 @@
+//! Per-wake-up records for views that step through a replay (the browser's Replay tab): the
+//! state each kept wake-up saw, the kernel's CPU and each preset's, and what each preset's
+//! select_task_rq_fair read besides the snapshot, so that its check-by-check decision is
+//! recomputed on demand rather than stored (a Decision per preset per wake-up would not fit
+//! in memory for a large trace).
+
+use super::*;
+
+/// What one preset's select_task_rq_fair read besides the CPU snapshot: its LLC flags
+/// (has_idle_cores, nr_idle_scan, ...), the waker CPU's avg_scan_cost and the wakee's
+/// recent_used_cpu as this preset kept it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct PresetInput {
+    pub llcs: Vec<crate::kernel::state::LlcShared>,
+    pub avg_scan_cost: u64,
+    pub recent: Option<u32>,
+}
+
+/// One classified wake-up as the replay saw it.
+#[derive(Clone, Debug)]
+pub struct WakeRecord {
+    /// Its place among the classified wake-ups (0-based).
+    pub index: u64,
+    /// The sched_waking's line number.
+    pub line: u64,
+    pub time_ns: u64,
+    pub waker_cpu: u32,
+    pub waker_pid: Option<u32>,
+    pub wakee: u32,
+    pub prev: u32,
+    /// The CPU of the matching sched_wakeup.
+    pub kernel: u32,
+    /// Inferred: the waker blocked within SYNC_WINDOW_NS.
+    pub sync_inferred: bool,
+    /// Index into [`CLASSES`] (1..=3; `kernel_moved` is `kernel != prev`).
+    pub class: usize,
+    /// Each CPU as the wake-up saw it.
+    pub cpus: Vec<rebuild::CpuSnap>,
+    /// Each preset's CPU, in the replay's preset order.
+    pub chosen: Vec<u32>,
+    pub(super) pinned: Option<u32>,
+    pub(super) wakee_load: u32,
+    pub(super) waker_load: u32,
+    pub(super) wake_wide: bool,
+    pub(super) seq: u64,
+    pub(super) inputs: Vec<PresetInput>,
+}
+
+impl WakeRecord {
+    /// Whether preset `i` chose another CPU than the kernel.
+    pub fn disagrees(&self, i: usize) -> bool {
+        self.chosen.get(i).is_some_and(|c| *c != self.kernel)
+    }
+}
+
+/// What a decision's header says (the same for every preset of one wake-up).
+pub(super) struct Header {
+    pub seq: u64,
+    pub time_ns: u64,
+    pub waker_cpu: u32,
+    pub wakee: u32,
+    pub sync: bool,
+    pub prev: u32,
+}
+
+/// A wake-up's CPU snapshot written into a preset's runqueues.
+pub(super) fn load_snapshot(st: &mut SchedState, cpus: &[rebuild::CpuSnap]) {
+    for (rq, s) in st.rqs.iter_mut().zip(cpus) {
+        rq.nr_running = s.nr_running;
+        rq.nr_sched_idle = 0;
+        rq.pelt.util_avg = s.util_avg;
+        rq.avg_idle = s.avg_idle;
+        rq.wake_avg_idle = s.wake_avg_idle;
+        rq.wake_stamp = s.wake_stamp;
+    }
+}
+
+/// The rest of a recorded decision once its outcome is known.
+pub(super) fn finish_decision(
+    st: &SchedState,
+    wakee: &Wakee,
+    out: &crate::kernel::select::Outcome,
+    h: &Header,
+    d: &mut Decision,
+) {
+    d.seq = h.seq;
+    d.time_ns = h.time_ns;
+    d.waker_cpu = h.waker_cpu;
+    d.wakee = h.wakee;
+    d.sync = h.sync;
+    d.prev = h.prev;
+    st.record_outcome(wakee, out, d);
+}
+
+impl Replay {
+    /// The wake-ups kept so far (`ReplayConfig::keep` and `keep_disagreements`), in order.
+    pub fn records(&self) -> &[WakeRecord] {
+        &self.records
+    }
+
+    /// Preset `preset`'s decision on a kept wake-up, check by check: select_task_rq_fair run
+    /// again on the same inputs (the snapshot and what the preset had kept), so it is the
+    /// decision the replay made. None for a preset index out of range.
+    pub fn decision(&self, rec: &WakeRecord, preset: usize) -> Option<Decision> {
+        let run = self.runs.get(preset)?;
+        let inp = rec.inputs.get(preset)?;
+        let mut st = run.st.clone();
+        load_snapshot(&mut st, &rec.cpus);
+        st.llcs.clone_from(&inp.llcs);
+        st.rqs.get_mut(rec.waker_cpu as usize)?.avg_scan_cost = inp.avg_scan_cost;
+        let allowed = match rec.pinned {
+            Some(c) => self.masks.get(c as usize)?,
+            None => &self.full,
+        };
+        let wakee = Wakee {
+            prev: rec.prev,
+            recent_used_cpu: inp.recent,
+            allowed,
+            load: rec.wakee_load as u64,
+            wake_wide: rec.wake_wide,
+        };
+        let waker = Waker {
+            cpu: rec.waker_cpu,
+            sync: rec.sync_inferred,
+            load: rec.waker_load as u64,
+            now_ns: rec.time_ns,
+            jiffies: rec.time_ns * REPLAY_HZ / 1_000_000_000,
+        };
+        let mut d = Decision::default();
+        let out = st.decide_into(&wakee, &waker, &mut Counters::default(), &mut d);
+        let h = Header {
+            seq: rec.seq + 1,
+            time_ns: rec.time_ns,
+            waker_cpu: rec.waker_cpu,
+            wakee: rec.wakee,
+            sync: rec.sync_inferred,
+            prev: rec.prev,
+        };
+        finish_decision(&st, &wakee, &out, &h, &mut d);
+        Some(d)
+    }
+}

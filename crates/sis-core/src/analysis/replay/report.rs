@@ -1,0 +1,253 @@
+//! What a replay reports: the trace's counts, each class's agreement per preset, the
+//! disagreements it kept, its errors; and the agreement table as text.
+
+use super::*;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+/// The `trace` block of the report: what was read.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TraceCounts {
+    /// Lines that were one of the five sched events used.
+    pub events: u64,
+    /// sched_waking events paired with their sched_wakeup.
+    pub wakeups: u64,
+    /// Distinct CPUs in the trace's events.
+    pub cpus: u32,
+    /// Non-blank lines that are not one of the five events (other events, headers,
+    /// comments, perf stack lines).
+    pub skipped_lines: u64,
+    /// Paired wake-ups before every CPU's first sched_switch (state unknown): left out.
+    pub incomplete: u64,
+}
+
+/// One class: its wake-ups and, per preset, how many of them it placed where the kernel did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassAgreement {
+    pub wakeups: u64,
+    /// (preset, agreeing wake-ups) in the replay's preset order.
+    pub agree: Vec<(String, u64)>,
+}
+
+impl Serialize for ClassAgreement {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Agree<'a>(&'a [(String, u64)]);
+        impl Serialize for Agree<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(self.0.len()))?;
+                for (k, v) in self.0 {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("wakeups", &self.wakeups)?;
+        m.serialize_entry("agree", &Agree(&self.agree))?;
+        m.end()
+    }
+}
+
+/// The classes, keyed as in [`CLASSES`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Classes(pub Vec<(&'static str, ClassAgreement)>);
+
+impl Classes {
+    pub fn get(&self, name: &str) -> Option<&ClassAgreement> {
+        self.0.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+}
+
+impl Serialize for Classes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// More about the replay than the JSON contract carries (the table prints it).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplayNotes {
+    pub lines: u64,
+    pub topology: Option<TopologySpec>,
+    pub counts: RebuildCounts,
+    /// Wake-ups whose wakee was still on a runqueue (ttwu_remote: the kernel selected no
+    /// CPU); left out of the classes.
+    pub on_rq: u64,
+    /// Per preset: sis_scanned over the classified wake-ups.
+    pub sis_scanned: Vec<(String, u64)>,
+}
+
+/// One wake-up where some preset chose another CPU than the kernel.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Disagreement {
+    /// The sched_waking's line number.
+    pub line: u64,
+    pub time_ns: u64,
+    pub waker_cpu: u32,
+    pub waker_pid: Option<u32>,
+    pub wakee: u32,
+    pub prev: u32,
+    pub kernel: u32,
+    /// Inferred: the waker blocked within SYNC_WINDOW_NS.
+    pub sync_inferred: bool,
+    pub class: &'static str,
+    /// nr_running of each CPU as the wake-up saw it.
+    pub nr_running: Vec<u32>,
+    pub util_avg: Vec<u32>,
+    /// Each disagreeing preset's decision, check by check.
+    pub decisions: Vec<(String, Decision)>,
+}
+
+impl Disagreement {
+    pub fn to_text(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "line {} t={}ns: waker cpu {} (pid {}) wakes pid {}, prev {}, kernel chose cpu {}{} [{}]",
+            self.line,
+            self.time_ns,
+            self.waker_cpu,
+            self.waker_pid.map_or("?".into(), |p| p.to_string()),
+            self.wakee,
+            self.prev,
+            self.kernel,
+            if self.sync_inferred {
+                ", sync (inferred)"
+            } else {
+                ""
+            },
+            self.class
+        );
+        let _ = writeln!(s, "  nr_running {:?}", self.nr_running);
+        let _ = writeln!(s, "  util_avg   {:?}", self.util_avg);
+        for (name, d) in &self.decisions {
+            let _ = writeln!(s, "  {name}: cpu {}", d.result);
+            for l in d.to_text().lines() {
+                let _ = writeln!(s, "    {l}");
+            }
+        }
+        s
+    }
+}
+
+/// The replay's result. Serialises to the JSON contract exactly: `trace` and `classes`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ReplayReport {
+    pub trace: TraceCounts,
+    pub classes: Classes,
+    #[serde(skip)]
+    pub notes: ReplayNotes,
+    #[serde(skip)]
+    pub disagreements: Vec<Disagreement>,
+}
+
+/// A replay that stopped: the error (naming the line or the limit) and what was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayError {
+    pub error: InputError,
+    /// The line the error is about, if it is about one.
+    pub line: Option<u64>,
+    pub read_so_far: Box<TraceCounts>,
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+impl std::error::Error for ReplayError {}
+impl From<ReplayError> for InputError {
+    fn from(e: ReplayError) -> Self {
+        e.error
+    }
+}
+
+impl ReplayReport {
+    /// The agreement table: per class, the wake-ups and each preset's agreement in percent.
+    pub fn to_table(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let t = &self.trace;
+        let n = &self.notes;
+        if let Some(spec) = n.topology {
+            let _ = writeln!(
+                s,
+                "topology: {} LLC x {} CPUs (smt {}, {}{})",
+                spec.llcs,
+                spec.llc_weight,
+                spec.smt,
+                spec.numbering.name(),
+                if spec.cluster_size > 0 {
+                    format!(", clusters of {}", spec.cluster_size)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        let _ = writeln!(
+            s,
+            "trace: {} lines, {} sched events on {} CPUs, {} skipped lines",
+            n.lines, t.events, t.cpus, t.skipped_lines
+        );
+        let c = &n.counts;
+        let _ = writeln!(
+            s,
+            "wake-ups: {} sched_waking, {} paired with their sched_wakeup, {} unpaired; {} before \
+             every CPU's first switch (left out); {} with the wakee still on a runqueue (no CPU \
+             selected, left out)",
+            c.wakings, t.wakeups, c.unpaired, t.incomplete, n.on_rq
+        );
+        let _ = writeln!(
+            s,
+            "inferred: {} sync wake-ups (the waker blocked within {} us), {} per-CPU kthread \
+             wakees pinned to prev; {} queued tasks dropped when their CPU went idle",
+            c.sync_inferred,
+            rebuild::SYNC_WINDOW_NS / 1000,
+            c.pinned,
+            c.queue_fixups
+        );
+        s.push('\n');
+        let w = self
+            .classes
+            .0
+            .first()
+            .map(|(_, a)| a.agree.iter().map(|(p, _)| p.len()).max().unwrap_or(6))
+            .unwrap_or(6)
+            .max(6);
+        let _ = write!(s, "{:<w$}", "agree %");
+        for (name, _) in &self.classes.0 {
+            let _ = write!(s, " {:>20}", name);
+        }
+        s.push('\n');
+        let _ = write!(s, "{:<w$}", "wake-ups");
+        for (_, a) in &self.classes.0 {
+            let _ = write!(s, " {:>20}", a.wakeups);
+        }
+        s.push('\n');
+        let presets: Vec<&str> = self
+            .classes
+            .0
+            .first()
+            .map(|(_, a)| a.agree.iter().map(|(p, _)| p.as_str()).collect())
+            .unwrap_or_default();
+        for (i, p) in presets.iter().enumerate() {
+            let _ = write!(s, "{:<w$}", p);
+            for (_, a) in &self.classes.0 {
+                let k = a.agree[i].1;
+                let cell = if a.wakeups == 0 {
+                    "-".to_string()
+                } else {
+                    format!("{:.1} ({k})", k as f64 * 100.0 / a.wakeups as f64)
+                };
+                let _ = write!(s, " {:>20}", cell);
+            }
+            s.push('\n');
+        }
+        s
+    }
+}

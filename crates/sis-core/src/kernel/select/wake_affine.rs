@@ -1,0 +1,235 @@
+//! wake_affine() by era: the waker CPU or prev as select_idle_sibling's target; and
+//! record_wakee()/wake_wide(), which decide whether an affine wake-up is wanted at all.
+
+use super::{Wakee, Waker};
+use crate::kernel::state::SchedState;
+
+impl SchedState {
+    /// linux-6.0 fair.c `wake_affine()`: WA_IDLE then WA_WEIGHT; `this` wins or prev stays.
+    pub(super) fn wake_affine(&self, p: &Wakee, w: &Waker) -> u32 {
+        let (this, prev) = (w.cpu, p.prev);
+        if self.features.wa_legacy {
+            return self.wake_affine_legacy(p, w);
+        }
+        if self.features.wake_affine_llc {
+            // linux-4.13 fair.c wake_affine: if (cpus_share_cache(prev_cpu, this_cpu)) affine = true;
+            let affine = self.topo.share_llc(this, prev) || self.wake_affine_llc(p, w);
+            return if affine { this } else { prev };
+        }
+        let mut target = None;
+        if self.features.wa_idle {
+            target = self.wake_affine_idle(this, prev, w.sync);
+        }
+        if self.features.wa_weight && target.is_none() {
+            target = self.wake_affine_weight(p, w);
+        }
+        if target == Some(this) {
+            this
+        } else {
+            prev
+        }
+    }
+
+    /// linux-4.4 fair.c `wake_affine()` with no task groups (`effective_load(tg, cpu, wl, wg)`
+    /// is `wl` for the root group) and wake_idx 0; cpu_load is the CPU's util_avg here.
+    pub(super) fn wake_affine_legacy(&self, p: &Wakee, w: &Waker) -> u32 {
+        let (this, prev) = (w.cpu, p.prev);
+        let cpu_load = |c: u32| self.rqs[c as usize].util_avg() as i64;
+        let load = cpu_load(prev); // source_load(prev_cpu, idx)
+        let mut this_load = cpu_load(this); // target_load(this_cpu, idx)
+        if w.sync {
+            // this_load += effective_load(tg, this_cpu, -weight, -weight)
+            this_load -= w.load as i64;
+        }
+        let weight = p.load as i64;
+        let mut this_eff_load: i64 = 100 * 1024; // * capacity_of(prev_cpu)
+        let mut prev_eff_load: i64 = (100 + (self.imbalance_pct as i64 - 100) / 2) * 1024;
+        if this_load > 0 {
+            this_eff_load *= this_load + weight;
+            prev_eff_load *= load; // load + effective_load(tg, prev_cpu, 0, weight)
+        }
+        if this_eff_load <= prev_eff_load {
+            this
+        } else {
+            prev
+        }
+    }
+
+    /// linux-6.0 fair.c `wake_affine_idle()`.
+    pub(super) fn wake_affine_idle(&self, this: u32, prev: u32, sync: bool) -> Option<u32> {
+        let rq = |c: u32| &self.rqs[c as usize];
+        if rq(this).available_idle() && self.topo.share_llc(this, prev) {
+            return Some(if rq(prev).available_idle() {
+                prev
+            } else {
+                this
+            });
+        }
+        if sync && rq(this).nr_running == 1 {
+            return Some(this);
+        }
+        // linux-5.11 fair.c wake_affine_idle: if (available_idle_cpu(prev_cpu)) return prev_cpu;
+        if self.features.wa_idle_prev && rq(prev).available_idle() {
+            return Some(prev);
+        }
+        None
+    }
+
+    /// linux-6.0 fair.c `wake_affine_weight()`; cpu_load is the CPU's util_avg in this model.
+    pub(super) fn wake_affine_weight(&self, p: &Wakee, w: &Waker) -> Option<u32> {
+        let (this, prev) = (w.cpu, p.prev);
+        let cpu_load = |c: u32| self.rqs[c as usize].util_avg() as i64;
+        let mut this_eff_load = cpu_load(this);
+        if w.sync {
+            let current_load = w.load as i64;
+            if current_load > this_eff_load {
+                return Some(this);
+            }
+            this_eff_load -= current_load;
+        }
+        let task_load = p.load as i64;
+        this_eff_load += task_load;
+        if self.features.wa_bias {
+            this_eff_load *= 100;
+        }
+        this_eff_load *= 1024; // capacity_of(prev)
+        let mut prev_eff_load = cpu_load(prev) - task_load;
+        if self.features.wa_bias {
+            let pct = self.affine_domain_imbalance_pct(this, prev) as i64;
+            prev_eff_load *= 100 + (pct - 100) / 2;
+        }
+        prev_eff_load *= 1024; // capacity_of(this)
+        if w.sync {
+            prev_eff_load += 1;
+        }
+        (this_eff_load < prev_eff_load).then_some(this)
+    }
+
+    /// The imbalance_pct of `sd` in wake_affine(sd, ...): select_task_rq_fair's
+    /// for_each_domain stops at the lowest SD_WAKE_AFFINE domain spanning prev_cpu
+    /// (linux-6.0 fair.c select_task_rq_fair), so SMT siblings use the SMT domain's 110
+    /// (topology.c sd_init: SD_SHARE_CPUCAPACITY), CPUs of one LLC the LLC's, others PKG's.
+    pub(super) fn affine_domain_imbalance_pct(&self, this: u32, prev: u32) -> u32 {
+        if self.topo.smt() > 1 && self.topo.smt_siblings(this).contains(&prev) {
+            110
+        } else if self.topo.share_llc(this, prev) {
+            self.imbalance_pct
+        } else {
+            self.pkg_imbalance_pct
+        }
+    }
+
+    /// linux-4.13 fair.c `wake_affine_llc()`: across LLCs, move the wakee to the waker's LLC
+    /// only if that does not unbalance the two. The kernel reads the LLCs' nr_running, load
+    /// and capacity from sd_llc_shared as the last balance left them; the model sums them live
+    /// (cpu_load is util_avg here, as in wake_affine_weight).
+    pub(super) fn wake_affine_llc(&self, p: &Wakee, w: &Waker) -> bool {
+        let stats = |cpu: u32| {
+            let span = self.topo.llc_span(self.topo.llc_of(cpu));
+            let (mut nr, mut load) = (0i64, 0i64);
+            for c in span.iter() {
+                nr += self.rqs[c as usize].nr_running as i64;
+                load += self.rqs[c as usize].util_avg() as i64;
+            }
+            let size = span.weight() as i64;
+            (nr, load, size * 1024, nr < size) // get_llc_stats: has_capacity = nr_running < sd_llc_size
+        };
+        let (prev_nr, prev_load, prev_cap, prev_has_cap) = stats(p.prev);
+        let (this_nr, mut this_load, this_cap, this_has_cap) = stats(w.cpu);
+        if w.sync {
+            let current_load = w.load as i64;
+            if current_load > this_load {
+                return true;
+            }
+            this_load -= current_load;
+        }
+        if prev_has_cap && prev_nr < this_nr + 1 {
+            return false;
+        }
+        if this_has_cap && this_nr + 1 < prev_nr {
+            return true;
+        }
+        let task_load = p.load as i64;
+        let mut this_eff_load = 100 * prev_cap;
+        let mut prev_eff_load = (100 + (self.pkg_imbalance_pct as i64 - 100) / 2) * this_cap;
+        this_eff_load *= this_load + task_load;
+        prev_eff_load *= prev_load - task_load;
+        this_eff_load <= prev_eff_load
+    }
+}
+
+/// A task's wake-up flips, the `task_struct` fields record_wakee() keeps: `wakee_flips`,
+/// `wakee_flip_decay_ts` (ns here, jiffies in the kernel) and `last_wakee` (a task id).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WakeeFlips {
+    pub wakee_flips: u32,
+    pub wakee_flip_decay_ts: u64,
+    pub last_wakee: u32,
+}
+
+/// One second, the kernel's `HZ` jiffies, in ns.
+const HZ_NS: u64 = 1_000_000_000;
+
+/// linux-4.4..6.x fair.c record_wakee(), run on the waker (`current`) when it wakes `wakee`:
+/// the flips halve once a second, and grow by one each time the waker wakes another task.
+pub fn record_wakee(current: &mut WakeeFlips, wakee: u32, now_ns: u64) {
+    // if (time_after(jiffies, current->wakee_flip_decay_ts + HZ))
+    if now_ns > current.wakee_flip_decay_ts + HZ_NS {
+        current.wakee_flips >>= 1;
+        current.wakee_flip_decay_ts = now_ns;
+    }
+    if current.last_wakee != wakee {
+        current.last_wakee = wakee;
+        current.wakee_flips += 1;
+    }
+}
+
+/// linux-4.4..6.x fair.c wake_wide(): true (no affine wake-up) when both the waker and the
+/// wakee switch partners often: `slave >= factor && master >= slave * factor`, with factor
+/// = sd_llc_size, master the larger of the two flip counts.
+pub fn wake_wide(waker_flips: u32, wakee_flips: u32, sd_llc_size: u32) -> bool {
+    let (master, slave) = (waker_flips.max(wakee_flips), waker_flips.min(wakee_flips));
+    // if (slave < factor || master < slave * factor) return 0;
+    slave >= sd_llc_size && master as u64 >= slave as u64 * sd_llc_size as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wake_wide_is_wide_from_both_bounds_inclusive() {
+        // factor 4: slave must reach 4 and master 4 * slave; each bound is `<` in the kernel's
+        // early return, so equality is wide.
+        assert!(wake_wide(16, 4, 4));
+        assert!(wake_wide(4, 16, 4), "symmetric in waker and wakee");
+        assert!(!wake_wide(15, 4, 4), "master one short of slave * factor");
+        assert!(!wake_wide(16, 3, 4), "slave one short of factor");
+        assert!(
+            wake_wide(u32::MAX, u32::MAX / 8, 8),
+            "no overflow in slave * factor"
+        );
+    }
+
+    #[test]
+    fn record_wakee_counts_partner_changes_and_halves_each_second() {
+        let mut w = WakeeFlips {
+            last_wakee: 1,
+            ..Default::default()
+        };
+        record_wakee(&mut w, 1, 10);
+        assert_eq!(w.wakee_flips, 0, "the same wakee again is no flip");
+        record_wakee(&mut w, 2, 20);
+        record_wakee(&mut w, 3, 30);
+        assert_eq!((w.wakee_flips, w.last_wakee), (2, 3));
+        // Exactly HZ after the decay stamp is not yet after it (time_after is strict).
+        record_wakee(&mut w, 3, HZ_NS);
+        assert_eq!(w.wakee_flips, 2);
+        record_wakee(&mut w, 4, HZ_NS + 1);
+        assert_eq!(
+            (w.wakee_flips, w.wakee_flip_decay_ts),
+            (2, HZ_NS + 1),
+            "halved, then +1"
+        );
+    }
+}

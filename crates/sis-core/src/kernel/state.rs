@@ -1,0 +1,231 @@
+//! Scheduler state the wake-up path reads: runqueues, per-LLC shared state, the wakee.
+
+use crate::kernel::cpumask::CpuMask;
+use crate::kernel::features::Features;
+use crate::kernel::pelt::SchedAvg;
+use crate::kernel::topology::Topology;
+use crate::kernel::trace::Saw;
+use serde::{Deserialize, Serialize};
+
+/// `sysctl_sched_migration_cost`, ns.
+pub const MIGRATION_COST_NS: u64 = 500_000;
+
+/// What a CPU is doing, as the wake-up path classifies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CpuState {
+    Idle,
+    SchedIdle,
+    Busy,
+}
+
+/// One CPU's runqueue.
+#[derive(Clone, Debug)]
+pub struct Rq {
+    /// Tasks on the runqueue including the running one.
+    pub nr_running: u32,
+    /// How many of them are SCHED_IDLE (`cfs.h_nr_idle`).
+    pub nr_sched_idle: u32,
+    pub pelt: SchedAvg,
+    /// `rq->avg_idle`, ns.
+    pub avg_idle: u64,
+    /// `rq->idle_stamp`, ns; 0 = not idle.
+    pub idle_stamp: u64,
+    /// `rq->wake_stamp` (jiffies) and `rq->wake_avg_idle` (ns), 5.14-6.6.
+    pub wake_stamp: u64,
+    pub wake_avg_idle: u64,
+    pub max_idle_balance_cost: u64,
+    /// This CPU's `sd_llc->avg_scan_cost`, ns (presets with SIS_PROP): a `sched_domain` is
+    /// per CPU, so each waker keeps its own average (linux-5.12 fair.c select_idle_cpu:
+    /// `this_sd = rcu_dereference(*this_cpu_ptr(&sd_llc))`).
+    pub avg_scan_cost: u64,
+}
+
+impl Default for Rq {
+    fn default() -> Self {
+        // sched_init(): avg_idle = 2 * sysctl_sched_migration_cost; max_idle_balance_cost = it.
+        Rq {
+            nr_running: 0,
+            nr_sched_idle: 0,
+            pelt: SchedAvg::default(),
+            avg_idle: 2 * MIGRATION_COST_NS,
+            idle_stamp: 0,
+            wake_stamp: 0,
+            wake_avg_idle: 2 * MIGRATION_COST_NS,
+            max_idle_balance_cost: MIGRATION_COST_NS,
+            avg_scan_cost: 0,
+        }
+    }
+}
+
+impl Rq {
+    /// `available_idle_cpu()`: nothing queued (no vCPU preemption in the model).
+    #[inline]
+    pub fn available_idle(&self) -> bool {
+        self.nr_running == 0
+    }
+    /// `sched_idle_cpu()`: non-empty and every runnable task is SCHED_IDLE.
+    #[inline]
+    pub fn sched_idle(&self) -> bool {
+        self.nr_running > 0 && self.nr_running == self.nr_sched_idle
+    }
+    pub fn state(&self) -> CpuState {
+        if self.available_idle() {
+            CpuState::Idle
+        } else if self.sched_idle() {
+            CpuState::SchedIdle
+        } else {
+            CpuState::Busy
+        }
+    }
+    pub fn saw(&self) -> Saw {
+        match self.state() {
+            CpuState::Idle => Saw::Idle,
+            CpuState::SchedIdle => Saw::SchedIdle,
+            CpuState::Busy => Saw::Busy,
+        }
+    }
+    pub fn util_avg(&self) -> u32 {
+        self.pelt.util_avg
+    }
+    /// linux-6.0 sched.h `cpu_util_cfs()` (capacity_orig 1024 in this model).
+    #[inline]
+    pub fn cpu_util_cfs(&self, util_est: bool) -> u32 {
+        crate::kernel::util_est::cpu_util_cfs(
+            self.pelt.util_avg,
+            self.pelt.util_est.enqueued,
+            util_est,
+            crate::kernel::throttle::SCHED_CAPACITY_SCALE as u32,
+        )
+    }
+}
+
+/// `struct sched_domain_shared` of one LLC.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct LlcShared {
+    pub has_idle_cores: bool,
+    pub nr_idle_scan: u32,
+    /// The RFC's boolean (seed 001).
+    pub overloaded: bool,
+    /// The sum_util the last periodic LLC balance saw (for the curve's operating point).
+    pub last_sum_util: u64,
+}
+
+/// Everything the wake-up path reads and writes.
+#[derive(Clone, Debug)]
+pub struct SchedState {
+    pub topo: Topology,
+    pub features: Features,
+    /// The LLC domain's imbalance_pct.
+    pub imbalance_pct: u32,
+    /// The imbalance_pct of the domains above the LLC (DIE/PKG), for wake_affine across LLCs.
+    pub pkg_imbalance_pct: u32,
+    pub rqs: Vec<Rq>,
+    pub llcs: Vec<LlcShared>,
+    /// Simulated cost of probing one runqueue, ns.
+    pub probe_cost_ns: u64,
+    /// Scratch masks reused across wake-ups (the kernel's per-CPU `select_idle_mask`).
+    pub(crate) scratch: CpuMask,
+    /// `nr` left when the last select_idle_cpu scan returned (NR_INF: no budget), for a
+    /// scan the engine continues when the CPU it found is taken before the wakee arrives.
+    pub scan_nr_left: i64,
+    /// Whether that scan was timed into SIS_PROP's avg_scan_cost (and wake_avg_idle).
+    pub scan_timed: bool,
+    /// The CPUs with nr_running 0, when a caller that runs no SCHED_IDLE task keeps this up
+    /// to date as it changes runqueues (the engine does), so that it is also exactly the CPUs
+    /// `choose_idle_cpu()` accepts. None: not kept (a hand-built state). Only a speed-up: the untraced
+    /// LLC scan and `missed_idle` find their answers from it a word at a time.
+    pub(crate) idle_cpus: Option<CpuMask>,
+}
+
+impl SchedState {
+    pub fn new(topo: Topology, features: Features, imbalance_pct: u32, probe_cost_ns: u64) -> Self {
+        let n = topo.nr_cpus();
+        let llcs = topo.spec.llcs as usize;
+        SchedState {
+            rqs: vec![Rq::default(); n as usize],
+            llcs: vec![
+                // sd_llc_shared is zero-filled (__sdt_alloc's kzalloc_node): nr_idle_scan is 0
+                // until the first periodic LLC balance writes it.
+                LlcShared::default();
+                llcs
+            ],
+            scratch: CpuMask::new(n),
+            scan_nr_left: crate::kernel::throttle::NR_INF,
+            scan_timed: false,
+            idle_cpus: None,
+            topo,
+            features,
+            imbalance_pct,
+            pkg_imbalance_pct: 117,
+            probe_cost_ns,
+        }
+    }
+
+    /// `available_idle_cpu(c) || sched_idle_cpu(c)` as the preset counts it: the test
+    /// `__select_idle_cpu` makes, the one later fair.c names `choose_idle_cpu` (with the wakee's SCHED_IDLE check).
+    #[inline]
+    pub fn choose_idle_cpu(&self, cpu: u32) -> bool {
+        let rq = &self.rqs[cpu as usize];
+        rq.available_idle() || (self.features.sched_idle_as_idle && rq.sched_idle())
+    }
+
+    /// The LLC's sum of util as update_sd_lb_stats passes it to update_idle_cpu_scan: each
+    /// group's `group_util`, itself the sum of `cpu_util_cfs(i)` (linux-6.0 fair.c
+    /// update_sg_lb_stats), so util_est counts where the preset has UTIL_EST.
+    pub fn llc_sum_util(&self, llc: u32) -> u64 {
+        let util_est = self.features.util_est;
+        self.topo
+            .llc_span(llc)
+            .iter()
+            .map(|c| self.rqs[c as usize].cpu_util_cfs(util_est) as u64)
+            .sum()
+    }
+
+    /// linux-6.0 fair.c update_idle_cpu_scan, with the sum_util update_sd_lb_stats hands it:
+    /// recompute nr_idle_scan (SIS_UTIL) and the RFC's overloaded flag from the LLC's
+    /// utilisation. Called by periodic balance only (the arithmetic is
+    /// `throttle::update_idle_cpu_scan`).
+    pub fn update_idle_cpu_scan(&mut self, llc: u32) {
+        if self.features.lb_promote {
+            return; // seed 002: LB_PROMOTE stops nr_idle_scan updates
+        }
+        let w = self.topo.llc_weight();
+        let mut sum_util = self.llc_sum_util(llc);
+        if self.features.sis_util_idle_aware {
+            let nr_idle = self
+                .topo
+                .llc_span(llc)
+                .iter()
+                .filter(|c| self.rqs[*c as usize].available_idle())
+                .count() as u32;
+            sum_util = crate::kernel::throttle::idle_aware_sum(sum_util, nr_idle);
+        }
+        let shared = &mut self.llcs[llc as usize];
+        shared.last_sum_util = sum_util;
+        let total_capacity = w as u64 * crate::kernel::throttle::SCHED_CAPACITY_SCALE;
+        shared.overloaded =
+            crate::kernel::throttle::rfc_overloaded(total_capacity, sum_util, self.imbalance_pct);
+        let mut nr = crate::kernel::throttle::update_idle_cpu_scan(sum_util, w, self.imbalance_pct);
+        if self.features.sis_util_small_llc {
+            nr = crate::kernel::throttle::small_llc_scale(nr, w);
+        }
+        shared.nr_idle_scan = nr;
+    }
+
+    /// `__update_idle_core()`: a CPU going idle sets has_idle_cores when its whole core is idle.
+    pub fn update_idle_core(&mut self, cpu: u32) {
+        if self.topo.smt() < 2 {
+            return;
+        }
+        if self
+            .topo
+            .smt_siblings(cpu)
+            .iter()
+            .all(|s| self.rqs[*s as usize].available_idle())
+        {
+            let llc = self.topo.llc_of(cpu);
+            self.llcs[llc as usize].has_idle_cores = true;
+        }
+    }
+}

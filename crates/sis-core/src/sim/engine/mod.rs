@@ -1,0 +1,413 @@
+//! The discrete-event engine: tasks run, block and wake each other in integer nanoseconds;
+//! every wake-up goes through the preset's wake-up path; periodic LLC balance is the only
+//! writer of nr_idle_scan.
+//!
+//! One `Simulation`, its `impl` spread over files by concern: build, runqueue, roles,
+//! wakeup, balance, report, invariants.
+
+mod balance;
+mod build;
+mod invariants;
+mod report;
+mod roles;
+mod runqueue;
+#[cfg(test)]
+mod tests;
+mod wakeup;
+pub mod warmup;
+
+pub use report::{CpuView, HistogramReport, PerCpu, RunReport, ThroughputReport};
+use runqueue::{LlcLoad, RunList};
+pub use warmup::WarmupReport;
+
+use crate::error::InputError;
+use crate::kernel::cpumask::CpuMask;
+use crate::kernel::features::Features;
+use crate::kernel::pelt::SchedAvg;
+use crate::kernel::select::{Outcome, Wakee, WakeeFlips, Waker};
+use crate::kernel::state::{CpuState, LlcShared, SchedState};
+use crate::kernel::stats::{Counters, LatencyHistogram, Metrics, ScanHistogram};
+use crate::kernel::topology::Topology;
+use crate::kernel::trace::Decision;
+use crate::sim::queue::EventQueue;
+use crate::sim::rng::Rng;
+use crate::sim::scenario::{Collision, ScanCost, Scenario};
+use crate::sim::workload::{Role, TaskSpec, Timing};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// CFS-like round-robin slice when others wait, ns.
+const SLICE_NS: u64 = 3_000_000;
+/// Decisions kept for the UI and `sis trace` (a ring buffer: memory stays bounded).
+pub const DECISION_RING: usize = 256;
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    /// The running task's current stint on `cpu` ends (stale if `gen` moved on).
+    StintEnd { cpu: u32, gen: u32 },
+    // The next three are StintEnds that end the task's burst, for the commonest roles: what
+    // the task does then is known when the stint starts (its role, and whether it runs a
+    // syscall tail, do not change while it runs), so one jump on the event reaches it instead
+    // of a second one on the role.
+    /// A client's request ends: it wakes its server and runs its syscall tail.
+    ClientRequestEnd { cpu: u32, gen: u32 },
+    /// A server's reply: it goes through the network stack, and the server blocks.
+    ServerReplyEnd { cpu: u32, gen: u32 },
+    /// The end of a syscall tail: the task blocks.
+    TailEnd { cpu: u32, gen: u32 },
+    /// A task's timer fires (or its first wake).
+    Timer { task: u32 },
+    /// Periodic balance of one group of an LLC domain.
+    Balance { llc: u32, group: u32 },
+    /// A message reaches `wakee` after the network stack's delay; the wake-up runs on
+    /// `cpu`, where the sender ran (loopback softirq).
+    Net { wakee: u32, waker: u32, cpu: u32 },
+    /// A woken task reaches the runqueue its wake-up chose, once the waker's scan is over.
+    Enqueue { task: u32, cpu: u32 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TaskState {
+    Sleeping,
+    /// Woken and placed on this CPU, not yet enqueued: the waker is still scanning.
+    Waking(u32),
+    Queued(u32),
+    Running(u32),
+}
+
+#[derive(Clone, Debug)]
+struct Task {
+    role: Role,
+    affinity: u32,
+    state: TaskState,
+    prev: u32,
+    recent_used_cpu: Option<u32>,
+    pelt: SchedAvg,
+    /// Remaining run time of the current burst, ns.
+    remaining: u64,
+    /// When it was last woken (for latency), ns; u64::MAX = not pending.
+    woken_at: u64,
+    /// hackbench receiver: messages waiting.
+    pending_msgs: u32,
+    /// Running the tail of a syscall after waking a peer; blocks when it ends.
+    in_tail: bool,
+    /// The timer to arm when the tail ends (a sender's think time after the scans it paid).
+    tail_timer: Option<u64>,
+    /// An event will wake this task: its first start (Event::Timer) or, for a netperf/tbench
+    /// client, its server's reply crossing the loopback (Event::Net). For the invariants.
+    wake_pending: bool,
+    /// record_wakee()'s state, for wake_wide().
+    flips: WakeeFlips,
+    /// The mean of the jittered burst `burst_for` draws for this role, or 0 if not jittered.
+    jittered_burst_ns: u64,
+    /// The next task in its CPU's queue (NONE: the last, or not queued).
+    next_queued: u32,
+    /// While Waking to a CPU its scan found, under collision=rescan: how to go on scanning if
+    /// that CPU is taken first (None: the placement is final).
+    rescan: Option<Rescan>,
+}
+
+/// A scan the engine can continue when the CPU it found is taken before the wakee arrives.
+#[derive(Clone, Copy, Debug)]
+struct Rescan {
+    /// The scan's `nr` left (`NR_INF`: no budget).
+    nr_left: i64,
+    /// What select_idle_sibling falls back to.
+    target: u32,
+    /// The seq of the wake-up's recorded decision (0: not recorded), to add the rescan to.
+    seq: u64,
+    /// The scan's select_idle_cpu time as counted (0: not counted), its waker's CPU, and
+    /// whether SIS_PROP timed it: the rescan adds to the same sample.
+    counted_ns: u64,
+    waker_cpu: u32,
+    timed: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Cpu {
+    curr: Option<u32>,
+    queue: RunList,
+    /// When the current stint started, and when its end event is due.
+    stint_start: u64,
+    stint_end_at: u64,
+    /// Until when it is busy with a wake-up's scan (scan_cost=waker).
+    scan_until: u64,
+    gen: u32,
+    /// Its LLC (the topology's, next to the state read with it).
+    llc: u32,
+}
+
+/// A running simulation.
+pub struct Simulation {
+    scenario: Scenario,
+    st: SchedState,
+    tasks: Vec<Task>,
+    cpus: Vec<Cpu>,
+    masks: Vec<CpuMask>,
+    /// Every affinity mask is every CPU (no workload pins tasks).
+    all_unpinned: bool,
+    /// The preset's era: newidle also needs avg_idle >= sysctl_sched_migration_cost.
+    newidle_migration_cost_gate: bool,
+    /// llc_weight * probe_cost_ns: what a newidle balance of the LLC domain costs.
+    max_newidle_lb_cost: u64,
+    /// Pending events in (time, push order) order.
+    events: EventQueue<Event>,
+    now: u64,
+    rng: Rng,
+    timing: Timing,
+    counters: Counters,
+    hist: ScanHistogram,
+    /// Wake-up latency of the measured window, for its percentiles.
+    latency: LatencyHistogram,
+    per_cpu: Vec<PerCpu>,
+    /// The warm-up's end (an auto warm-up's grows until settled: warmup.rs).
+    warmup_ns: u64,
+    /// The measured window's length: the run ends at warmup_ns + window_ns.
+    window_ns: u64,
+    warmup_auto: bool,
+    warmup_settled: bool,
+    /// The last two settle samples, each one per LLC (warmup.rs).
+    settle_hist: Vec<Vec<warmup::LlcSample>>,
+    /// Periodic balances so far, per LLC.
+    llc_balances: Vec<u64>,
+    measuring: bool,
+    /// The next warm-up sample or check, or u64::MAX once measuring (one compare per event).
+    measure_at: u64,
+    /// Record every wake-up's decision into the ring.
+    recording: bool,
+    decisions: VecDeque<Decision>,
+    decision_seq: u64,
+    /// The last decision handed out by next_wakeup / advance_to_wakeup.
+    stepped_seq: u64,
+    /// decision_seq after the last next_wakeup step (or advance_to_wakeup): while it is still
+    /// decision_seq, that batch's decisions are in the ring, to be handed out one by one.
+    batch_end: u64,
+    scratch_decision: Decision,
+    /// Per LLC: when each scan now in flight there ends (a min-heap): how many CPUs of the LLC
+    /// are in select_task_rq_fair's scan at once, which makes each probe dearer.
+    scans_in_flight: Vec<std::collections::BinaryHeap<std::cmp::Reverse<u64>>>,
+    woke: bool,
+    /// Per group of each LLC: balance_interval (ms) as sd->balance_interval adapts.
+    balance_interval_ms: Vec<Vec<u64>>,
+    /// Per LLC: idle CPUs, waiting tasks and when wasted time was last integrated.
+    llc_load: Vec<LlcLoad>,
+    /// CPUs with tasks queued behind a running one (what newidle balance can pull).
+    waiting: CpuMask,
+}
+
+impl Simulation {
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn push(&mut self, t: u64, e: Event) {
+        self.events.push(t, e);
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+    pub fn now_ns(&self) -> u64 {
+        self.now
+    }
+    pub fn topology(&self) -> &Topology {
+        &self.st.topo
+    }
+    pub fn features(&self) -> &Features {
+        &self.st.features
+    }
+    pub fn llc(&self, llc: u32) -> &LlcShared {
+        &self.st.llcs[llc as usize]
+    }
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+    pub fn metrics(&self) -> Metrics {
+        self.counters.metrics()
+    }
+    /// Simulated time since counting started (after the warm-up), ns.
+    fn measured_ns(&self) -> u64 {
+        self.now.saturating_sub(self.warmup_ns.min(self.now))
+    }
+    /// select_idle_cpu's time as a share of all CPU time since counting started, %.
+    pub fn scan_cpu_pct(&self) -> f64 {
+        crate::kernel::stats::scan_cpu_pct(
+            self.counters.scan_time_ns,
+            self.cpus.len() as u64,
+            self.measured_ns(),
+        )
+    }
+    pub fn histogram(&self) -> &ScanHistogram {
+        &self.hist
+    }
+    pub fn nr_tasks(&self) -> usize {
+        self.tasks.len()
+    }
+    pub fn finished(&self) -> bool {
+        self.now >= self.end_ns()
+    }
+
+    /// Records every wake-up's decision into a ring of the last [`DECISION_RING`].
+    pub fn set_recording(&mut self, on: bool) {
+        self.recording = on;
+    }
+    pub fn decisions(&self) -> &VecDeque<Decision> {
+        &self.decisions
+    }
+    pub fn last_decision(&self) -> Option<&Decision> {
+        self.decisions.back()
+    }
+
+    /// Wake-up decisions made since the start (warm-up included); a decision's `seq`.
+    pub fn wakeups_total(&self) -> u64 {
+        self.decision_seq
+    }
+
+    /// Replays until decision number `n` has been made (recording the last ring's worth), so
+    /// a permalink's `step=n` reproduces the same state, and makes `n` the last decision
+    /// stepped to: the next [`Self::next_wakeup`] returns `n + 1`. The event that made `n` may
+    /// have made more (one hackbench sender wakes every receiver of its group), so
+    /// [`Self::wakeups_total`] can be past `n`. False if the run ends first.
+    pub fn advance_to_wakeup(&mut self, n: u64) -> bool {
+        let was = self.recording;
+        while self.decision_seq < n {
+            self.recording = n - self.decision_seq <= DECISION_RING as u64;
+            if self.next_wakeup_inner().is_none() {
+                self.recording = was;
+                return false;
+            }
+        }
+        self.recording = was;
+        self.stepped_seq = n;
+        self.batch_end = self.decision_seq;
+        true
+    }
+
+    /// The seq of the last decision [`Self::next_wakeup`] or [`Self::advance_to_wakeup`]
+    /// stepped to (0: none yet).
+    pub fn stepped_seq(&self) -> u64 {
+        self.stepped_seq
+    }
+
+    /// Processes one event; false when there is none left.
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
+    pub fn step(&mut self) -> bool {
+        let Some((t, ev)) = self.events.pop() else {
+            return false;
+        };
+        self.process(t, ev);
+        true
+    }
+
+    /// Handles one event popped at time `t`.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn process(&mut self, t: u64, ev: Event) {
+        debug_assert!(t >= self.now, "time went backwards");
+        self.now = t.max(self.now);
+        if self.now >= self.measure_at {
+            self.warmup_tick();
+        }
+        match ev {
+            Event::StintEnd { cpu, gen } => {
+                if self.cpus[cpu as usize].gen == gen {
+                    self.stint_end(cpu);
+                }
+            }
+            Event::ClientRequestEnd { cpu, gen } => {
+                if let Some(task) = self.burst_end(cpu, gen) {
+                    self.client_request(cpu, task);
+                }
+            }
+            Event::ServerReplyEnd { cpu, gen } => {
+                if let Some(task) = self.burst_end(cpu, gen) {
+                    self.server_reply(cpu, task);
+                }
+            }
+            Event::TailEnd { cpu, gen } => {
+                if let Some(task) = self.burst_end(cpu, gen) {
+                    self.tail_done(cpu, task);
+                }
+            }
+            Event::Timer { task } => self.timer(task),
+            Event::Balance { llc, group } => self.periodic_balance(llc, group),
+            Event::Net { wakee, waker, cpu } => {
+                self.tasks[wakee as usize].wake_pending = false;
+                if self.tasks[wakee as usize].state == TaskState::Sleeping {
+                    // The loopback softirq runs on `cpu`: its scan is that CPU's time.
+                    let scan_ns = self.wake_from(Some(waker), cpu, wakee, false);
+                    self.steal_cpu_time(cpu, scan_ns);
+                } else {
+                    // The reply is in the socket before the client has blocked in recv (it is
+                    // still in its send's tail): recv finds it and the client does not sleep.
+                    self.tasks[wakee as usize].pending_msgs += 1;
+                }
+            }
+            Event::Enqueue { task, cpu } => self.arrive(task, cpu),
+        }
+    }
+
+    /// Runs events up to and including time `t`, then sets the clock to `t`.
+    pub fn step_until(&mut self, t: u64) {
+        while let Some((et, ev)) = self.events.pop_until(t) {
+            self.process(et, ev);
+        }
+        if t > self.now {
+            self.now = t;
+            self.events.advance_to(t);
+            self.warmup_tick();
+        }
+    }
+
+    pub fn run_for(&mut self, d: u64) {
+        let t = self.now.saturating_add(d);
+        self.step_until(t);
+    }
+
+    /// Advances to the next wake-up decision and returns it (always traced).
+    ///
+    /// Decisions come one at a time in `seq` order with no gaps, even when one event made
+    /// several (a hackbench sender or a schbench message thread wakes many tasks at once):
+    /// the ones already recorded are handed out before the simulation moves on, so the state
+    /// around a batch's later decisions is the state after the whole batch.
+    pub fn next_wakeup(&mut self) -> Option<&Decision> {
+        let mut next = self.stepped_seq + 1;
+        // The batch of the last step is still the newest thing that happened: hand out its
+        // next decision. Otherwise (all handed out, or the simulation moved since) step on.
+        if next > self.decision_seq || self.decision_seq != self.batch_end {
+            let before = self.decision_seq;
+            let was = self.recording;
+            self.recording = true;
+            let got = self.next_wakeup_inner().is_some();
+            self.recording = was;
+            if !got {
+                return None;
+            }
+            self.batch_end = self.decision_seq;
+            next = before + 1;
+        }
+        // The batch was recorded whole, so it is the ring's tail (its oldest decisions are
+        // gone only if it was longer than the ring).
+        let len = self.decisions.len() as u64;
+        let next = next.max((self.batch_end + 1).saturating_sub(len));
+        let i = len.checked_sub(self.batch_end - next + 1)?;
+        let d = self.decisions.get(i as usize)?;
+        debug_assert_eq!(d.seq, next, "the ring's tail is the batch");
+        self.stepped_seq = next;
+        Some(d)
+    }
+
+    fn next_wakeup_inner(&mut self) -> Option<()> {
+        self.woke = false;
+        let mut guard = 0u64;
+        while !self.woke && guard < 1_000_000 {
+            if !self.step() {
+                break;
+            }
+            guard += 1;
+        }
+        self.woke.then_some(())
+    }
+}
+
+/// Runs a scenario to its end.
+pub fn run(scenario: &Scenario) -> Result<RunReport, InputError> {
+    Ok(Simulation::new(scenario)?.run_to_end())
+}

@@ -1,0 +1,347 @@
+//! A wake-up: record_wakee()/wake_wide(), select_task_rq_fair, accounting, the wakee's enqueue.
+
+use super::*;
+use crate::kernel::select::{record_wakee, wake_wide, NR_INF};
+use crate::kernel::trace::{Rule, ScanEnd, Step};
+
+impl Simulation {
+    /// `waker` (running) wakes `wakee`.
+    /// Returns the time the wake-up spent in select_task_rq_fair's scan, ns: the waker's CPU
+    /// time (try_to_wake_up runs in the waker's context), which the caller charges to it.
+    pub(super) fn wake(&mut self, waker: u32, wakee: u32, sync: bool) -> u64 {
+        match self.tasks[wakee as usize].state {
+            TaskState::Sleeping => {}
+            _ => return 0, // already runnable: the message is picked up when it runs
+        }
+        let TaskState::Running(cpu) = self.tasks[waker as usize].state else {
+            return 0;
+        };
+        self.wake_from(Some(waker), cpu, wakee, sync)
+    }
+
+    /// One wake-up decided on `waker_cpu`; returns the scan's cost to charge to that CPU, ns
+    /// (0 unless scan_cost=waker; the caller charges it: see `wake` and `steal_cpu_time`).
+    pub(super) fn wake_from(
+        &mut self,
+        waker: Option<u32>,
+        waker_cpu: u32,
+        wakee: u32,
+        sync: bool,
+    ) -> u64 {
+        let f = &self.st.features;
+        let jiffies = if f.sis_prop && f.sis_prop_aged {
+            self.now * self.scenario.hz as u64 / 1_000_000_000
+        } else {
+            0
+        };
+        let mut wide = false;
+        let mut waker_load = 0;
+        if let Some(w) = waker {
+            record_wakee(&mut self.tasks[w as usize].flips, wakee, self.now);
+            wide = wake_wide(
+                self.tasks[w as usize].flips.wakee_flips,
+                self.tasks[wakee as usize].flips.wakee_flips,
+                self.scenario.llc_weight,
+            );
+            waker_load = self.tasks[w as usize].pelt.util_avg as u64;
+        }
+        // Refresh the util the wake-up path reads for the waker's and candidates' CPUs lazily:
+        // util only matters to wake_affine_weight here.
+        self.update_cpu_pelt(waker_cpu);
+        let prev = self.tasks[wakee as usize].prev;
+        self.update_cpu_pelt(prev);
+        let t = &mut self.tasks[wakee as usize];
+        t.pelt.update(self.now, false);
+        let aff = t.affinity as usize;
+        let p = Wakee {
+            prev,
+            recent_used_cpu: t.recent_used_cpu,
+            allowed: &self.masks[aff],
+            load: t.pelt.util_avg as u64,
+            wake_wide: wide,
+        };
+        let w = Waker {
+            cpu: waker_cpu,
+            sync,
+            load: waker_load,
+            now_ns: self.now,
+            jiffies,
+        };
+        // What a probe costs now: probe_cost_ns plus probe_contention_pct of it for each other
+        // CPU of the waker's LLC still scanning (docs/scan-cost.md).
+        // Without contention (the default) nothing needs the scans in flight: no heap work.
+        let llc = self.cpus[waker_cpu as usize].llc as usize;
+        let contention_pct = self.scenario.probe_contention_pct as u64;
+        let base = self.scenario.probe_cost_ns;
+        let probe_cost_ns = if contention_pct == 0 {
+            base
+        } else {
+            let in_flight = &mut self.scans_in_flight[llc];
+            while in_flight.peek().is_some_and(|e| e.0 <= self.now) {
+                in_flight.pop();
+            }
+            base + base * contention_pct * in_flight.len() as u64 / 100
+        };
+        self.st.probe_cost_ns = probe_cost_ns;
+        // The wake-up path only adds to its counters: while measuring, straight into the run's.
+        let mut warmup_counters;
+        let c = if self.measuring {
+            &mut self.counters
+        } else {
+            warmup_counters = Counters::default();
+            &mut warmup_counters
+        };
+        let out: Outcome = if self.recording {
+            let mut d = std::mem::take(&mut self.scratch_decision);
+            let out = decide_recorded(&mut self.st, &p, &w, c, &mut d);
+            d.seq = self.decision_seq + 1;
+            d.wakee = wakee;
+            if self.decisions.len() >= DECISION_RING {
+                self.scratch_decision = self.decisions.pop_front().unwrap_or_default();
+            }
+            self.decisions.push_back(d);
+            out
+        } else {
+            self.st.select_task_rq_fair(&p, &w, c, &mut ())
+        };
+        self.woke = true;
+        self.decision_seq += 1;
+        // Account.
+        let scan_ns = out.probes.saturating_sub(1) as u64 * probe_cost_ns;
+        if scan_ns > 0 && contention_pct > 0 {
+            self.scans_in_flight[llc].push(std::cmp::Reverse(self.now + scan_ns));
+        }
+        if self.measuring {
+            let k = &mut self.counters;
+            k.wakeups += 1;
+            if out.cpu != prev {
+                k.migrations += 1;
+            }
+            if let Some(ns) = out.select_idle_cpu_ns {
+                k.scan_time_ns += ns;
+                self.hist.record_ns(ns);
+            }
+            let pc = &mut self.per_cpu[out.cpu as usize];
+            pc.placed += 1;
+            if out.found_by_scan {
+                pc.found_by_scan += 1;
+            }
+        }
+        if let Some(cpu) = out.waker_recent_used_cpu {
+            // `current` is whatever runs on the waking CPU (the waker, or what a softirq or
+            // timer interrupted).
+            if let Some(cur) = self.cpus[waker_cpu as usize].curr {
+                self.tasks[cur as usize].recent_used_cpu = Some(cpu);
+            }
+        }
+        let t = &mut self.tasks[wakee as usize];
+        t.recent_used_cpu = out.recent_used_cpu;
+        t.woken_at = self.now;
+        if t.prev != out.cpu {
+            t.prev = out.cpu;
+        }
+        let b = self.burst_for(wakee);
+        self.tasks[wakee as usize].remaining = b.max(1);
+        // The scan's cost delays the wakee (the waker spent it scanning); the chosen CPU stays
+        // as it is until then, so a concurrent wake-up can find it idle too (ttwu_queue runs
+        // after select_task_rq).
+        if scan_ns == 0 {
+            self.enqueue(wakee, out.cpu);
+        } else {
+            let t = &mut self.tasks[wakee as usize];
+            t.state = TaskState::Waking(out.cpu);
+            if out.found_by_scan && self.scenario.collision == Collision::Rescan {
+                t.rescan = Some(Rescan {
+                    nr_left: self.st.scan_nr_left,
+                    target: out.target,
+                    seq: if self.recording { self.decision_seq } else { 0 },
+                    counted_ns: out
+                        .select_idle_cpu_ns
+                        .filter(|_| self.measuring)
+                        .unwrap_or(0),
+                    waker_cpu,
+                    timed: self.st.scan_timed,
+                });
+            }
+            self.push(
+                self.now + scan_ns,
+                Event::Enqueue {
+                    task: wakee,
+                    cpu: out.cpu,
+                },
+            );
+        }
+        // The waker's CPU pays too only under scan_cost=waker (docs/scan-cost.md).
+        match self.scenario.scan_cost {
+            ScanCost::Waker => {
+                self.mark_scanning(waker_cpu, scan_ns);
+                scan_ns
+            }
+            ScanCost::Delay => 0,
+        }
+    }
+}
+
+/// `select_task_rq_fair` recorded into `d` (all but its `seq` and `wakee`), with the idle CPUs
+/// it missed. Out of line: the untraced wake-up path stays small.
+#[inline(never)]
+fn decide_recorded(
+    st: &mut SchedState,
+    p: &Wakee,
+    w: &Waker,
+    c: &mut Counters,
+    d: &mut Decision,
+) -> Outcome {
+    let out = st.decide_into(p, w, c, d);
+    d.time_ns = w.now_ns;
+    d.probe_cost_ns = st.probe_cost_ns;
+    d.waker_cpu = w.cpu;
+    d.sync = w.sync;
+    d.prev = p.prev;
+    st.record_outcome(p, &out, d);
+    out
+}
+
+impl Simulation {
+    /// A woken task reaches the CPU its wake-up's scan chose. The model decides at the scan's
+    /// start; the kernel probes that CPU near the scan's end and claims it at once (a
+    /// same-LLC ttwu_queue enqueues right after select_task_rq). If another wake-up took it
+    /// meanwhile, the kernel's probe would have seen it busy and the loop would have gone on:
+    /// linux-5.15 fair.c select_idle_cpu, `for_each_cpu_wrap(cpu, cpus, target + 1) { if
+    /// (!--nr) return -1; ... }`, then select_idle_sibling's `return target`.
+    pub(super) fn arrive(&mut self, task: u32, cpu: u32) {
+        let t = &mut self.tasks[task as usize];
+        let Some(r) = t.rescan.take().filter(|_| !self.st.choose_idle_cpu(cpu)) else {
+            return self.enqueue(task, cpu);
+        };
+        let mut nr = r.nr_left;
+        let mut steps = Vec::new();
+        let recording = r.seq != 0;
+        let allowed = &self.masks[t.affinity as usize];
+        let llc = self.cpus[cpu as usize].llc;
+        let span = self.st.topo.llc_span(llc);
+        let mut probes = 0u64;
+        let mut found = None;
+        let st = &self.st;
+        span.for_each_wrap_and(allowed, cpu + 1, |c| {
+            if c == cpu {
+                return false; // wrapped round to the taken CPU: the whole span was seen
+            }
+            if nr != NR_INF {
+                nr -= 1; // no throttle never decrements (as walk_one)
+            }
+            if nr <= 0 {
+                return false;
+            }
+            probes += 1;
+            if recording {
+                steps.push(Step {
+                    rule: Rule::SelectIdleCpu,
+                    cpu: c,
+                    saw: st.rqs[c as usize].saw(),
+                    nr: (nr != NR_INF).then_some(nr),
+                });
+            }
+            if st.choose_idle_cpu(c) {
+                found = Some(c);
+                return false;
+            }
+            true
+        });
+        let cost = probes * self.st.probe_cost_ns;
+        let out_of_budget = found.is_none() && nr <= 0;
+        if self.measuring {
+            // The 2020 schedstat patch on the two-pass select_idle_cpu (4.13-5.11) counts
+            // sis_scanned before `if (!--nr) return -1`: the exhausting iteration counts, as
+            // in walk_one.
+            let exhausting = u64::from(out_of_budget && !self.st.features.single_pass);
+            self.counters.sis_scanned += probes + exhausting;
+            self.counters.scan_time_ns += cost;
+            if found.is_none() {
+                self.counters.sis_failed += 1;
+            }
+            // One select_idle_cpu call, longer by the rescan (@usecs).
+            if r.counted_ns > 0 {
+                self.hist.move_ns(r.counted_ns, r.counted_ns + cost);
+            }
+        }
+        // A loop that runs out of budget returns -1 before the timing (`if (!--nr) return
+        // -1`); the first part's sample stays as it was taken.
+        if r.timed && cost > 0 && !out_of_budget {
+            // The kernel times the whole loop into one sample (linux-5.15 fair.c
+            // select_idle_cpu: wake_avg_idle -= time; update_avg(&avg_scan_cost, time)):
+            // the rescan adds its time, and its eighth to the average the first part updated.
+            let rq = &mut self.st.rqs[r.waker_cpu as usize];
+            if self.st.features.sis_prop_aged {
+                rq.wake_avg_idle -= rq.wake_avg_idle.min(cost);
+            }
+            rq.avg_scan_cost += cost / 8;
+        }
+        if self.scenario.scan_cost == ScanCost::Waker && cost > 0 {
+            // The rescan is the rest of the waker CPU's select_idle_cpu loop: that CPU's time,
+            // taken from whatever runs there now (try_to_wake_up runs in the waker's context).
+            self.mark_scanning(r.waker_cpu, cost);
+            self.steal_cpu_time(r.waker_cpu, cost);
+        }
+        let dest = found.unwrap_or(r.target);
+        if recording {
+            self.record_rescan(r.seq, steps, found, dest, nr);
+        }
+        if cost == 0 {
+            return self.enqueue(task, dest);
+        }
+        let t = &mut self.tasks[task as usize];
+        t.state = TaskState::Waking(dest);
+        // That CPU may be taken too: a second rescan goes on from it, adding to the same call.
+        t.rescan = found.map(|_| Rescan {
+            nr_left: nr,
+            counted_ns: if r.counted_ns > 0 {
+                r.counted_ns + cost
+            } else {
+                0
+            },
+            ..r
+        });
+        self.push(self.now + cost, Event::Enqueue { task, cpu: dest });
+    }
+}
+
+impl Simulation {
+    /// `cpu` spends the next `ns` scanning (after any scan it is still in): the CPU view's
+    /// `scanning` band.
+    fn mark_scanning(&mut self, cpu: u32, ns: u64) {
+        let c = &mut self.cpus[cpu as usize];
+        c.scan_until = c.scan_until.max(self.now) + ns;
+    }
+
+    /// Adds a rescan to its wake-up's recorded decision, if the ring still holds it: the
+    /// probes after the taken CPU, where the wakee went, and how the scan ended.
+    fn record_rescan(
+        &mut self,
+        seq: u64,
+        steps: Vec<Step>,
+        found: Option<u32>,
+        dest: u32,
+        nr: i64,
+    ) {
+        let Some(front) = self.decisions.front().map(|d| d.seq) else {
+            return;
+        };
+        let Some(d) = seq
+            .checked_sub(front)
+            .and_then(|i| self.decisions.get_mut(i as usize))
+        else {
+            return;
+        };
+        debug_assert_eq!(d.seq, seq);
+        d.steps.extend(steps);
+        d.result = dest;
+        let nr = (nr != NR_INF).then_some(nr);
+        d.nr_after = nr.or(d.nr_after);
+        (d.decided_by, d.scan_end) = match found {
+            Some(_) => (Some(Rule::SelectIdleCpu), Some(ScanEnd::Found)),
+            None if nr.is_some_and(|n| n <= 0) => (Some(Rule::Fallback), Some(ScanEnd::Budget)),
+            None => (Some(Rule::Fallback), Some(ScanEnd::Exhausted)),
+        };
+    }
+}
