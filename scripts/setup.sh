@@ -4,7 +4,7 @@
 # scripts/serve.sh do) to also get PATH exported into the calling shell.
 #
 # Nothing here downloads a binary from outside the package registries:
-#   - Rust tools come from crates.io via `cargo install`,
+#   - Rust tools come from crates.io via `cargo install` (trunk, wasm-bindgen-cli, mdbook),
 #   - Chromium + chromedriver from Debian (apt),
 #   - wasm-opt (binaryen@132) and playwright-core from npm (see package.json).
 set -euo pipefail
@@ -15,6 +15,8 @@ export PATH="$HOME/.cargo/bin:$SISVIZ_ROOT/node_modules/.bin:$PATH"
 export DEBIAN_FRONTEND=noninteractive
 
 TRUNK_VERSION="0.21.14"
+MDBOOK_VERSION="0.5.4"
+export MDBOOK_VERSION
 CHROMIUM_BIN="/usr/bin/chromium"
 CHROMEDRIVER_BIN="/usr/bin/chromedriver"
 export CHROMEDRIVER="$CHROMEDRIVER_BIN"
@@ -82,7 +84,17 @@ else
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
-# 4. Chromium + chromedriver from Debian (browser tests and e2e).
+# 4. mdbook (pinned, --locked, only its search feature: no `mdbook serve`/`watch` and their
+#    web server), which builds the user guide (guide/ -> build/guide/, served at /guide/).
+#    123 crates, ~2.5 min on 2 cores.
+if [[ "$(mdbook --version 2>/dev/null || true)" == "mdbook v$MDBOOK_VERSION" ]]; then
+  _step "mdbook $MDBOOK_VERSION present, skip"
+else
+  _step "cargo install mdbook $MDBOOK_VERSION --locked --no-default-features --features search (~2.5 min)"
+  cargo install mdbook --version "$MDBOOK_VERSION" --locked --no-default-features --features search
+fi
+
+# 5. Chromium + chromedriver from Debian (browser tests and e2e).
 if [[ -x "$CHROMIUM_BIN" && -x "$CHROMEDRIVER_BIN" ]]; then
   _step "chromium + chromedriver present, skip"
 else
@@ -90,7 +102,7 @@ else
   _apt_install chromium chromium-driver
 fi
 
-# 5. Node + npm devDependencies (wasm-opt from binaryen@132, playwright-core).
+# 6. Node + npm devDependencies (wasm-opt from binaryen@132, playwright-core).
 if ! command -v npm >/dev/null 2>&1; then
   _step "apt-get install nodejs npm (node >= 20 required)"
   _apt_install nodejs npm
@@ -121,4 +133,4 @@ if [[ "$_wasm_opt_version" != *"version_132"* ]]; then
   exit 1
 fi
 
-_step "ready in $((SECONDS - _setup_start))s: $(trunk --version), $(wasm-bindgen --version), ${_wasm_opt_version}, node $(node --version)"
+_step "ready in $((SECONDS - _setup_start))s: $(trunk --version), $(wasm-bindgen --version), $(mdbook --version), ${_wasm_opt_version}, node $(node --version)"
