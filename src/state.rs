@@ -298,7 +298,7 @@ impl UiState {
     fn reduce_fields(mut self, kv: &[(String, String)], old: &Rc<Self>, quiet: bool) -> Rc<Self> {
         let mut sc = self.scenario.clone();
         // preset first: it brings its own imbalance_pct.
-        let kv = crate::url::preset_first(kv);
+        let kv = sis_core::sim::scenario::preset_first(kv);
         let checked = kv
             .iter()
             .try_for_each(|(k, v)| sc.set_field(k, v))

@@ -198,13 +198,6 @@ fn parse_view(pairs: &[(String, String)], errors: &mut Vec<String>) -> ViewState
     v
 }
 
-/// The `preset` pairs first, then the others, each in their order (a stable sort on
-/// `k != "preset"`, without a sort's code in the wasm).
-pub fn preset_first(pairs: &[(String, String)]) -> Vec<&(String, String)> {
-    let (first, rest): (Vec<_>, Vec<_>) = pairs.iter().partition(|(k, _)| k == "preset");
-    first.into_iter().chain(rest).collect()
-}
-
 /// Builds the scenario from scenario pairs. All-or-nothing first (`from_pairs`); when that
 /// fails, every valid field is still applied one by one over the defaults so the rest of the
 /// link works, and every error is reported.
@@ -215,7 +208,7 @@ pub fn scenario_from_pairs(pairs: &[(String, String)]) -> (Scenario, Vec<String>
             let mut errors = vec![first.to_string()];
             let mut s = Scenario::default();
             // preset first, so a later imbalance_pct wins (as in from_pairs).
-            for (k, v) in preset_first(pairs) {
+            for (k, v) in sis_core::sim::scenario::preset_first(pairs) {
                 let mut trial = s.clone();
                 match trial.set_field(k, v) {
                     Ok(()) if trial.check().is_ok() => s = trial,

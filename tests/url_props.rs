@@ -9,7 +9,7 @@ use sisviz::url::{parse_query, to_query, VIEW_KEYS};
 
 /// Keys worth generating: real fields and view keys (so values get validated), plus junk.
 fn key() -> impl Strategy<Value = String> {
-    let mut known: Vec<String> = FIELDS.iter().map(|f| f.0.to_string()).collect();
+    let mut known: Vec<String> = FIELDS.iter().map(|f| f.name.to_string()).collect();
     known.extend(VIEW_KEYS.iter().map(|k| k.to_string()));
     prop_oneof![
         3 => proptest::sample::select(known),
@@ -83,7 +83,7 @@ proptest! {
             let f = named_field(e);
             let ok = f.is_some_and(|f| {
                 f == "field" || f == "scenario" || f == "feature"
-                    || FIELDS.iter().any(|x| x.0 == f)
+                    || FIELDS.iter().any(|x| x.name == f)
                     || VIEW_KEYS.contains(&f)
             });
             prop_assert!(ok, "{q}: error names no field: {e}");

@@ -134,7 +134,9 @@ pub fn Controls(p: &ControlsProps) -> Html {
             .iter()
             .any(|e| e.contains(&format!("invalid {f} ")))
     };
-    let num = |testid: &'static str, field: &'static str, value: String, min: u64, max: u64| {
+    // Each number input's range is its field's in sis-core's table (the one that validates it).
+    let num = |testid: &'static str, field: &'static str, value: String| {
+        let (min, max) = sis_core::sim::scenario::int_range(field).unwrap_or((0, u64::MAX));
         html! {
             <NumField testid={testid} field={field} label={html!{{kernel_term(field, field)}}}
                 value={value} min={min} max={max} dispatch={dispatch.clone()}
@@ -276,9 +278,9 @@ pub fn Controls(p: &ControlsProps) -> Html {
             <div class="controls compact">
                 {buttons}
                 <div class="fields">
-                    {num("llc-weight", "llc_weight", sc.llc_weight.to_string(), 1, 1024)}
-                    {num("imbalance-pct", "imbalance_pct", sc.imbalance_pct.to_string(), 100, 1000)}
-                    {num("load", "load", sc.load.to_string(), 0, 1000)}
+                    {num("llc-weight", "llc_weight", sc.llc_weight.to_string())}
+                    {num("imbalance-pct", "imbalance_pct", sc.imbalance_pct.to_string())}
+                    {num("load", "load", sc.load.to_string())}
                     {preset_sel}
                 </div>
             </div>
@@ -310,22 +312,22 @@ pub fn Controls(p: &ControlsProps) -> Html {
             <div class="groups">
                 <fieldset>
                     <legend>{"Machine"}</legend>
-                    {num("llcs", "llcs", sc.llcs.to_string(), 1, 16)}
-                    {num("llc-weight", "llc_weight", sc.llc_weight.to_string(), 1, 1024)}
+                    {num("llcs", "llcs", sc.llcs.to_string())}
+                    {num("llc-weight", "llc_weight", sc.llc_weight.to_string())}
                     {smt_sel}
                     {numbering_sel}
                 </fieldset>
                 <fieldset>
                     <legend>{"Kernel"}</legend>
                     {preset_sel}
-                    {num("imbalance-pct", "imbalance_pct", sc.imbalance_pct.to_string(), 100, 1000)}
+                    {num("imbalance-pct", "imbalance_pct", sc.imbalance_pct.to_string())}
                     <p class="hint">{preset_desc}</p>
                 </fieldset>
                 <fieldset>
                     <legend>{"Workload"}</legend>
                     {workload_sel}
-                    {num("load", "load", sc.load.to_string(), 0, 1000)}
-                    {num("seed", "seed", sc.seed.to_string(), 0, u64::MAX)}
+                    {num("load", "load", sc.load.to_string())}
+                    {num("seed", "seed", sc.seed.to_string())}
                 </fieldset>
             </div>
             <details class="features">

@@ -2,84 +2,106 @@
 //! [`Scenario`]: the scenario file's fields first, then the flags over them, all as text
 //! through `Scenario::from_pairs` (so `Scenario::set_field` is the only validation).
 
-use clap::Args;
-use sis_core::sim::scenario::file_pairs;
+use clap::{Arg, ArgAction};
+use sis_core::sim::scenario::{file_pairs, Field, FIELDS};
 use sis_core::{InputError, Scenario};
 
-/// Scenario flags: each one is a scenario field (dashes for underscores), taken as text.
-#[derive(Args, Debug, Default, Clone)]
+/// Scenario flags: one per scenario field, made from sis-core's field table (`FIELDS`: flag,
+/// placeholder, help, and the default from `Scenario::default()`), each taken as text; plus
+/// `--scenario FILE`. `--feature` is repeatable.
+#[derive(Debug, Default, Clone)]
 pub struct ScenarioArgs {
-    /// Scenario file (JSON object of scenario fields); flags override its fields
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
+    /// Scenario file (JSON object of scenario fields); flags override its fields.
     pub scenario: Option<String>,
-    /// CPUs per LLC (1..=1024) [default: 16]
-    #[arg(long, value_name = "W", allow_hyphen_values = true)]
-    pub llc_weight: Option<String>,
-    /// Number of LLCs (1..=16) [default: 1]
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub llcs: Option<String>,
-    /// SMT threads per core: 1, 2 or 4 [default: 2]
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub smt: Option<String>,
-    /// CPUs per cluster (0 = no clusters) [default: 0]
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub cluster_size: Option<String>,
-    /// CPU numbering: contiguous or interleaved [default: contiguous]
-    #[arg(long, value_name = "NUMBERING", allow_hyphen_values = true)]
-    pub numbering: Option<String>,
-    /// Kernel preset (see `sis presets`) [default: linux-6.0]
-    #[arg(long, value_name = "P", allow_hyphen_values = true)]
-    pub preset: Option<String>,
-    /// Feature override on top of the preset, e.g. SIS_PROP=on (repeatable) [default: none:
-    /// the preset's features]
-    #[arg(
-        long = "feature",
-        value_name = "NAME=on|off",
-        allow_hyphen_values = true
-    )]
-    pub feature: Vec<String>,
-    /// The LLC domain's imbalance_pct (100..=1000) [default: the preset's, 117 for linux-6.0;
-    /// `sis presets` lists each]
-    #[arg(long, value_name = "P", allow_hyphen_values = true)]
-    pub imbalance_pct: Option<String>,
-    /// netperf, tbench, hackbench, schbench, uniform or pinned [default: netperf]
-    #[arg(long, value_name = "W", allow_hyphen_values = true)]
-    pub workload: Option<String>,
-    /// Load in percent of the CPUs (0..=1000) [default: 100]
-    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
-    pub load: Option<String>,
-    /// Explicit task count (overrides --load when non-zero) [default: 0]
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
-    pub tasks: Option<String>,
-    /// PRNG seed [default: 1]
-    #[arg(long, value_name = "S", allow_hyphen_values = true)]
-    pub seed: Option<String>,
-    /// Simulated duration, like 500ms or 2s [default: 1s]
-    #[arg(long, value_name = "D", allow_hyphen_values = true)]
-    pub duration: Option<String>,
-    /// Warm-up before the counters start: auto (until PELT and nr_idle_scan settle) or a
-    /// fixed duration like 100ms, honoured exactly [default: auto]
-    #[arg(long, value_name = "D", allow_hyphen_values = true)]
-    pub warmup: Option<String>,
-    /// Simulated cost of probing one runqueue, ns [default: 400]
-    #[arg(long, value_name = "NS", allow_hyphen_values = true)]
-    pub probe_cost_ns: Option<String>,
-    /// % of probe_cost_ns each other CPU scanning the LLC at once adds to a probe [default: 0]
-    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
-    pub probe_contention_pct: Option<String>,
-    /// Who pays for the scan: delay (the wakee only) or waker (also the waker's CPU) [default: waker]
-    #[arg(long, value_name = "WHO", allow_hyphen_values = true)]
-    pub scan_cost: Option<String>,
-    /// When the CPU a scan found is taken before the wakee arrives: stack (queue there) or
-    /// rescan (the scan goes on with its budget left) [default: rescan]
-    #[arg(long, value_name = "WHAT", allow_hyphen_values = true)]
-    pub collision: Option<String>,
-    /// Tick rate: 100, 250, 300 or 1000 [default: 1000]
-    #[arg(long, value_name = "HZ", allow_hyphen_values = true)]
-    pub hz: Option<String>,
-    /// Workload service time override, us (0 = the workload's default) [default: 0]
-    #[arg(long, value_name = "US", allow_hyphen_values = true)]
-    pub service_us: Option<String>,
+    /// The fields given as flags, in FIELDS order (`--feature`s joined with commas).
+    given: Vec<(&'static str, String)>,
+}
+
+impl ScenarioArgs {
+    /// The text given for `field` by its flag, if any.
+    pub fn get(&self, field: &str) -> Option<&str> {
+        self.given
+            .iter()
+            .find(|(k, _)| *k == field)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Sets `field` as if its flag were given (tests, and callers that fix a field).
+    pub fn set(&mut self, field: &'static str, value: &str) {
+        self.given.retain(|(k, _)| *k != field);
+        self.given.push((field, value.to_string()));
+    }
+}
+
+/// `--help`'s default for a field: the preset's for imbalance_pct and features.
+fn default_help(f: &Field, default: &str) -> String {
+    match f.name {
+        "imbalance_pct" => {
+            format!("[default: the preset's, {default} for linux-6.0; `sis presets` lists each]")
+        }
+        "features" => "[default: none: the preset's features]".into(),
+        _ => format!("[default: {default}]"),
+    }
+}
+
+impl clap::Args for ScenarioArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let defaults = Scenario::default().to_pairs();
+        let mut cmd = cmd.arg(
+            Arg::new("scenario")
+                .long("scenario")
+                .value_name("FILE")
+                .allow_hyphen_values(true)
+                .help("Scenario file (JSON object of scenario fields); flags override its fields"),
+        );
+        for (f, (_, default)) in FIELDS.iter().zip(&defaults) {
+            let arg = Arg::new(f.name)
+                .long(f.flag)
+                .value_name(f.value_name)
+                .allow_hyphen_values(true)
+                .help(format!(
+                    "{}: {} {}",
+                    f.help,
+                    f.kind.expected(),
+                    default_help(f, default)
+                ));
+            cmd = cmd.arg(if f.name == "features" {
+                arg.action(ArgAction::Append)
+            } else {
+                arg
+            });
+        }
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl clap::FromArgMatches for ScenarioArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut a = ScenarioArgs::default();
+        a.update_from_arg_matches(m)?;
+        Ok(a)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        if let Some(v) = m.get_one::<String>("scenario") {
+            self.scenario = Some(v.clone());
+        }
+        for f in FIELDS {
+            let values: Vec<&String> = m
+                .get_many::<String>(f.name)
+                .map(|v| v.collect())
+                .unwrap_or_default();
+            if !values.is_empty() {
+                let joined: Vec<&str> = values.iter().map(|v| v.as_str()).collect();
+                self.set(f.name, &joined.join(","));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A resolved scenario, and whether imbalance_pct was given explicitly (file or flag).
@@ -150,38 +172,6 @@ pub fn parse_list<'a>(field: &str, v: &'a str, what: &str) -> Result<Vec<&'a str
 }
 
 impl ScenarioArgs {
-    /// The flags as (field, value) pairs, in FIELDS order (`--feature`s joined).
-    fn flag_pairs(&self) -> Vec<(&'static str, String)> {
-        let f = |v: &Option<String>| v.clone();
-        let mut out: Vec<(&'static str, Option<String>)> = vec![
-            ("llc_weight", f(&self.llc_weight)),
-            ("llcs", f(&self.llcs)),
-            ("smt", f(&self.smt)),
-            ("cluster_size", f(&self.cluster_size)),
-            ("numbering", f(&self.numbering)),
-            ("preset", f(&self.preset)),
-            ("imbalance_pct", f(&self.imbalance_pct)),
-            ("workload", f(&self.workload)),
-            ("load", f(&self.load)),
-            ("tasks", f(&self.tasks)),
-            ("seed", f(&self.seed)),
-            ("duration", f(&self.duration)),
-            ("warmup", f(&self.warmup)),
-            ("probe_cost_ns", f(&self.probe_cost_ns)),
-            ("probe_contention_pct", f(&self.probe_contention_pct)),
-            ("scan_cost", f(&self.scan_cost)),
-            ("collision", f(&self.collision)),
-            ("hz", f(&self.hz)),
-            ("service_us", f(&self.service_us)),
-        ];
-        if !self.feature.is_empty() {
-            out.push(("features", Some(self.feature.join(","))));
-        }
-        out.into_iter()
-            .filter_map(|(k, v)| v.map(|v| (k, v)))
-            .collect()
-    }
-
     /// File first, flags over it; `--feature`s add to the file's features (later wins).
     pub fn resolve(&self) -> Result<Resolved, InputError> {
         let mut pairs: Vec<(String, String)> = match &self.scenario {
@@ -189,7 +179,7 @@ impl ScenarioArgs {
                 .map_err(|e| in_file(e, "scenario", path))?,
             None => Vec::new(),
         };
-        for (k, v) in self.flag_pairs() {
+        for (k, v) in self.given.iter().cloned() {
             match pairs.iter_mut().find(|(pk, _)| pk == k) {
                 Some(slot) if k == "features" && !slot.1.trim().is_empty() => {
                     slot.1 = format!("{},{v}", slot.1);
@@ -256,16 +246,16 @@ mod tests {
             };
             let want = match id {
                 "imbalance_pct" => format!("[default: the preset's, {v} for linux-6.0;"),
+                "features" => "[default: none: the preset's features]".to_string(),
                 _ => format!("[default: {v}]"),
             };
             assert!(help.contains(&want), "--{id}: {help:?} lacks {want:?}");
+            // The allowed values, from the same table that validates them.
+            let f = FIELDS.iter().find(|f| f.name == id).unwrap();
+            assert!(help.contains(&f.kind.expected()), "--{id}: {help:?}");
             checked += 1;
         }
-        assert_eq!(
-            checked,
-            defaults.len() - 1,
-            "every field but features has a flag"
-        );
+        assert_eq!(checked, defaults.len(), "every field has a flag");
     }
 
     #[test]
@@ -296,23 +286,18 @@ mod tests {
 
     #[test]
     fn flags_override_and_preset_keeps_explicit_imbalance() {
-        let a = ScenarioArgs {
-            preset: Some("linux-4.13".into()),
-            imbalance_pct: Some("130".into()),
-            llc_weight: Some("8".into()),
-            feature: vec!["SIS_UTIL=on".into(), "sis_util=off".into()],
-            ..Default::default()
-        };
+        let mut a = ScenarioArgs::default();
+        a.set("preset", "linux-4.13");
+        a.set("imbalance_pct", "130");
+        a.set("llc_weight", "8");
+        a.set("features", "SIS_UTIL=on,sis_util=off");
         let r = a.resolve().unwrap();
         assert_eq!(r.scenario.imbalance_pct, 130);
         assert!(r.explicit_imbalance_pct);
         assert_eq!(r.scenario.features, "SIS_UTIL=off");
-        let e = ScenarioArgs {
-            llc_weight: Some("abc".into()),
-            ..Default::default()
-        }
-        .resolve()
-        .unwrap_err();
+        let mut bad = ScenarioArgs::default();
+        bad.set("llc_weight", "abc");
+        let e = bad.resolve().unwrap_err();
         assert_eq!(e.field, "llc_weight");
     }
 }

@@ -46,8 +46,8 @@ pub struct SweepArgs {
 fn spec(a: &SweepArgs) -> Result<SweepSpec, InputError> {
     // A one-value flag beside its list flag would be ignored: say so instead.
     for (list, list_flag, one, one_flag) in [
-        (&a.loads, "loads", &a.sc.load, "--load"),
-        (&a.presets, "presets", &a.sc.preset, "--preset"),
+        (&a.loads, "loads", a.sc.get("load"), "--load"),
+        (&a.presets, "presets", a.sc.get("preset"), "--preset"),
     ] {
         if let (Some(v), Some(_)) = (list, one) {
             return Err(InputError::range(
@@ -100,7 +100,7 @@ fn spec(a: &SweepArgs) -> Result<SweepSpec, InputError> {
             }
             out
         }
-        None if a.sc.load.is_some() => vec![base.load],
+        None if a.sc.get("load").is_some() => vec![base.load],
         None => DEFAULT_LOADS.to_vec(),
     };
     let imbalance = resolved
@@ -109,7 +109,7 @@ fn spec(a: &SweepArgs) -> Result<SweepSpec, InputError> {
     let mut spec = SweepSpec::new(base, presets, loads)?;
     spec.imbalance_pct = imbalance;
     if let Some(v) = &a.seeds {
-        if a.sc.seed.is_some() {
+        if a.sc.get("seed").is_some() {
             return Err(InputError::range(
                 "seeds",
                 v,

@@ -20,7 +20,10 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn wing_files(wing: &str) -> Vec<(PathBuf, String)> {
     let mut files = Vec::new();
-    rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(wing), &mut files);
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(wing),
+        &mut files,
+    );
     assert!(!files.is_empty(), "no files in src/{wing}");
     files
         .into_iter()
@@ -34,7 +37,12 @@ fn wing_files(wing: &str) -> Vec<(PathBuf, String)> {
 #[test]
 fn each_wing_imports_only_the_wings_before_it() {
     // The crate root's re-exports of sim and analysis types count as imports of those wings.
-    let sim_roots = ["crate::sim", "crate::Scenario", "crate::Simulation", "crate::RunReport"];
+    let sim_roots = [
+        "crate::sim",
+        "crate::Scenario",
+        "crate::Simulation",
+        "crate::RunReport",
+    ];
     let forbidden: [(&str, Vec<&str>); 2] = [
         ("kernel", [&sim_roots[..], &["crate::analysis"]].concat()),
         ("sim", vec!["crate::analysis"]),

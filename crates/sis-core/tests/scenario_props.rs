@@ -115,7 +115,7 @@ fn value_for(field: &str) -> BoxedStrategy<String> {
 }
 
 fn pairs() -> impl Strategy<Value = Vec<(String, String)>> {
-    let field = prop_oneof![20 => prop::sample::select(FIELDS.iter().map(|f| f.0.to_string()).collect::<Vec<_>>()), 1 => "[a-z_]{1,12}"];
+    let field = prop_oneof![20 => prop::sample::select(FIELDS.iter().map(|f| f.name.to_string()).collect::<Vec<_>>()), 1 => "[a-z_]{1,12}"];
     prop::collection::vec(
         field.prop_flat_map(|f| value_for(&f).prop_map(move |v| (f.clone(), v))),
         0..8,
@@ -162,7 +162,7 @@ proptest! {
     }
 
     #[test]
-    fn json_objects_with_wrong_types_are_errors(key in prop::sample::select(FIELDS.iter().map(|f| f.0).collect::<Vec<_>>()), v in prop_oneof![Just("null"), Just("[1]"), Just("{}"), Just("true"), Just("-5"), Just("1.5")]) {
+    fn json_objects_with_wrong_types_are_errors(key in prop::sample::select(FIELDS.iter().map(|f| f.name).collect::<Vec<_>>()), v in prop_oneof![Just("null"), Just("[1]"), Just("{}"), Just("true"), Just("-5"), Just("1.5")]) {
         // No field takes null, an array, an object, a boolean, a negative or a fraction.
         let text = format!("{{\"{key}\": {v}}}");
         match Scenario::from_json(&text) {

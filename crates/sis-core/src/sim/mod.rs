@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod engine;
+pub mod fields;
 pub mod flat_json;
 pub mod query;
 mod queue;

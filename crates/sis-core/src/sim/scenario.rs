@@ -1,6 +1,11 @@
 //! The one scenario type. CLI flags, scenario files, URL queries and the embed API are four
 //! spellings of it, and all of them go through [`Scenario::set_field`]: one validation path.
 
+use super::fields::names;
+pub use super::fields::{
+    format_duration, parse_duration, parse_duration_ns, Choice, Field, FieldValue, Kind,
+    WARMUP_AUTO,
+};
 use crate::error::InputError;
 use crate::kernel::features::{preset, Features};
 use crate::kernel::topology::{Numbering, TopologySpec};
@@ -28,6 +33,14 @@ pub const WORKLOADS: &[(&str, WorkloadKind, &str)] = &[
 ];
 
 impl WorkloadKind {
+    pub const ALL: &'static [Self] = &[
+        WorkloadKind::Netperf,
+        WorkloadKind::Tbench,
+        WorkloadKind::Hackbench,
+        WorkloadKind::Schbench,
+        WorkloadKind::Uniform,
+        WorkloadKind::Pinned,
+    ];
     pub fn name(self) -> &'static str {
         WORKLOADS
             .iter()
@@ -37,50 +50,191 @@ impl WorkloadKind {
     }
 }
 
-/// A complete, validated description of a run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Scenario {
-    pub llcs: u32,
-    pub llc_weight: u32,
-    pub smt: u32,
-    pub cluster_size: u32,
-    pub numbering: Numbering,
-    pub preset: String,
+/// The calibrated contention per concurrent scanner (docs/scan-cost.md): one global value.
+pub const PROBE_CONTENTION_PCT: u32 = 0;
+
+fn default_probe_contention_pct() -> u32 {
+    PROBE_CONTENTION_PCT
+}
+
+/// An auto warm-up's minimum (a tenth of runs shorter than 1 s): the measured window is the
+/// duration less this, however long the warm-up turns out.
+pub const WARMUP_AUTO_MIN_NS: u64 = 100_000_000;
+
+/// One millisecond and one hour, ns: the durations' bounds.
+const MS: u64 = 1_000_000;
+const HOUR: u64 = 3_600_000_000_000;
+
+/// Declares the scenario's fields once: each entry is the field's doc and serde attributes,
+/// `name: Type = default;`, then its kind (range or names), CLI flag, flag placeholder, unit
+/// and help. Generates [`Scenario`], its `Default`, [`FIELDS`] (URL, CLI and `to_pairs`
+/// order), the parsing `set_field` dispatches to, and `to_pairs`.
+macro_rules! scenario_fields {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident: $ty:ty = $default:expr;
+            $kind:expr, $flag:literal, $value_name:literal, $unit:literal, $help:literal;
+    )*) => {
+        /// A complete, validated description of a run (its fields: `scenario_fields!`).
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub struct Scenario {
+            $( $(#[$attr])* pub $name: $ty, )*
+        }
+
+        impl Default for Scenario {
+            fn default() -> Self {
+                Scenario { $( $name: $default, )* }
+            }
+        }
+
+        /// Every field, in URL/CLI order.
+        pub const FIELDS: &[Field] = &[
+            $( Field {
+                name: stringify!($name),
+                kind: $kind,
+                flag: $flag,
+                value_name: $value_name,
+                unit: $unit,
+                help: $help,
+            }, )*
+        ];
+
+        impl Scenario {
+            /// Reads `value` into the field `f` (one of FIELDS).
+            fn set_parsed(&mut self, f: &Field, value: &str) -> Result<(), InputError> {
+                match f.name {
+                    $( stringify!($name) => self.$name = <$ty as FieldValue>::parse(f, value)?, )*
+                    _ => {}
+                }
+                Ok(())
+            }
+
+            /// Every field as text, in FIELDS order (URL query, CLI echo).
+            pub fn to_pairs(&self) -> Vec<(&'static str, String)> {
+                vec![ $( (stringify!($name), FieldValue::text(&self.$name)), )* ]
+            }
+        }
+    };
+}
+
+scenario_fields! {
+    llcs: u32 = 1;
+        Kind::int(1, 16), "llcs", "N", "", "Number of LLCs";
+    llc_weight: u32 = 16;
+        Kind::int(1, 1024), "llc-weight", "W", "", "CPUs per LLC";
+    smt: u32 = 2;
+        Kind::Int { min: 1, max: 4, only: &[1, 2, 4], note: "" },
+        "smt", "N", "", "SMT threads per core";
+    cluster_size: u32 = 0;
+        Kind::Int { min: 0, max: 1024, only: &[], note: "0 = no clusters, else a multiple of smt dividing llc_weight" },
+        "cluster-size", "N", "", "CPUs per cluster (0 = no clusters)";
+    numbering: Numbering = Numbering::Contiguous;
+        Kind::Choice(names::<Numbering>), "numbering", "NUMBERING", "",
+        "CPU numbering: contiguous (siblings adjacent) or interleaved (the sibling of i is i + N/2)";
+    preset: String = "linux-6.0".into();
+        Kind::Preset, "preset", "P", "", "Kernel preset (see `sis presets`)";
     /// Feature overrides on top of the preset, e.g. "SIS_PROP=on,SIS_UTIL=off" ("" = none).
-    pub features: String,
-    pub imbalance_pct: u32,
-    pub workload: WorkloadKind,
+    features: String = String::new();
+        Kind::Features, "feature", "NAME=on|off", "",
+        "Feature override on top of the preset, e.g. SIS_PROP=on (repeatable)";
+    imbalance_pct: u32 = 117;
+        Kind::int(100, 1000), "imbalance-pct", "P", "%", "The LLC domain's imbalance_pct";
+    workload: WorkloadKind = WorkloadKind::Netperf;
+        Kind::Choice(names::<WorkloadKind>), "workload", "W", "",
+        "netperf, tbench, hackbench, schbench, uniform or pinned";
     /// Tasks (or pairs/groups, per workload) per CPU of the LLCs, percent.
-    pub load: u32,
+    load: u32 = 100;
+        Kind::Int { min: 0, max: 1000, only: &[], note: "percent of the CPUs" },
+        "load", "PCT", "%", "Load in percent of the CPUs";
     /// Explicit task count; overrides `load` when non-zero.
-    pub tasks: u32,
-    pub seed: u64,
+    tasks: u32 = 0;
+        Kind::int(0, 65536), "tasks", "N", "", "Explicit task count (overrides --load when non-zero)";
+    seed: u64 = 1;
+        Kind::int(0, u64::MAX), "seed", "S", "", "PRNG seed";
     /// Simulated duration, e.g. "1s", "500ms".
-    pub duration: String,
+    duration: String = "1s".into();
+        Kind::Duration { min_ns: MS, max_ns: HOUR, auto: false }, "duration", "D", "",
+        "Simulated duration, like 500ms or 2s";
     /// Time before counters start: "auto" (the default: warm until PELT and nr_idle_scan
-    /// have settled, see `engine/warmup.rs`) or a duration, e.g. "100ms", honoured exactly.
-    pub warmup: String,
+    /// have settled, see `sim/engine/warmup.rs`) or a duration, e.g. "100ms", honoured exactly.
+    warmup: String = WARMUP_AUTO.into();
+        Kind::Duration { min_ns: 0, max_ns: HOUR, auto: true }, "warmup", "D", "",
+        "Warm-up before the counters start: auto (until PELT and nr_idle_scan settle) or a fixed duration like 100ms, honoured exactly";
     /// Simulated cost of probing one runqueue, ns, with no other CPU of the LLC scanning.
-    pub probe_cost_ns: u64,
+    probe_cost_ns: u64 = 400;
+        Kind::int(0, 1_000_000), "probe-cost-ns", "NS", "ns", "Simulated cost of probing one runqueue, ns";
     /// Each other CPU of the LLC scanning at the same time adds this % of probe_cost_ns to a
     /// probe (the runqueue lines bounce between the scanners and their owners): see
     /// docs/scan-cost.md for the mechanism and its one global calibration.
     #[serde(default = "default_probe_contention_pct")]
-    pub probe_contention_pct: u32,
+    probe_contention_pct: u32 = PROBE_CONTENTION_PCT;
+        Kind::int(0, 1000), "probe-contention-pct", "PCT", "%",
+        "% of probe_cost_ns each other CPU scanning the LLC at once adds to a probe";
     /// Who pays for the scan: "waker" (the default: the waker CPU's time, as try_to_wake_up
     /// runs select_task_rq_fair in the waker's context, and the wakee is enqueued after it) or
     /// "delay" (the wakee only: the waker's CPU goes on at once). docs/scan-cost.md.
     #[serde(default)]
-    pub scan_cost: ScanCost,
+    scan_cost: ScanCost = ScanCost::Waker;
+        Kind::Choice(names::<ScanCost>), "scan-cost", "WHO", "",
+        "Who pays for the scan: delay (the wakee only) or waker (also the waker's CPU)";
     /// What a wake-up does when the CPU its scan found was taken by another wake-up before
     /// the wakee arrives: "rescan" (the default: the scan goes on from that CPU with the budget
     /// it had left, as the kernel's loop would have when its probe found the CPU busy) or
     /// "stack" (it queues there). docs/scan-cost.md.
     #[serde(default)]
-    pub collision: Collision,
-    pub hz: u32,
+    collision: Collision = Collision::Rescan;
+        Kind::Choice(names::<Collision>), "collision", "WHAT", "",
+        "When the CPU a scan found is taken before the wakee arrives: stack (queue there) or rescan (the scan goes on with its budget left)";
+    hz: u32 = 1000;
+        Kind::Int { min: 100, max: 1000, only: &[100, 250, 300, 1000], note: "" },
+        "hz", "HZ", "", "Tick rate";
     /// Workload service time override (0 = the workload's default), us.
-    pub service_us: u32,
+    service_us: u32 = 0;
+        Kind::Int { min: 0, max: 1_000_000, only: &[], note: "0 = the workload's default" },
+        "service-us", "US", "us", "Workload service time override, us (0 = the workload's default)";
+}
+
+// The enum fields' names, for parsing and `Kind::Choice`.
+impl Choice for WorkloadKind {
+    const ALL: &'static [Self] = WorkloadKind::ALL;
+    fn name(self) -> &'static str {
+        WorkloadKind::name(self)
+    }
+}
+
+impl Choice for ScanCost {
+    const ALL: &'static [Self] = ScanCost::ALL;
+    fn name(self) -> &'static str {
+        ScanCost::name(self)
+    }
+}
+
+impl Choice for Collision {
+    const ALL: &'static [Self] = Collision::ALL;
+    fn name(self) -> &'static str {
+        Collision::name(self)
+    }
+}
+
+/// The `preset` pairs first, then the others, each in their order: a preset brings its own
+/// imbalance_pct, which a given one must override whatever the order it was written in (a
+/// stable partition: no sort's code in the wasm). Every spelling applies pairs in this order.
+pub fn preset_first<K: AsRef<str>, V>(pairs: &[(K, V)]) -> Vec<&(K, V)> {
+    let (first, rest): (Vec<_>, Vec<_>) = pairs.iter().partition(|(k, _)| k.as_ref() == "preset");
+    first.into_iter().chain(rest).collect()
+}
+
+/// The field named `name`.
+pub fn field(name: &str) -> Option<&'static Field> {
+    FIELDS.iter().find(|f| f.name == name)
+}
+
+/// An integer field's range, for the app's number inputs.
+pub fn int_range(name: &str) -> Option<(u64, u64)> {
+    match field(name)?.kind {
+        Kind::Int { min, max, .. } => Some((min, max)),
+        _ => None,
+    }
 }
 
 /// Who pays for select_task_rq_fair's scan (see [`Scenario::scan_cost`]).
@@ -93,6 +247,7 @@ pub enum ScanCost {
 }
 
 impl ScanCost {
+    pub const ALL: &'static [Self] = &[ScanCost::Delay, ScanCost::Waker];
     pub fn name(self) -> &'static str {
         match self {
             ScanCost::Delay => "delay",
@@ -112,6 +267,7 @@ pub enum Collision {
 }
 
 impl Collision {
+    pub const ALL: &'static [Self] = &[Collision::Stack, Collision::Rescan];
     pub fn name(self) -> &'static str {
         match self {
             Collision::Stack => "stack",
@@ -119,52 +275,6 @@ impl Collision {
         }
     }
 }
-
-/// The calibrated contention per concurrent scanner (docs/scan-cost.md): one global value.
-pub const PROBE_CONTENTION_PCT: u32 = 0;
-
-fn default_probe_contention_pct() -> u32 {
-    PROBE_CONTENTION_PCT
-}
-
-/// The `warmup` value that warms until PELT and nr_idle_scan have settled (the default).
-pub const WARMUP_AUTO: &str = "auto";
-/// An auto warm-up's minimum (a tenth of runs shorter than 1 s): the measured window is the
-/// duration less this, however long the warm-up turns out.
-pub const WARMUP_AUTO_MIN_NS: u64 = 100_000_000;
-
-/// Field names, in URL/CLI order, with their allowed values (for errors and `--help`).
-pub const FIELDS: &[(&str, &str)] = &[
-    ("llc_weight", "an integer in 1..=1024"),
-    ("llcs", "an integer in 1..=16"),
-    ("smt", "1, 2 or 4"),
-    ("cluster_size", "0 or a multiple of smt dividing llc_weight"),
-    ("numbering", "contiguous or interleaved"),
-    ("preset", "a preset name (sis presets)"),
-    ("features", "comma-separated NAME=on|off"),
-    ("imbalance_pct", "an integer in 100..=1000"),
-    (
-        "workload",
-        "netperf, tbench, hackbench, schbench, uniform or pinned",
-    ),
-    ("load", "an integer percent in 0..=1000"),
-    ("tasks", "an integer in 0..=65536"),
-    ("seed", "an integer in 0..=18446744073709551615"),
-    ("duration", "a duration in 1ms..=3600s, like 500ms or 2s"),
-    (
-        "warmup",
-        "auto (warm until settled) or a duration in 0..duration, like 100ms",
-    ),
-    ("probe_cost_ns", "an integer in 0..=1000000"),
-    ("probe_contention_pct", "an integer in 0..=1000"),
-    ("scan_cost", "delay or waker"),
-    ("collision", "stack or rescan"),
-    ("hz", "100, 250, 300 or 1000"),
-    (
-        "service_us",
-        "an integer in 0..=1000000 (0 = workload default)",
-    ),
-];
 
 /// A scenario file's members as (field, text) pairs in file order: strings as they are,
 /// numbers and booleans as written (each field's parser judges them); null, an array or an
@@ -177,250 +287,22 @@ pub fn file_pairs(text: &str) -> Result<Vec<(String, String)>, InputError> {
         .map(|(k, v)| match v {
             crate::sim::flat_json::Value::Scalar(s) => Ok((k, s)),
             crate::sim::flat_json::Value::Other(raw) => {
-                let expected = FIELDS
-                    .iter()
-                    .find(|f| f.0 == k)
-                    .map_or("a scenario field", |f| f.1);
-                Err(InputError::range(&k, raw, expected))
+                let expected = field(&k).map_or("a scenario field".into(), |f| f.kind.expected());
+                Err(InputError::range(&k, raw, &expected))
             }
         })
         .collect()
 }
 
-impl Default for Scenario {
-    fn default() -> Self {
-        Scenario {
-            llcs: 1,
-            llc_weight: 16,
-            smt: 2,
-            cluster_size: 0,
-            numbering: Numbering::Contiguous,
-            preset: "linux-6.0".into(),
-            features: String::new(),
-            imbalance_pct: 117,
-            workload: WorkloadKind::Netperf,
-            load: 100,
-            tasks: 0,
-            seed: 1,
-            duration: "1s".into(),
-            warmup: WARMUP_AUTO.into(),
-            probe_cost_ns: 400,
-            probe_contention_pct: default_probe_contention_pct(),
-            scan_cost: ScanCost::Waker,
-            collision: Collision::Rescan,
-            hz: 1000,
-            service_us: 0,
-        }
-    }
-}
-
-fn parse_int<T: std::str::FromStr + PartialOrd + Copy + std::fmt::Display>(
-    field: &str,
-    v: &str,
-    lo: T,
-    hi: T,
-    expected: &str,
-) -> Result<T, InputError> {
-    match v.trim().parse::<T>() {
-        Ok(x) if x >= lo && x <= hi => Ok(x),
-        _ => Err(InputError::range(field, v, expected)),
-    }
-}
-
-/// Parses "500ms", "2s", "2.5s", "100us" or "1500ns" (a bare "0" is zero). None if malformed;
-/// `parse_duration` says why.
-pub fn parse_duration_ns(v: &str) -> Option<u64> {
-    parse_duration(v).ok()
-}
-
-/// Parses a duration as `parse_duration_ns`, or says what is wrong with it (for the error's
-/// "expected ..." text). A decimal must be a whole number of ns ("1.5us" yes, "1.5ns" no).
-pub fn parse_duration(v: &str) -> Result<u64, &'static str> {
-    const NEED: &str = "a number and a unit (ns, us, ms or s), like 500ms or 2.5s";
-    let v = v.trim();
-    if v == "0" {
-        return Ok(0);
-    }
-    let split = v
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(v.len());
-    let (num, unit) = v.split_at(split);
-    let mul: u64 = match unit.trim() {
-        "s" => 1_000_000_000,
-        "ms" => 1_000_000,
-        "us" => 1_000,
-        "ns" => 1,
-        "" => return Err(NEED),
-        _ => return Err("a unit of ns, us, ms or s"),
-    };
-    let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
-    let digits_ok = |d: &str| d.bytes().all(|b| b.is_ascii_digit());
-    if whole.is_empty()
-        || !digits_ok(whole)
-        || !digits_ok(frac)
-        || (num.contains('.') && frac.is_empty())
-    {
-        return Err(NEED);
-    }
-    const TOO_BIG: &str = "a duration of at most 3600s";
-    let whole_ns = whole
-        .parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mul))
-        .ok_or(TOO_BIG)?;
-    let frac = frac.trim_end_matches('0');
-    if frac.is_empty() {
-        return Ok(whole_ns);
-    }
-    let scale = u32::try_from(frac.len())
-        .ok()
-        .and_then(|d| 10u64.checked_pow(d))
-        .ok_or("a whole number of ns")?;
-    let f: u64 = frac.parse().map_err(|_| NEED)?;
-    if !mul.is_multiple_of(scale) {
-        return Err("a whole number of ns");
-    }
-    whole_ns.checked_add(f * (mul / scale)).ok_or(TOO_BIG)
-}
-
-/// A duration field's value, or an error that says what is malformed before the range.
-fn duration_field(name: &str, value: &str, expected: &str) -> Result<u64, InputError> {
-    parse_duration(value)
-        .map_err(|why| InputError::range(name, value, &format!("{why} ({expected})")))
-}
-
-/// Formats ns as the shortest exact unit string.
-pub fn format_duration(ns: u64) -> String {
-    if ns.is_multiple_of(1_000_000_000) && ns > 0 {
-        format!("{}s", ns / 1_000_000_000)
-    } else if ns.is_multiple_of(1_000_000) {
-        format!("{}ms", ns / 1_000_000)
-    } else if ns.is_multiple_of(1_000) {
-        format!("{}us", ns / 1_000)
-    } else {
-        format!("{ns}ns")
-    }
-}
-
 impl Scenario {
     /// Sets one field from its text form, validating it. Unknown names suggest the closest.
     pub fn set_field(&mut self, name: &str, value: &str) -> Result<(), InputError> {
-        let expected = FIELDS
-            .iter()
-            .find(|f| f.0 == name)
-            .map(|f| f.1)
-            .unwrap_or("");
-        match name {
-            "llc_weight" => self.llc_weight = parse_int(name, value, 1, 1024, expected)?,
-            "llcs" => self.llcs = parse_int(name, value, 1, 16, expected)?,
-            "smt" => {
-                self.smt = parse_int(name, value, 1, 4, expected)?;
-                if self.smt == 3 {
-                    return Err(InputError::range(name, value, expected));
-                }
-            }
-            "cluster_size" => self.cluster_size = parse_int(name, value, 0, 1024, expected)?,
-            "numbering" => {
-                self.numbering = match value {
-                    "contiguous" => Numbering::Contiguous,
-                    "interleaved" => Numbering::Interleaved,
-                    _ => {
-                        return Err(InputError::unknown(
-                            name,
-                            value,
-                            ["contiguous", "interleaved"],
-                        ))
-                    }
-                }
-            }
-            "preset" => {
-                let p = preset(value)?;
-                // A new preset brings its own imbalance_pct unless one is set after it.
-                self.imbalance_pct = p.imbalance_pct;
-                self.preset = p.name.to_string();
-            }
-            "features" => {
-                let mut f = Features::default_for_check();
-                let mut norm = Vec::new();
-                for item in value.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                    let (k, v) = item.split_once('=').ok_or_else(|| {
-                        InputError::range("features", item, "NAME=on|off, e.g. SIS_PROP=on")
-                    })?;
-                    let on = match v.trim() {
-                        "on" | "true" | "1" => true,
-                        "off" | "false" | "0" => false,
-                        _ => return Err(InputError::range("features", item, "NAME=on|off")),
-                    };
-                    f.set(k.trim(), on)?;
-                    let canonical = crate::kernel::features::FEATURES
-                        .iter()
-                        .find(|x| x.name.eq_ignore_ascii_case(k.trim()))
-                        .map(|x| x.name)
-                        .unwrap_or("");
-                    norm.push(format!("{canonical}={}", if on { "on" } else { "off" }));
-                }
-                self.features = norm.join(",");
-            }
-            "imbalance_pct" => self.imbalance_pct = parse_int(name, value, 100, 1000, expected)?,
-            "workload" => {
-                self.workload = WORKLOADS
-                    .iter()
-                    .find(|w| w.0 == value)
-                    .map(|w| w.1)
-                    .ok_or_else(|| {
-                        InputError::unknown(name, value, WORKLOADS.iter().map(|w| w.0))
-                    })?
-            }
-            "load" => self.load = parse_int(name, value, 0, 1000, expected)?,
-            "tasks" => self.tasks = parse_int(name, value, 0, 65536, expected)?,
-            "seed" => self.seed = parse_int(name, value, 0, u64::MAX, expected)?,
-            "duration" => {
-                let ns = duration_field(name, value, expected)?;
-                if !(1_000_000..=3_600_000_000_000).contains(&ns) {
-                    return Err(InputError::range(name, value, expected));
-                }
-                self.duration = format_duration(ns);
-            }
-            "warmup" if value.trim() == WARMUP_AUTO => self.warmup = WARMUP_AUTO.into(),
-            "warmup" => {
-                let ns = duration_field(name, value, expected)?;
-                if ns > 3_600_000_000_000 {
-                    return Err(InputError::range(name, value, expected));
-                }
-                self.warmup = format_duration(ns);
-            }
-            "probe_cost_ns" => self.probe_cost_ns = parse_int(name, value, 0, 1_000_000, expected)?,
-            "probe_contention_pct" => {
-                self.probe_contention_pct = parse_int(name, value, 0, 1000, expected)?
-            }
-            "scan_cost" => {
-                self.scan_cost = match value {
-                    "delay" => ScanCost::Delay,
-                    "waker" => ScanCost::Waker,
-                    _ => return Err(InputError::unknown(name, value, ["delay", "waker"])),
-                }
-            }
-            "collision" => {
-                self.collision = match value {
-                    "stack" => Collision::Stack,
-                    "rescan" => Collision::Rescan,
-                    _ => return Err(InputError::unknown(name, value, ["stack", "rescan"])),
-                }
-            }
-            "hz" => {
-                self.hz = parse_int(name, value, 100, 1000, expected)?;
-                if ![100, 250, 300, 1000].contains(&self.hz) {
-                    return Err(InputError::range(name, value, expected));
-                }
-            }
-            "service_us" => self.service_us = parse_int(name, value, 0, 1_000_000, expected)?,
-            _ => {
-                return Err(InputError::unknown(
-                    "field",
-                    name,
-                    FIELDS.iter().map(|f| f.0),
-                ))
-            }
+        let f = field(name)
+            .ok_or_else(|| InputError::unknown("field", name, FIELDS.iter().map(|f| f.name)))?;
+        self.set_parsed(f, value)?;
+        if name == "preset" {
+            // A new preset brings its own imbalance_pct unless one is set after it.
+            self.imbalance_pct = preset(&self.preset)?.imbalance_pct;
         }
         Ok(())
     }
@@ -436,13 +318,9 @@ impl Scenario {
     /// [`Scenario::from_pairs`]'s body, not generic (one copy in a wasm build, not one per
     /// caller's iterator type).
     fn from_pair_vec(pairs: Vec<(&str, &str)>) -> Result<Self, InputError> {
-        // `preset` first, the rest in their order (a stable partition: no sort code in wasm).
-        let (mut pairs, rest): (Vec<_>, Vec<_>) =
-            pairs.into_iter().partition(|(k, _)| *k == "preset");
-        pairs.extend(rest);
         let warmup_given = pairs.iter().any(|(k, _)| *k == "warmup");
         let mut s = Scenario::default();
-        for (k, v) in pairs {
+        for (k, v) in preset_first(&pairs) {
             s.set_field(k, v)?;
         }
         // A given fixed warm-up too long for the run is an error (check); a fixed one that
@@ -462,39 +340,6 @@ impl Scenario {
 
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
-    }
-
-    /// Every field as text, in FIELDS order (URL query, CLI echo).
-    pub fn to_pairs(&self) -> Vec<(&'static str, String)> {
-        FIELDS
-            .iter()
-            .map(|(k, _)| {
-                let v = match *k {
-                    "llc_weight" => self.llc_weight.to_string(),
-                    "llcs" => self.llcs.to_string(),
-                    "smt" => self.smt.to_string(),
-                    "cluster_size" => self.cluster_size.to_string(),
-                    "numbering" => self.numbering.name().to_string(),
-                    "preset" => self.preset.clone(),
-                    "features" => self.features.clone(),
-                    "imbalance_pct" => self.imbalance_pct.to_string(),
-                    "workload" => self.workload.name().to_string(),
-                    "load" => self.load.to_string(),
-                    "tasks" => self.tasks.to_string(),
-                    "seed" => self.seed.to_string(),
-                    "duration" => self.duration.clone(),
-                    "warmup" => self.warmup.clone(),
-                    "probe_cost_ns" => self.probe_cost_ns.to_string(),
-                    "probe_contention_pct" => self.probe_contention_pct.to_string(),
-                    "scan_cost" => self.scan_cost.name().to_string(),
-                    "collision" => self.collision.name().to_string(),
-                    "hz" => self.hz.to_string(),
-                    "service_us" => self.service_us.to_string(),
-                    _ => String::new(),
-                };
-                (*k, v)
-            })
-            .collect()
     }
 
     /// Cross-field checks (topology shape, warmup within duration).
@@ -672,27 +517,5 @@ mod tests {
         let s = Scenario::from_pairs([("warmup", "300ms")]).unwrap();
         assert!(!s.warmup_auto() && s.warmup_ns() == 300_000_000);
         assert!(Scenario::from_pairs([("duration", "50ms"), ("warmup", "100ms")]).is_err());
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration_ns("500ms"), Some(500_000_000));
-        assert_eq!(parse_duration_ns("2s"), Some(2_000_000_000));
-        assert_eq!(parse_duration_ns("2 s"), Some(2_000_000_000));
-        assert_eq!(parse_duration_ns("2h"), None);
-        assert_eq!(parse_duration_ns("2.5s"), Some(2_500_000_000));
-        assert_eq!(parse_duration_ns("0.25ms"), Some(250_000));
-        assert_eq!(parse_duration_ns("1.5us"), Some(1_500));
-        assert_eq!(parse_duration_ns("0"), Some(0));
-        assert_eq!(parse_duration("1.5ns"), Err("a whole number of ns"));
-        assert!(
-            parse_duration("500").unwrap_err().contains("unit"),
-            "no unit is an error"
-        );
-        for bad in ["", "s", ".5s", "5.s", "1.2.3s", "-1s", "1e3ms"] {
-            assert!(parse_duration(bad).is_err(), "{bad:?}");
-        }
-        assert_eq!(parse_duration_ns("99999999999999999999s"), None);
-        assert_eq!(format_duration(1_500_000), "1500us");
     }
 }
