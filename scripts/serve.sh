@@ -5,5 +5,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$SISVIZ_ROOT"
-echo "serve: http://127.0.0.1:8080/"
+# The user guide, served with the app at /guide/ (index.html copies build/guide/ into dist/).
+# After editing guide/src/, run `mdbook build guide` again; trunk copies it on its next build.
+mdbook build guide
+echo "serve: http://127.0.0.1:8080/ (the guide: http://127.0.0.1:8080/guide/)"
 exec trunk serve --address 127.0.0.1 --port 8080 --no-autoreload "$@"
