@@ -154,7 +154,7 @@ pub struct Runner {
     /// and the text agree; the ring turns over within milliseconds on big machines).
     pub pinned: Option<Decision>,
     /// Decisions captured while playing, for a trace longer than the ring (export panel).
-    pub rec: Option<crate::export::Recording>,
+    pub rec: Option<crate::export_json::Recording>,
     rec_slice_ns: u64,
 }
 
@@ -212,7 +212,7 @@ impl Runner {
         self.pinned = None;
         // A recording belongs to one run: a new run starts a new one if it was on.
         if self.rec.as_ref().is_some_and(|r| r.active) {
-            self.rec = Some(crate::export::Recording::start(None));
+            self.rec = Some(crate::export_json::Recording::start(None));
         } else {
             self.rec = None;
         }
@@ -396,7 +396,7 @@ impl Runner {
             .as_ref()
             .and_then(|s| s.last_decision())
             .map(|d| d.seq);
-        self.rec = Some(crate::export::Recording::start(last));
+        self.rec = Some(crate::export_json::Recording::start(last));
         self.rec_slice_ns = 20_000;
     }
 

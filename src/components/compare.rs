@@ -186,15 +186,9 @@ pub struct CompareProps {
 
 fn decision_text(d: &Decision) -> String {
     format!(
-        "task {} woken by CPU {} (prev {}, target {}) → CPU {} by {}; {} probe{}{}",
-        d.wakee,
-        d.waker_cpu,
-        d.prev,
-        d.target,
-        d.result,
-        d.decided_by.map_or("-", |r| r.name()),
-        d.probes(),
-        if d.probes() == 1 { "" } else { "s" },
+        "{} {}{}",
+        d.who(),
+        d.outcome(),
         if found_idle(d) || d.missed_idle.is_empty() {
             String::new()
         } else {

@@ -61,10 +61,10 @@ pub fn caption(
         return html! { <>{format!("{} CPUs. Press ", snap.nr_cpus)}<b>{"Play"}</b>{" to run, or "}<b>{"Step"}</b>{" for one wake-up."}</> };
     };
     if state.playing {
-        return html! { <>{format!("Playing · wake-up #{} · task {} woken by CPU {} → CPU {} ({})", d.seq, d.wakee, d.waker_cpu, d.result, d.decided_by.map_or("-", |r| r.name()))}</> };
+        return html! { <>{format!("Playing · {} {}", d.who(), d.outcome())}</> };
     }
     if state.hidden == Some(d.seq) {
-        return html! { <>{format!("Wake-up #{}: task {} woken by CPU {} (W); prev CPU {} (P); target CPU {} (T). Where does it go?", d.seq, d.wakee, d.waker_cpu, d.prev, d.target)}</> };
+        return html! { <>{format!("{} (W, P and T on the bars). Where does it go?", d.who())}</> };
     }
     let shown = state
         .probe
@@ -74,9 +74,8 @@ pub fn caption(
         return html! { <>{format!("Wake-up #{}, check {} of {}: {} looks at CPU {} and sees {}{}", d.seq, shown, d.steps.len(), s.rule.kernel_function(), s.cpu, s.saw.name(), s.nr.map_or(String::new(), |n| format!("; budget left nr = {n}")))}</> };
     }
     html! { <>{format!(
-        "Wake-up #{}: task {} woken by CPU {}; prev {}, target {} → CPU {} by {} after {} probe{}{}",
-        d.seq, d.wakee, d.waker_cpu, d.prev, d.target, d.result,
-        d.decided_by.map_or("-", |r| r.name()), d.probes(), if d.probes() == 1 { "" } else { "s" },
+        "{} {}{}",
+        d.who(), d.outcome(),
         if d.missed_idle.is_empty() || crate::runner::found_idle(d) { String::new() } else { format!("; {} idle CPU(s) never probed", d.missed_idle.len()) }
     )}</> }
 }
@@ -115,19 +114,13 @@ pub fn label(
     let Some(d) = d else {
         return format!("{bars} No wake-up shown yet.");
     };
-    let who = format!(
-        "Wake-up #{}: task {} woken by CPU {}, prev CPU {}, target CPU {}",
-        d.seq, d.wakee, d.waker_cpu, d.prev, d.target
-    );
+    let who = d.who();
     if state.hidden == Some(d.seq) {
         return format!("{bars} {who}; where does it go?");
     }
     format!(
-        "{bars} {who} → CPU {} ({}), {} probe{}; {}.",
-        d.result,
-        d.decided_by.map_or("-", |r| r.name()),
-        d.probes(),
-        if d.probes() == 1 { "" } else { "s" },
+        "{bars} {who} {}; {}.",
+        d.outcome(),
         crate::runner::scan_end_text(d.scan_end)
     )
 }

@@ -3,7 +3,7 @@
 //! scenario file (save, load). Everything is a download made in the page (Blob + object URL +
 //! `<a download>`); nothing goes over the network.
 
-use crate::export::{chrome_trace_json, report_json, RECORD_CAP};
+use crate::export_json::{chrome_trace_json, report_json, RECORD_CAP};
 use crate::runner::Runner;
 use sis_core::kernel::trace::Decision;
 use sis_core::sim::engine::DECISION_RING;

@@ -1,7 +1,7 @@
-//! The kernel patches' scenarios (`crate::patch_scenarios`), one button each; a click hands
+//! The kernel patches' scenarios (`crate::patches`), one button each; a click hands
 //! the chosen one to `on_choose`.
 
-use crate::patch_scenarios::{PatchScenario, PATCH_SCENARIOS};
+use crate::patches::{PatchScenario, PATCH_SCENARIOS};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]

@@ -8,7 +8,7 @@ use crate::draw::plot::ChartMap;
 use crate::draw::sweep::{draw_sweep_lines, nearest_point, Series};
 use crate::draw::Palette;
 use crate::hooks::use_sweep_job;
-use crate::workbench::SweepRequest;
+use crate::workbench_state::SweepRequest;
 use sis_core::analysis::sweep::stats::{summarise, Estimate, PointSummary};
 use sis_core::analysis::sweep::{format_tables, parse_seeds, SweepSpec};
 use sis_core::Scenario;

@@ -1,6 +1,6 @@
 //! The workbench under the main view: compare two kernels on one scenario, sweep load in a
 //! worker, a two-parameter heatmap, and the patches' scenarios. Owns the workbench state
-//! (`crate::workbench`) and hands each panel its fields and callbacks; the scenario
+//! (`crate::workbench_state`) and hands each panel its fields and callbacks; the scenario
 //! (topology, workload, seed, ...) is the app's.
 
 use super::compare::{ComparePanel, CompareSetup};
@@ -9,8 +9,8 @@ use super::patch_scenarios::PatchScenarioList;
 use super::replay::ReplayPanel;
 use super::sweep::{SweepPanel, SweepSetup};
 use super::widgets::PoolSetup;
-use crate::patch_scenarios::{split, PatchScenario};
-use crate::workbench::{Tab, WorkbenchAction, WorkbenchState};
+use crate::patches::{split, PatchScenario};
+use crate::workbench_state::{Tab, WorkbenchAction, WorkbenchState};
 use sis_core::Scenario;
 use yew::prelude::*;
 

@@ -224,6 +224,32 @@ impl Decision {
             .count()
     }
 
+    /// Who woke whom, in the one wording every view uses: "Wake-up #N: task T woken by CPU W,
+    /// prev CPU P, target CPU G".
+    pub fn who(&self) -> String {
+        format!(
+            "Wake-up #{}: task {} woken by CPU {}{}, prev CPU {}, target CPU {}",
+            self.seq,
+            self.wakee,
+            self.waker_cpu,
+            if self.sync { " (sync)" } else { "" },
+            self.prev,
+            self.target
+        )
+    }
+
+    /// Where it went and why, in the one wording every view uses: "→ CPU R by RULE after K
+    /// probes".
+    pub fn outcome(&self) -> String {
+        let n = self.probes();
+        format!(
+            "→ CPU {} by {} after {n} probe{}",
+            self.result,
+            self.decided_by.map_or("-", |r| r.name()),
+            if n == 1 { "" } else { "s" }
+        )
+    }
+
     /// A multi-line, human-readable account of the decision.
     pub fn to_text(&self) -> String {
         use std::fmt::Write;

@@ -2,7 +2,7 @@
 //! word at a time. Each gives the reference walk's outcome (`SchedState::walk_llc`: the CPU,
 //! the probes, `nr` left) and, in debug builds, checks it against that walk.
 
-use super::{Ctx, Wakee, Walk, NR_INF};
+use super::{Ctx, LlcScan, Wakee, Walk, NR_INF};
 use crate::kernel::cpumask::CpuMask;
 use crate::kernel::state::SchedState;
 #[cfg(debug_assertions)]
@@ -14,51 +14,43 @@ use crate::kernel::trace::Recorder;
 fn reference_walk(
     st: &SchedState,
     p: &Wakee,
-    core_scan: bool,
-    cpus: &CpuMask,
+    scan: &LlcScan,
     start: u32,
-    mut idle_cpu: Option<u32>,
-    mut nr: i64,
 ) -> (Walk, Option<u32>, i64, u32) {
-    let mut cpus = cpus.clone();
+    let mut scan = scan.clone();
     let mut counters = Counters::default();
     let mut ctx = Ctx {
         c: &mut counters,
         rec: &mut (),
         probes: 0,
     };
-    let walk = st.walk_llc(
-        p,
-        core_scan,
-        start,
-        &mut cpus,
-        &mut idle_cpu,
-        &mut nr,
-        &mut ctx,
-    );
-    (walk, idle_cpu, nr, ctx.probes)
+    let walk = st.walk_llc(p, start, &mut scan, &mut ctx);
+    (walk, scan.idle_cpu, scan.nr, ctx.probes)
 }
 
 /// The walk without an idle core (`if (!--nr) return -1;` then `__select_idle_cpu()` per CPU)
 /// over the idle mask: it probes CPUs in wrap order until an idle one or the budget stops it,
 /// so the first idle CPU if fewer than nr-1 CPUs come before it, else every CPU if there are
 /// at most nr-1, else nr-1 probes and out.
-#[allow(clippy::too_many_arguments)]
 // `st` and `p` feed the debug-build check only.
 #[cfg_attr(not(debug_assertions), allow(unused_variables))]
 pub(super) fn idle_cpu_words<R: Recorder>(
     st: &SchedState,
     p: &Wakee,
     idle: &CpuMask,
-    cpus: &mut CpuMask,
     start: u32,
-    idle_cpu: &mut Option<u32>,
-    nr: &mut i64,
+    scan: &mut LlcScan,
     ctx: &mut Ctx<'_, R>,
 ) -> Walk {
-    debug_assert!(cpus.iter().all(|c| idle.test(c) == st.choose_idle_cpu(c)));
+    debug_assert!(scan
+        .cpus
+        .iter()
+        .all(|c| idle.test(c) == st.choose_idle_cpu(c)));
     #[cfg(debug_assertions)]
-    let reference = reference_walk(st, p, false, cpus, start, *idle_cpu, *nr);
+    let reference = reference_walk(st, p, scan, start);
+    let LlcScan {
+        cpus, idle_cpu, nr, ..
+    } = scan;
     let throttled = *nr != NR_INF;
     let len = cpus.weight();
     let max_probes = match throttled {
@@ -96,21 +88,20 @@ pub(super) fn core_scan_smt2<R: Recorder>(
     st: &SchedState,
     p: &Wakee,
     idle: &CpuMask,
-    cpus: &mut CpuMask,
     start: u32,
-    idle_cpu: &mut Option<u32>,
+    scan: &mut LlcScan,
     ctx: &mut Ctx<'_, R>,
 ) -> Walk {
     #[cfg(debug_assertions)]
-    let reference = reference_walk(st, p, true, cpus, start, *idle_cpu, NR_INF);
-    let (probes, found) = core_words_smt2(p, idle, cpus, start, idle_cpu);
+    let reference = reference_walk(st, p, scan, start);
+    let (probes, found) = core_words_smt2(p, idle, &mut scan.cpus, start, &mut scan.idle_cpu);
     ctx.c.sis_scanned += probes as u64;
     ctx.probes += probes;
     let walk = found.map_or(Walk::Completed, Walk::Returned);
     #[cfg(debug_assertions)]
     debug_assert_eq!(
         reference,
-        (walk, *idle_cpu, NR_INF, probes),
+        (walk, scan.idle_cpu, scan.nr, probes),
         "core scan from {start}"
     );
     walk

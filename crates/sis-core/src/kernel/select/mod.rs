@@ -61,6 +61,17 @@ pub struct Outcome {
 
 pub(crate) use crate::kernel::throttle::NR_INF;
 
+/// select_idle_cpu()'s loop state, as fair.c's locals: the CPUs left to walk (`cpus`), the
+/// idle CPU a core scan saw on the way (`idle_cpu`), the budget left (`nr`, NR_INF: none),
+/// and whether the loop scans cores (`has_idle_core` in a single-pass select_idle_cpu).
+#[derive(Clone, Debug)]
+struct LlcScan {
+    cpus: CpuMask,
+    idle_cpu: Option<u32>,
+    nr: i64,
+    core_scan: bool,
+}
+
 /// select_idle_cpu()'s scan budget: `nr` (NR_INF: unthrottled) and whether SIS_PROP times the
 /// scan into avg_scan_cost.
 #[derive(Clone, Copy)]
@@ -217,6 +228,8 @@ impl SchedState {
                 prev_aff = Some(prev);
             }
         }
+        // 3. (linux-5.9+: a per-CPU kthread waker on prev stacks the wakee there; the model's
+        // wakers are never kthreads, so this check never fires and is not modelled.)
         if self.features.sis_group_walk {
             ctx.c.sis_domain_search += 1;
             if let Some((i, rule)) = self.select_idle_sibling_group_walk(p, target, &mut ctx) {
@@ -250,6 +263,8 @@ impl SchedState {
                 }
             }
         }
+        // 5. (linux-5.7+: asymmetric CPU capacity searches sd_asym_cpucapacity; the model's
+        // CPUs are symmetric, so the kernel skips it too.)
         // 6. sd_llc(target) always exists here: the LLC search starts.
         ctx.c.sis_domain_search += 1;
         let llc = self.topo.llc_of(target);
@@ -455,7 +470,7 @@ impl SchedState {
         let f = self.features;
         let llc = self.topo.llc_of(target);
         let probes_at_start = ctx.probes;
-        let Budget { mut nr, timed } = budget;
+        let Budget { nr, timed } = budget;
         let mut cpus = std::mem::replace(&mut self.scratch, CpuMask::new(0));
         if f.span_nr {
             // linux-4.13 fair.c select_idle_cpu: for_each_cpu_wrap(cpu, sched_domain_span(sd),
@@ -469,42 +484,34 @@ impl SchedState {
             ctx.c.sis_core_search += 1;
         }
         let start = if f.scan_from_next { target + 1 } else { target };
-        let mut idle_cpu: Option<u32> = None;
+        let mut scan = LlcScan {
+            cpus,
+            idle_cpu: None,
+            nr,
+            core_scan,
+        };
         let mut walk = Walk::Completed;
         if f.cluster && self.topo.has_clusters() && f.single_pass {
-            walk = self.select_idle_cluster(
-                p,
-                core_scan,
-                target,
-                start,
-                &mut cpus,
-                &mut idle_cpu,
-                &mut nr,
-                ctx,
-            );
+            walk = self.select_idle_cluster(p, target, start, &mut scan, ctx);
         }
         if walk == Walk::Completed {
             walk = match (&self.idle_cpus, R::ON) {
-                (Some(idle), false) if !core_scan && !f.span_nr => fast_scan::idle_cpu_words(
-                    self,
-                    p,
-                    idle,
-                    &mut cpus,
-                    start,
-                    &mut idle_cpu,
-                    &mut nr,
-                    ctx,
-                ),
+                (Some(idle), false) if !core_scan && !f.span_nr => {
+                    fast_scan::idle_cpu_words(self, p, idle, start, &mut scan, ctx)
+                }
                 (Some(idle), false)
                     if core_scan
                         && self.topo.smt() == 2
                         && self.topo.spec.numbering == Numbering::Contiguous =>
                 {
-                    fast_scan::core_scan_smt2(self, p, idle, &mut cpus, start, &mut idle_cpu, ctx)
+                    fast_scan::core_scan_smt2(self, p, idle, start, &mut scan, ctx)
                 }
-                _ => self.walk_llc(p, core_scan, start, &mut cpus, &mut idle_cpu, &mut nr, ctx),
+                _ => self.walk_llc(p, start, &mut scan, ctx),
             };
         }
+        let LlcScan {
+            cpus, idle_cpu, nr, ..
+        } = scan;
         self.scratch = cpus;
         self.scan_nr_left = nr;
         let ns = (ctx.probes - probes_at_start) as u64 * self.probe_cost_ns;
@@ -548,52 +555,42 @@ impl SchedState {
 
     /// linux-6.7 fair.c select_idle_cpu: the target's cluster first (`--nr <= 0` there; an
     /// idle CPU is returned at once), then its CPUs are taken out of `cpus`.
-    #[allow(clippy::too_many_arguments)]
     fn select_idle_cluster<R: Recorder>(
         &self,
         p: &Wakee,
-        core_scan: bool,
         target: u32,
         start: u32,
-        cpus: &mut CpuMask,
-        idle_cpu: &mut Option<u32>,
-        nr: &mut i64,
+        scan: &mut LlcScan,
         ctx: &mut Ctx<'_, R>,
     ) -> Walk {
         let cl = self.topo.cluster_span_of(target);
         let mut cur = cl.wrap_cursor(start);
         while let Some(cpu) = cur.next(cl) {
-            if !cpus.test(cpu) {
+            if !scan.cpus.test(cpu) {
                 continue;
             }
-            let rule = Rule::SelectIdleCluster;
-            match self.walk_one(p, core_scan, cpu, rule, cpus, idle_cpu, nr, ctx) {
+            match self.walk_one(p, cpu, Rule::SelectIdleCluster, scan, ctx) {
                 Some(Walk::Completed) => return Walk::Returned(cpu), // `return idle_cpu;`
                 Some(end) => return end,
                 None => {}
             }
         }
-        cpus.and_not(cl);
+        scan.cpus.and_not(cl);
         Walk::Completed
     }
 
     /// The reference walk, as fair.c writes it (linux-6.0 select_idle_cpu):
     /// `for_each_cpu_wrap(cpu, cpus, target + 1)` over [`Self::walk_one`].
-    #[allow(clippy::too_many_arguments)]
     fn walk_llc<R: Recorder>(
         &self,
         p: &Wakee,
-        core_scan: bool,
         start: u32,
-        cpus: &mut CpuMask,
-        idle_cpu: &mut Option<u32>,
-        nr: &mut i64,
+        scan: &mut LlcScan,
         ctx: &mut Ctx<'_, R>,
     ) -> Walk {
-        let mut cur = cpus.wrap_cursor(start);
-        while let Some(cpu) = cur.next(cpus) {
-            let rule = Rule::SelectIdleCpu;
-            if let Some(end) = self.walk_one(p, core_scan, cpu, rule, cpus, idle_cpu, nr, ctx) {
+        let mut cur = scan.cpus.wrap_cursor(start);
+        while let Some(cpu) = cur.next(&scan.cpus) {
+            if let Some(end) = self.walk_one(p, cpu, Rule::SelectIdleCpu, scan, ctx) {
                 return end;
             }
         }
@@ -604,24 +601,21 @@ impl SchedState {
     /// once), or `if (!--nr) return -1;` then `__select_idle_cpu()` (an idle CPU: `break`, on
     /// to the post-loop code). None: go on. No throttle (nr == NR_INF, the kernel's INT_MAX)
     /// never decrements, so the trace keeps reporting "unlimited" instead of INT_MAX - k.
-    #[allow(clippy::too_many_arguments)]
     #[inline]
     fn walk_one<R: Recorder>(
         &self,
         p: &Wakee,
-        core_scan: bool,
         cpu: u32,
         rule: Rule,
-        cpus: &mut CpuMask,
-        idle_cpu: &mut Option<u32>,
-        nr: &mut i64,
+        scan: &mut LlcScan,
         ctx: &mut Ctx<'_, R>,
     ) -> Option<Walk> {
-        if core_scan {
+        if scan.core_scan {
             return self
-                .select_idle_core(p, cpu, cpus, idle_cpu, ctx)
+                .select_idle_core(p, cpu, &mut scan.cpus, &mut scan.idle_cpu, ctx)
                 .map(Walk::Returned);
         }
+        let nr = &mut scan.nr;
         if *nr != NR_INF {
             *nr -= 1;
         }
@@ -641,7 +635,7 @@ impl SchedState {
             return None;
         }
         if ctx.probe(self, rule, cpu, *nr) {
-            *idle_cpu = Some(cpu);
+            scan.idle_cpu = Some(cpu);
             return Some(Walk::Completed);
         }
         None
