@@ -11,7 +11,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-/// What the README's replay section assumed for the sample: 4 cores x 2 threads, one LLC,
+/// What the guide's replay page (guide/src/replay.md) assumes for the sample: 4 cores x 2 threads, one LLC,
 /// x86's interleaved numbering.
 const DEFAULTS: [&str; 5] = ["1", "8", "2", "interleaved", "0"];
 

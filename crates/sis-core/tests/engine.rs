@@ -324,7 +324,7 @@ fn run_seed_000(load: &str, preset: &str, extra: &[(&str, &str)]) -> sis_core::R
 #[test]
 fn sis_util_cuts_sis_scanned_as_seed_000_did_at_200_percent() {
     // Seed 000 at 224 netperf threads on a 112-CPU LLC: sis_scanned -87.9% with SIS_UTIL. The
-    // model gives -84% against linux-5.15 (README); pinned here against linux-5.13 at +-10
+    // model gives -84% against linux-5.15 (guide/src/seeds.md); pinned here against linux-5.13 at +-10
     // points of the seed's figure.
     let prop = run_seed_000("200", "linux-5.13", &[]);
     let util = run_seed_000("200", "linux-6.0", &[]);
@@ -337,7 +337,7 @@ fn sis_util_cuts_sis_scanned_as_seed_000_did_at_200_percent() {
         prop.counters
     );
     // The vanilla kernel's efficiency collapses (seed: se_eff 4.9%). Its success rate does
-    // too in the model (the seed's stays at 99.767%: README "Where the model differs").
+    // too in the model (the seed's stays at 99.767%: guide/src/differs.md).
     assert!(prop.metrics.se_eff < 10.0, "linux-5.13 {:?}", prop.metrics);
 }
 
@@ -347,7 +347,7 @@ fn the_scan_is_the_wakers_time_so_sis_util_gains_throughput_only_at_overload() {
     // +194.7% at 196 and +197.3% at 224 ("The time spent in select_idle_cpu() is visible to
     // netperf"). With the defaults the scan is the waker CPU's time (scan_cost=waker) and a
     // scan whose CPU was taken goes on (collision=rescan): level at 112 threads, at least
-    // +50% from 196 (+110% / +97% with seed 1: README). With the scan costing no CPU time
+    // +50% from 196 (+110% / +97% with seed 1: guide/src/seeds.md). With the scan costing no CPU time
     // (scan_cost=delay) the gain at 224 threads is a few percent.
     let run = |load: &str, preset: &str, scan_cost: &str| {
         run_seed_000(load, preset, &[("scan_cost", scan_cost)])
@@ -367,7 +367,7 @@ fn the_scan_is_the_wakers_time_so_sis_util_gains_throughput_only_at_overload() {
         let (g, util_scan, prop_scan) = gain(load, "waker");
         assert!(g >= 50.0, "load {load}: {g:+.1}%");
         // Where the time goes: vanilla's CPUs spend a large share of their time in
-        // select_idle_cpu, SIS_UTIL's almost none (README: 46% and 0.1% at 224 threads).
+        // select_idle_cpu, SIS_UTIL's almost none (guide/src/differs.md: 46% and 0.1% at 224 threads).
         assert!(
             prop_scan > 25.0 && util_scan < 5.0,
             "load {load}: {prop_scan:.1}% vs {util_scan:.1}%"
@@ -388,7 +388,7 @@ fn with_the_scan_costing_no_cpu_time_vanilla_finds_an_idle_cpu_as_seed_000s_did(
     // its waker scanned goes on scanning: docs/scan-cost.md), linux-5.15 meets issue 13's
     // marks (>= 99% at 196, >= 95% at 224, fast_rate within 8 points); with collision=stack
     // (the wakee queues there) the success rate at 224 falls to ~90%. The defaults
-    // (scan_cost=waker) do not meet them: README "Where the model differs".
+    // (scan_cost=waker) do not meet them: guide/src/differs.md.
     let run = |load: &str, collision: &str| {
         let extra = [("collision", collision), ("scan_cost", "delay")];
         run_seed_000(load, "linux-5.15", &extra).metrics
@@ -409,7 +409,7 @@ fn with_the_scan_costing_no_cpu_time_vanilla_finds_an_idle_cpu_as_seed_000s_did(
 fn schbench_collapses_from_five_message_threads_as_seed_000s_vanilla_did() {
     // Seed 000's vanilla schbench table (28 workers per message thread, 112 CPUs): 4 message
     // threads se_eff 55.3 / fast_rate 98.6 / success 99.8; 5: 7.0 / 45.6 / 61.0; 6: 3.4 /
-    // 20.8 / 34.2. The model (README, the defaults): 4: 100 / 100 / 100; 5: 4.5 / 52.6 /
+    // 20.8 / 34.2. The model (guide/src/seeds.md, the defaults): 4: 100 / 100 / 100; 5: 4.5 / 52.6 /
     // 97.3; 6: 1.9 / 23.9 / 57.2. Pinned: nothing lost at 4, efficiency and fast path collapsed at 5 (se_eff
     // under 20%, fast_rate under 70%), the success rate collapsed by 6 (under 75%).
     let run = |mthreads: u32| {
