@@ -12,24 +12,47 @@ use wasm_bindgen::prelude::*;
 /// The topology fields a trace does not record, as the Replay tab names them.
 pub const TOPOLOGY_FIELDS: [&str; 5] = ["llcs", "llc_weight", "smt", "numbering", "cluster_size"];
 
-/// A space-separated number reader; `None` once the text ends or a token is not a number.
-struct Nums<'a>(std::str::SplitAsciiWhitespace<'a>);
+/// A line of space-separated `name=value` fields, read by name.
+struct Fields<'a>(Vec<(&'a str, &'a str)>);
 
-impl Nums<'_> {
-    fn opt(&mut self) -> Option<Option<i64>> {
-        let t = self.0.next()?;
-        if t == "-" {
-            Some(None)
-        } else {
-            t.parse().ok().map(Some)
-        }
+impl<'a> Fields<'a> {
+    fn new(line: &'a str) -> Self {
+        Fields(
+            line.split_ascii_whitespace()
+                .filter_map(|t| t.split_once('='))
+                .collect(),
+        )
     }
-    fn n(&mut self) -> Option<u64> {
-        self.0.next()?.parse().ok()
+    fn text(&self, name: &str) -> Option<&'a str> {
+        self.0.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
     }
-    fn u(&mut self) -> Option<u32> {
-        self.n().map(|v| v as u32)
+    fn n<T: std::str::FromStr>(&self, name: &str) -> Option<T> {
+        self.text(name)?.parse().ok()
     }
+    /// `-` is none.
+    fn opt<T: std::str::FromStr>(&self, name: &str) -> Option<Option<T>> {
+        opt(self.text(name)?)
+    }
+    /// A comma-separated list ("" is empty).
+    fn list<T: std::str::FromStr>(&self, name: &str) -> Option<Vec<T>> {
+        let t = self.text(name)?;
+        t.split(',')
+            .filter(|x| !x.is_empty())
+            .map(|x| x.parse().ok())
+            .collect()
+    }
+}
+
+fn opt<T: std::str::FromStr>(t: &str) -> Option<Option<T>> {
+    if t == "-" {
+        Some(None)
+    } else {
+        t.parse().ok().map(Some)
+    }
+}
+
+fn by_name<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str, t: &str) -> Option<T> {
+    all.iter().copied().find(|x| name(*x) == t)
 }
 
 /// One kept wake-up as the page shows it.
@@ -57,26 +80,25 @@ pub struct WakeView {
 
 impl WakeView {
     pub fn parse(text: &str) -> Option<WakeView> {
-        let mut n = Nums(text.split_ascii_whitespace());
+        let f = Fields::new(text);
         let mut v = WakeView {
-            pos: n.n()? as usize,
-            index: n.n()?,
-            seq: n.n()?,
-            line: n.n()?,
-            time_ns: n.n()?,
-            waker_cpu: n.u()?,
-            wakee: n.u()?,
-            prev: n.u()?,
-            kernel: n.u()?,
-            sync_inferred: n.n()? != 0,
-            class: (n.n()? as usize).min(CLASSES.len() - 1),
+            pos: f.n("pos")?,
+            index: f.n("index")?,
+            seq: f.n("seq")?,
+            line: f.n("line")?,
+            time_ns: f.n("time_ns")?,
+            waker_cpu: f.n("waker_cpu")?,
+            wakee: f.n("wakee")?,
+            prev: f.n("prev")?,
+            kernel: f.n("kernel")?,
+            sync_inferred: f.n::<u8>("sync_inferred")? != 0,
+            class: f.n::<usize>("class")?.min(CLASSES.len() - 1),
+            chosen: f.list("chosen")?,
             ..Default::default()
         };
-        for _ in 0..n.n()? {
-            v.chosen.push(n.u()?);
-        }
-        for _ in 0..n.n()? {
-            v.cpus.push((n.u()?, n.u()?));
+        for c in f.text("cpus")?.split(',').filter(|x| !x.is_empty()) {
+            let (nr, util) = c.split_once(':')?;
+            v.cpus.push((nr.parse().ok()?, util.parse().ok()?));
         }
         let d = &mut v.decision;
         d.seq = v.seq;
@@ -85,28 +107,32 @@ impl WakeView {
         d.wakee = v.wakee;
         d.sync = v.sync_inferred;
         d.prev = v.prev;
-        d.target = n.u()?;
-        d.has_idle_core = n.n()? != 0;
-        d.nr_idle_scan = n.u()?;
-        d.result = n.u()?;
-        let steps = n.n()?;
-        d.recent_used_cpu = n.opt()?.map(|c| c as u32);
-        d.nr_before = n.opt()?;
-        d.nr_after = n.opt()?;
-        d.scan_end = n.opt()?.and_then(|i| ScanEnd::ALL.get(i as usize).copied());
-        d.decided_by = n.opt()?.and_then(|i| Rule::ALL.get(i as usize).copied());
-        for _ in 0..steps {
-            let cpu = n.u()?;
-            let rule = *Rule::ALL.get(n.n()? as usize)?;
-            let saw = *Saw::ALL.get(n.opt()?? as usize)?;
+        d.target = f.n("target")?;
+        d.has_idle_core = f.n::<u8>("has_idle_core")? != 0;
+        d.nr_idle_scan = f.n("nr_idle_scan")?;
+        d.result = f.n("result")?;
+        d.recent_used_cpu = f.opt("recent_used_cpu")?;
+        d.nr_before = f.opt("nr_before")?;
+        d.nr_after = f.opt("nr_after")?;
+        d.scan_end = match f.text("scan_end")? {
+            "-" => None,
+            t => Some(by_name(&ScanEnd::ALL, ScanEnd::name, t)?),
+        };
+        d.decided_by = match f.text("decided_by")? {
+            "-" => None,
+            t => Some(by_name(&Rule::ALL, Rule::name, t)?),
+        };
+        for s in f.text("steps")?.split(',').filter(|x| !x.is_empty()) {
+            let mut parts = s.split(':');
+            let (rule, cpu, saw, nr) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
             d.steps.push(Step {
-                rule,
-                cpu,
-                saw,
-                nr: n.opt()?,
+                rule: by_name(&Rule::ALL, Rule::name, rule)?,
+                cpu: cpu.parse().ok()?,
+                saw: by_name(&Saw::ALL, Saw::name, saw)?,
+                nr: opt(nr)?,
             });
         }
-        d.missed_idle = n.0.filter_map(|t| t.parse().ok()).collect();
+        d.missed_idle = f.list("missed_idle")?;
         Some(v)
     }
 }
@@ -117,39 +143,58 @@ pub struct Summary {
     pub presets: Vec<String>,
     /// Per class (CLASSES order): wake-ups and per preset agreeing wake-ups.
     pub classes: Vec<(u64, Vec<u64>)>,
-    /// events, wakeups, cpus, skipped_lines, incomplete, on_rq, kept, of which the first
-    /// wake-ups (the rest are later disagreements).
-    pub trace: [u64; 8],
+    pub trace: TraceSummary,
+}
+
+/// The trace's counts, as the worker names them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceSummary {
+    pub events: u64,
+    pub wakeups: u64,
+    pub cpus: u64,
+    pub skipped_lines: u64,
+    pub incomplete: u64,
+    pub on_rq: u64,
+    /// Wake-ups kept for stepping, of which the first `kept_first` of the trace (the rest
+    /// are later disagreements).
+    pub kept: u64,
+    pub kept_first: u64,
 }
 
 impl Summary {
     pub fn parse(text: &str) -> Option<Summary> {
         let mut lines = text.lines();
+        let presets = Fields::new(lines.next()?).text("presets")?;
         let mut s = Summary {
-            presets: lines
-                .next()?
-                .strip_prefix("presets")?
-                .split_ascii_whitespace()
+            presets: presets
+                .split(',')
+                .filter(|p| !p.is_empty())
                 .map(String::from)
                 .collect(),
             ..Default::default()
         };
-        for _ in CLASSES {
-            let mut n = Nums(lines.next()?.split_ascii_whitespace());
-            n.0.next()?;
-            let w = n.n()?;
-            let agree = (0..s.presets.len()).map(|_| n.n()).collect::<Option<_>>()?;
-            s.classes.push((w, agree));
+        for class in CLASSES {
+            let f = Fields::new(lines.next()?);
+            if f.text("class")? != class {
+                return None;
+            }
+            let agree: Vec<u64> = f.list("agree")?;
+            if agree.len() != s.presets.len() {
+                return None;
+            }
+            s.classes.push((f.n("wakeups")?, agree));
         }
-        let mut n = Nums(
-            lines
-                .next()?
-                .strip_prefix("trace")?
-                .split_ascii_whitespace(),
-        );
-        for slot in &mut s.trace {
-            *slot = n.n()?;
-        }
+        let f = Fields::new(lines.next()?.strip_prefix("trace ")?);
+        s.trace = TraceSummary {
+            events: f.n("events")?,
+            wakeups: f.n("wakeups")?,
+            cpus: f.n("cpus")?,
+            skipped_lines: f.n("skipped_lines")?,
+            incomplete: f.n("incomplete")?,
+            on_rq: f.n("on_rq")?,
+            kept: f.n("kept")?,
+            kept_first: f.n("kept_first")?,
+        };
         Some(s)
     }
 }
@@ -311,8 +356,8 @@ mod tests {
             assert_eq!(c.wakeups, *w);
             assert_eq!(&c.agree.iter().map(|x| x.1).collect::<Vec<_>>(), agree);
         }
-        assert_eq!(s.trace[0], rep.trace.events);
-        assert_eq!(s.trace[6] as usize, native.records().len());
+        assert_eq!(s.trace.events, rep.trace.events);
+        assert_eq!(s.trace.kept as usize, native.records().len());
         assert!(!native.records().is_empty());
         for (i, r) in native.records().iter().enumerate() {
             for p in 0..s.presets.len() {

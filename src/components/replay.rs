@@ -289,12 +289,12 @@ pub fn ReplayPanel() -> Html {
             run.read * 100.0 / run.total.max(1.0)
         )
     } else if let Some(s) = &s {
-        let ev = s.trace[0] as f64;
+        let ev = s.trace.events as f64;
         format!(
             "{}: {} sched events, {} wake-ups paired, {} classified in {:.2} s ({:.0} events/s)",
             run.file,
-            s.trace[0],
-            s.trace[1],
+            s.trace.events,
+            s.trace.wakeups,
             s.classes[0].0,
             run.ms / 1000.0,
             ev * 1000.0 / run.ms.max(1.0)
@@ -303,8 +303,8 @@ pub fn ReplayPanel() -> Html {
         String::new()
     };
     let results = s.as_ref().map(|s| {
-        let kept = s.trace[6];
-        let first = s.trace[7];
+        let kept = s.trace.kept;
+        let first = s.trace.kept_first;
         let on_preset = {
             let preset = preset.clone();
             let names = s.presets.clone();

@@ -2,12 +2,12 @@
 //! opened, reads the file in chunks (gunzipped by the browser's DecompressionStream) and feeds
 //! them to [`replay_feed`]; the [`Replay`] and its kept wake-ups stay in the worker, and the page
 //! asks for one wake-up at a time ([`replay_get`]), with the selected preset's decision
-//! recomputed here. Texts cross as space-separated numbers ([`replay_end`] / [`encode_view`];
-//! the page's `replay_api::Summary::parse` / `WakeView::parse` read them): no serde code on
-//! either side. A separate wasm from the page's: the page never loads the replay core.
+//! recomputed here. Texts cross as space-separated `name=value` fields ([`replay_end`] /
+//! [`encode_view`]; the page's `replay_api::Summary::parse` / `WakeView::parse` read them by
+//! name): no serde code on either side. A separate wasm from the page's: the page never loads the replay core.
 
 use sis_core::analysis::replay::{Replay, ReplayConfig, WakeRecord};
-use sis_core::kernel::trace::{Decision, Rule, Saw, ScanEnd};
+use sis_core::kernel::trace::Decision;
 use sis_core::sim::query::split_query;
 use sis_core::Scenario;
 use std::cell::RefCell;
@@ -114,22 +114,27 @@ pub fn replay_end() -> String {
         }
         match s.replay.end() {
             Ok(rep) => {
-                let mut o = String::from("presets");
-                for p in s.replay.preset_names() {
-                    o.push(' ');
-                    o.push_str(p);
-                }
+                let mut o = format!("presets={}", s.replay.preset_names().join(","));
                 for (name, c) in &rep.classes.0 {
-                    let _ = write!(o, "\n{name} {}", c.wakeups);
-                    for (_, k) in &c.agree {
-                        let _ = write!(o, " {k}");
-                    }
+                    let agree: Vec<String> = c.agree.iter().map(|(_, k)| k.to_string()).collect();
+                    let _ = write!(
+                        o,
+                        "\nclass={name} wakeups={} agree={}",
+                        c.wakeups,
+                        agree.join(",")
+                    );
                 }
                 let t = &rep.trace;
                 let recs = s.replay.records();
+                let kept_first = recs
+                    .iter()
+                    .enumerate()
+                    .take_while(|(i, r)| r.index == *i as u64)
+                    .count();
                 let _ = write!(
                     o,
-                    "\ntrace {} {} {} {} {} {} {} {}",
+                    "\ntrace events={} wakeups={} cpus={} skipped_lines={} incomplete={} \
+                     on_rq={} kept={} kept_first={kept_first}",
                     t.events,
                     t.wakeups,
                     t.cpus,
@@ -137,10 +142,6 @@ pub fn replay_end() -> String {
                     t.incomplete,
                     rep.notes.on_rq,
                     recs.len(),
-                    recs.iter()
-                        .enumerate()
-                        .take_while(|(i, r)| r.index == *i as u64)
-                        .count()
                 );
                 o
             }
@@ -186,25 +187,36 @@ pub fn replay_get(pos: u32, step: i32, preset: u32, only: bool) -> String {
     .unwrap_or_default()
 }
 
-fn opt(o: &mut String, v: Option<i64>) {
-    match v {
-        Some(v) => {
-            let _ = write!(o, " {v}");
-        }
-        None => o.push_str(" -"),
-    }
+/// `-` for none.
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or("-".into(), |v| v.to_string())
 }
 
-fn index_of<T: PartialEq>(all: &[T], v: Option<T>) -> Option<i64> {
-    v.and_then(|v| all.iter().position(|x| *x == v).map(|i| i as i64))
+fn list<T: std::fmt::Display>(v: impl IntoIterator<Item = T>) -> String {
+    v.into_iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
-/// One kept wake-up and a preset's decision on it, as numbers.
+/// One kept wake-up and a preset's decision on it, as `name=value` fields (lists
+/// comma-separated; a step is `rule:cpu:saw:nr`; `-` for none).
 pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
-    let mut o = String::new();
-    let _ = write!(
-        o,
-        "{pos} {} {} {} {} {} {} {} {} {} {} {}",
+    let cpus = list(
+        r.cpus
+            .iter()
+            .map(|c| format!("{}:{}", c.nr_running, c.util_avg)),
+    );
+    let steps = list(
+        d.steps
+            .iter()
+            .map(|s| format!("{}:{}:{}:{}", s.rule.name(), s.cpu, s.saw.name(), opt(s.nr))),
+    );
+    format!(
+        "pos={pos} index={} seq={} line={} time_ns={} waker_cpu={} wakee={} prev={} kernel={} \
+         sync_inferred={} class={} chosen={} cpus={cpus} target={} has_idle_core={} \
+         nr_idle_scan={} result={} recent_used_cpu={} nr_before={} nr_after={} scan_end={} \
+         decided_by={} steps={steps} missed_idle={}",
         r.index,
         d.seq,
         r.line,
@@ -213,45 +225,20 @@ pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
         r.wakee,
         r.prev,
         r.kernel,
-        r.sync_inferred as u8,
+        u8::from(r.sync_inferred),
         r.class,
-        r.chosen.len()
-    );
-    for c in &r.chosen {
-        let _ = write!(o, " {c}");
-    }
-    let _ = write!(o, " {}", r.cpus.len());
-    for c in &r.cpus {
-        let _ = write!(o, " {} {}", c.nr_running, c.util_avg);
-    }
-    let _ = write!(
-        o,
-        " {} {} {} {} {}",
+        list(&r.chosen),
         d.target,
-        d.has_idle_core as u8,
+        u8::from(d.has_idle_core),
         d.nr_idle_scan,
         d.result,
-        d.steps.len()
-    );
-    opt(&mut o, d.recent_used_cpu.map(i64::from));
-    opt(&mut o, d.nr_before);
-    opt(&mut o, d.nr_after);
-    opt(&mut o, index_of(&ScanEnd::ALL, d.scan_end));
-    opt(&mut o, index_of(&Rule::ALL, d.decided_by));
-    for s in &d.steps {
-        let _ = write!(
-            o,
-            " {} {}",
-            s.cpu,
-            index_of(&Rule::ALL, Some(s.rule)).unwrap_or(0)
-        );
-        opt(&mut o, index_of(&Saw::ALL, Some(s.saw)));
-        opt(&mut o, s.nr);
-    }
-    for m in &d.missed_idle {
-        let _ = write!(o, " {m}");
-    }
-    o
+        opt(d.recent_used_cpu),
+        opt(d.nr_before),
+        opt(d.nr_after),
+        opt(d.scan_end.map(|e| e.name())),
+        opt(d.decided_by.map(|r| r.name())),
+        list(&d.missed_idle),
+    )
 }
 
 #[cfg(test)]

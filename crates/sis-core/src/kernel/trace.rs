@@ -130,6 +130,17 @@ impl ScanEnd {
         ScanEnd::NoScan,
         ScanEnd::AvgCpu,
     ];
+
+    /// The name the JSON and the testdata use.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanEnd::Found => "found",
+            ScanEnd::Budget => "budget",
+            ScanEnd::Exhausted => "exhausted",
+            ScanEnd::NoScan => "no_scan",
+            ScanEnd::AvgCpu => "avg_cpu",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
