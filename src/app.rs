@@ -175,12 +175,12 @@ pub fn App(props: &AppProps) -> Html {
             }
             let cur = {
                 let r = runner.borrow();
-                let newest = r.newest().map(|d| d.seq);
+                let newest = r.newest().map(|d| d.id.seq);
                 state
                     .selected
                     .and_then(|s| r.decision(s))
                     .or_else(|| r.newest())
-                    .map(|d| (d.seq, d.steps.len(), Some(d.seq) == newest))
+                    .map(|d| (d.id.seq, d.steps.len(), Some(d.id.seq) == newest))
             };
             match (cur, state.probe) {
                 (Some((_, len, _)), Some(p)) if p + 1 < len => {

@@ -102,7 +102,7 @@ impl CpuCanvas {
         runner.cpu_snaps(&mut self.snaps);
         let llcs = runner.llc_snaps();
         let ov = runner.shown(overlay.selected, overlay.playing).map(|d| {
-            let hidden = overlay.hidden == Some(d.seq);
+            let hidden = overlay.hidden == Some(d.id.seq);
             let shown = if hidden {
                 0
             } else {
@@ -115,7 +115,7 @@ impl CpuCanvas {
                 decision: d,
                 shown,
                 reveal: !hidden && shown >= d.steps.len(),
-                guess: overlay.guess.filter(|g| g.seq == d.seq).map(|g| g.cpu),
+                guess: overlay.guess.filter(|g| g.seq == d.id.seq).map(|g| g.cpu),
             }
         });
         draw_cpus(

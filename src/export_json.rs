@@ -63,14 +63,14 @@ impl Recording {
         let last = self.last_seq;
         let mut new: Vec<&Decision> = ring
             .rev()
-            .take_while(|d| last.is_none_or(|l| d.seq > l))
+            .take_while(|d| last.is_none_or(|l| d.id.seq > l))
             .collect();
         new.reverse();
         let Some(first) = new.first() else { return 0 };
-        let gap = last.map_or(0, |l| first.seq.saturating_sub(l + 1));
+        let gap = last.map_or(0, |l| first.id.seq.saturating_sub(l + 1));
         self.lost += gap;
         let made = gap + new.len() as u64;
-        self.last_seq = new.last().map(|d| d.seq);
+        self.last_seq = new.last().map(|d| d.id.seq);
         for d in new {
             if self.decisions.len() < RECORD_CAP {
                 self.decisions.push(d.clone());
@@ -109,7 +109,7 @@ mod tests {
         }
         assert_eq!(rec.decisions.len(), 600);
         assert_eq!(rec.lost, 0);
-        let seqs: Vec<u64> = rec.decisions.iter().map(|d| d.seq).collect();
+        let seqs: Vec<u64> = rec.decisions.iter().map(|d| d.id.seq).collect();
         assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1));
         for _ in 0..300 {
             sim.next_wakeup();

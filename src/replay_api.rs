@@ -6,7 +6,7 @@
 //! what the worker crate writes): no serde code for them.
 
 use sis_core::analysis::replay::CLASSES;
-use sis_core::kernel::trace::{Decision, Rule, Saw, ScanEnd, Step};
+use sis_core::kernel::trace::{Decision, Rule, Saw, ScanEnd, Step, WakeupId};
 use wasm_bindgen::prelude::*;
 
 /// The topology fields a trace does not record, as the Replay tab names them.
@@ -61,15 +61,8 @@ pub struct WakeView {
     /// Its place among the kept wake-ups.
     pub pos: usize,
     pub index: u64,
-    /// The sched_waking's place among all sched_waking events, from 1.
-    pub seq: u64,
     pub line: u64,
-    pub time_ns: u64,
-    pub waker_cpu: u32,
-    pub wakee: u32,
-    pub prev: u32,
     pub kernel: u32,
-    pub sync_inferred: bool,
     /// Index into CLASSES.
     pub class: usize,
     pub chosen: Vec<u32>,
@@ -84,14 +77,8 @@ impl WakeView {
         let mut v = WakeView {
             pos: f.n("pos")?,
             index: f.n("index")?,
-            seq: f.n("seq")?,
             line: f.n("line")?,
-            time_ns: f.n("time_ns")?,
-            waker_cpu: f.n("waker_cpu")?,
-            wakee: f.n("wakee")?,
-            prev: f.n("prev")?,
             kernel: f.n("kernel")?,
-            sync_inferred: f.n::<u8>("sync_inferred")? != 0,
             class: f.n::<usize>("class")?.min(CLASSES.len() - 1),
             chosen: f.list("chosen")?,
             ..Default::default()
@@ -101,12 +88,15 @@ impl WakeView {
             v.cpus.push((nr.parse().ok()?, util.parse().ok()?));
         }
         let d = &mut v.decision;
-        d.seq = v.seq;
-        d.time_ns = v.time_ns;
-        d.waker_cpu = v.waker_cpu;
-        d.wakee = v.wakee;
-        d.sync = v.sync_inferred;
-        d.prev = v.prev;
+        // Which wake-up: the decision's id, as the worker's record has it (sync inferred).
+        d.id = WakeupId {
+            seq: f.n("seq")?,
+            time_ns: f.n("time_ns")?,
+            waker_cpu: f.n("waker_cpu")?,
+            wakee: f.n("wakee")?,
+            sync: f.n::<u8>("sync")? != 0,
+            prev: f.n("prev")?,
+        };
         d.target = f.n("target")?;
         d.has_idle_core = f.n::<u8>("has_idle_core")? != 0;
         d.nr_idle_scan = f.n("nr_idle_scan")?;
@@ -363,7 +353,10 @@ mod tests {
             for p in 0..s.presets.len() {
                 let v = WakeView::parse(&replay_get(i as u32, 0, p as u32, false)).unwrap();
                 assert_eq!(v.pos, i);
-                assert_eq!((v.line, v.kernel, v.prev), (r.line, r.kernel, r.prev));
+                assert_eq!(
+                    (v.line, v.kernel, v.decision.id.prev),
+                    (r.line, r.kernel, r.id.prev)
+                );
                 assert_eq!(v.chosen, r.chosen);
                 assert_eq!(v.decision, native.decision(r, p).unwrap());
             }

@@ -4,7 +4,7 @@
 use crate::draw::cpus::{CpuSnap, LlcSnap};
 use crate::draw::curve::{CurveData, OperatingPoint};
 use sis_core::kernel::stats::{Counters, Metrics};
-use sis_core::kernel::trace::{Decision, ScanEnd};
+use sis_core::kernel::trace::{Decision, ScanEnd, WakeupId};
 use sis_core::{Scenario, Simulation};
 use std::collections::VecDeque;
 
@@ -16,11 +16,7 @@ const SPARKS: usize = 80;
 /// One line of the decision log.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
-    pub seq: u64,
-    pub time_ns: u64,
-    pub wakee: u32,
-    pub waker_cpu: u32,
-    pub prev: u32,
+    pub id: WakeupId,
     pub target: u32,
     pub result: u32,
     pub rule: &'static str,
@@ -31,11 +27,7 @@ pub struct Summary {
 impl Summary {
     pub fn of(d: &Decision) -> Self {
         Summary {
-            seq: d.seq,
-            time_ns: d.time_ns,
-            wakee: d.wakee,
-            waker_cpu: d.waker_cpu,
-            prev: d.prev,
+            id: d.id,
             target: d.target,
             result: d.result,
             rule: d.decided_by.map_or("-", |r| r.name()),
@@ -337,7 +329,7 @@ impl Runner {
 
     /// The next wake-up decision's seq (None when the run has no more events).
     pub fn step_decision(&mut self) -> Option<u64> {
-        let seq = self.sim.as_mut()?.next_wakeup().map(|d| d.seq);
+        let seq = self.sim.as_mut()?.next_wakeup().map(|d| d.id.seq);
         self.after_change();
         seq
     }
@@ -395,7 +387,7 @@ impl Runner {
             .sim
             .as_ref()
             .and_then(|s| s.last_decision())
-            .map(|d| d.seq);
+            .map(|d| d.id.seq);
         self.rec = Some(crate::export_json::Recording::start(last));
         self.rec_slice_ns = 20_000;
     }
@@ -440,7 +432,7 @@ impl Runner {
             .decisions()
             .iter()
             .rev()
-            .find(|d| d.seq == seq)
+            .find(|d| d.id.seq == seq)
     }
 
     /// Pins the newest decision for display while playing.
@@ -566,7 +558,7 @@ mod tests {
         let b = r.step_decision().unwrap();
         assert_eq!(b, a + 1);
         let snap = r.snapshot();
-        assert_eq!(snap.decisions[0].seq, b);
+        assert_eq!(snap.decisions[0].id.seq, b);
         assert_eq!(snap.wakeups_total, b);
         // A permalink's step reproduces the same state.
         let mut r2 = Runner::default();

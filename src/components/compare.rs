@@ -29,7 +29,10 @@ pub fn variant(base: &Scenario, preset: &str, features: &str) -> Result<Scenario
 /// Whether two decisions are the same wake-up (same task, waker, time): true until the two
 /// runs diverge.
 pub fn same_wakeup(a: &Decision, b: &Decision) -> bool {
-    a.time_ns == b.time_ns && a.wakee == b.wakee && a.waker_cpu == b.waker_cpu && a.prev == b.prev
+    a.id.time_ns == b.id.time_ns
+        && a.id.wakee == b.id.wakee
+        && a.id.waker_cpu == b.id.waker_cpu
+        && a.id.prev == b.id.prev
 }
 
 /// The CPUs a decision looked at, in order ("-" if none).
@@ -365,15 +368,15 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
                 // The same facts machine-readable, for the end-to-end tests (nr: "" = none).
                 let nr = |v: Option<i64>| v.map_or(String::new(), |v| v.to_string());
                 let missed = |d: &Decision| d.missed_idle.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
-                html! { <tr class={cls} data-testid="compare-pair" data-seq={a.seq.to_string()} data-same={same.to_string()}
+                html! { <tr class={cls} data-testid="compare-pair" data-seq={a.id.seq.to_string()} data-same={same.to_string()}
                     data-a-cpu={a.result.to_string()} data-a-by={a.decided_by.map_or("", |r| r.name())}
                     data-a-probes={a.probes().to_string()} data-a-nr-before={nr(a.nr_before)}
                     data-a-nr-after={nr(a.nr_after)} data-a-missed={missed(a)}
                     data-b-cpu={b.result.to_string()} data-b-by={b.decided_by.map_or("", |r| r.name())}
                     data-b-probes={b.probes().to_string()} data-b-nr-before={nr(b.nr_before)}
                     data-b-nr-after={nr(b.nr_after)} data-b-missed={missed(b)}>
-                    <td>{a.seq}</td>
-                    <td>{format!("task {} by CPU {}{}", a.wakee, a.waker_cpu, if same { String::new() } else { format!(" (B: task {} by CPU {})", b.wakee, b.waker_cpu) })}</td>
+                    <td>{a.id.seq}</td>
+                    <td>{format!("task {} by CPU {}{}", a.id.wakee, a.id.waker_cpu, if same { String::new() } else { format!(" (B: task {} by CPU {})", b.id.wakee, b.id.waker_cpu) })}</td>
                     <td class="num">{a.result}</td><td class="scan">{scanned(a)}</td>
                     <td class="num">{b.result}</td><td class="scan">{scanned(b)}</td>
                 </tr> }

@@ -63,7 +63,7 @@ pub fn caption(
     if state.playing {
         return html! { <>{format!("Playing · {} {}", d.who(), d.outcome())}</> };
     }
-    if state.hidden == Some(d.seq) {
+    if state.hidden == Some(d.id.seq) {
         return html! { <>{format!("{} (W, P and T on the bars). Where does it go?", d.who())}</> };
     }
     let shown = state
@@ -71,7 +71,7 @@ pub fn caption(
         .map_or(d.steps.len(), |p| (p + 1).min(d.steps.len()));
     if shown < d.steps.len() {
         let s = d.steps[shown.saturating_sub(1)];
-        return html! { <>{format!("Wake-up #{}, check {} of {}: {} looks at CPU {} and sees {}{}", d.seq, shown, d.steps.len(), s.rule.kernel_function(), s.cpu, s.saw.name(), s.nr.map_or(String::new(), |n| format!("; budget left nr = {n}")))}</> };
+        return html! { <>{format!("Wake-up #{}, check {} of {}: {} looks at CPU {} and sees {}{}", d.id.seq, shown, d.steps.len(), s.rule.kernel_function(), s.cpu, s.saw.name(), s.nr.map_or(String::new(), |n| format!("; budget left nr = {n}")))}</> };
     }
     html! { <>{format!(
         "{} {}{}",
@@ -115,7 +115,7 @@ pub fn label(
         return format!("{bars} No wake-up shown yet.");
     };
     let who = d.who();
-    if state.hidden == Some(d.seq) {
+    if state.hidden == Some(d.id.seq) {
         return format!("{bars} {who}; where does it go?");
     }
     format!(

@@ -36,7 +36,7 @@ fn fmt_nr(n: Option<i64>) -> String {
 
 #[component]
 pub fn DecisionLog(p: &DecisionLogProps) -> Html {
-    let detail_seq = p.detail.as_ref().map(|d| d.seq);
+    let detail_seq = p.detail.as_ref().map(|d| d.id.seq);
     // Keep the current check in view while stepping probe by probe (scrolls the table only).
     let wrap = use_node_ref();
     {
@@ -55,9 +55,9 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
         });
     }
     let items = p.decisions.iter().map(|d| {
-        let hidden = p.hidden == Some(d.seq);
-        let sel = detail_seq == Some(d.seq);
-        let seq = d.seq;
+        let hidden = p.hidden == Some(d.id.seq);
+        let sel = detail_seq == Some(d.id.seq);
+        let seq = d.id.seq;
         let on_select = p.on_select.clone();
         let onclick = Callback::from(move |_: MouseEvent| on_select.emit(seq));
         let result = if hidden {
@@ -71,10 +71,10 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
             </> }
         };
         html! {
-            <li data-testid="decision" class={classes!(sel.then_some("selected"))} key={d.seq.to_string()}>
+            <li data-testid="decision" class={classes!(sel.then_some("selected"))} key={d.id.seq.to_string()}>
                 <button class="row" {onclick} aria-current={sel.then_some("true")}>
-                    <span class="seq">{format!("#{}", d.seq)}</span>
-                    <span class="who">{format!("task {} · W{} P{} T{}", d.wakee, d.waker_cpu, d.prev, d.target)}</span>
+                    <span class="seq">{format!("#{}", d.id.seq)}</span>
+                    <span class="who">{format!("task {} · W{} P{} T{}", d.id.wakee, d.id.waker_cpu, d.id.prev, d.target)}</span>
                     {result}
                 </button>
             </li>
@@ -84,7 +84,7 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
         None => html! {
             <p class="empty">{"No decision yet. Press "}<b>{"Step"}</b>{" (or →) to make the next wake-up, or "}<b>{"Play"}</b>{"."}</p>
         },
-        Some(d) => detail_view(d, p.probe, p.hidden == Some(d.seq), wrap.clone()),
+        Some(d) => detail_view(d, p.probe, p.hidden == Some(d.id.seq), wrap.clone()),
     };
     html! {
         <section class="panel log-panel">
@@ -103,9 +103,9 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
 pub(crate) fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool, wrap: NodeRef) -> Html {
     let head = html! {
         <p class="dhead">
-            <b>{format!("#{} ", d.seq)}</b>
-            {format!("at {:.3} ms: task {} woken by CPU {}{}; ", d.time_ns as f64 / 1e6, d.wakee, d.waker_cpu, if d.sync { " (sync)" } else { "" })}
-            {kernel_term("prev", format!("prev {}", d.prev))}{", "}
+            <b>{format!("#{} ", d.id.seq)}</b>
+            {format!("at {:.3} ms: task {} woken by CPU {}{}; ", d.id.time_ns as f64 / 1e6, d.id.wakee, d.id.waker_cpu, if d.id.sync { " (sync)" } else { "" })}
+            {kernel_term("prev", format!("prev {}", d.id.prev))}{", "}
             {kernel_term("target", format!("target {}", d.target))}{", "}
             {kernel_term("recent_used_cpu", format!("recent_used_cpu {}", d.recent_used_cpu.map_or("–".into(), |c| c.to_string())))}{", "}
             {kernel_term("has_idle_cores", format!("has_idle_core {}", d.has_idle_core))}{", "}

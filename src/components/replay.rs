@@ -119,7 +119,7 @@ fn cpu_bars(v: &WakeView, preset_cpu: u32) -> Html {
                     (c == v.kernel).then_some("kernel"),
                     (c == preset_cpu).then_some("model"),
                 );
-                let tags = [(c == v.waker_cpu, "W"), (c == v.prev, "P"), (c == v.kernel, "K"), (c == preset_cpu, "M")];
+                let tags = [(c == v.decision.id.waker_cpu, "W"), (c == v.decision.id.prev, "P"), (c == v.kernel, "K"), (c == preset_cpu, "M")];
                 html! {
                     <div {class} data-testid="replay-cpu" title={format!("CPU {c}: nr_running {nr}, util_avg {util}")}>
                         <div class="bar"><div class="fill" style={format!("height:{}%", (*util as u64 * 100 / 1024).min(100))}></div></div>
@@ -323,8 +323,8 @@ pub fn ReplayPanel() -> Html {
             html! { <>
                 <p class="replay-wakeup" data-testid="replay-wakeup">
                     {format!("Wake-up {} of {} (trace line {}, t = {} ns): CPU {} wakes pid {}{}, prev CPU {} [{}]. Kernel chose ",
-                        v.index + 1, s.classes[0].0, v.line, v.time_ns, v.waker_cpu, v.wakee,
-                        if v.sync_inferred { " (sync, inferred)" } else { "" }, v.prev, CLASSES[v.class])}
+                        v.index + 1, s.classes[0].0, v.line, v.decision.id.time_ns, v.decision.id.waker_cpu, v.decision.id.wakee,
+                        if v.decision.id.sync { " (sync, inferred)" } else { "" }, v.decision.id.prev, CLASSES[v.class])}
                     <b>{"CPU "}<span data-testid="replay-kernel-cpu">{v.kernel}</span></b>
                     {format!(", {} chose ", s.presets.get(preset_i).map_or("", |p| p.as_str()))}
                     <b class={classes!((mine != v.kernel).then_some("differs"))}>{"CPU "}<span data-testid="replay-preset-cpu">{mine}</span></b>

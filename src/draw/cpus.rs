@@ -334,8 +334,8 @@ fn draw_overlay(ctx: &CanvasRenderingContext2d, lay: &CpuLayout, ov: &Overlay, p
     ctx.set_font("bold 13px system-ui, sans-serif");
     let mut tags: Vec<(u32, Vec<(&str, Rgb)>)> = Vec::new();
     for (c, t, col) in [
-        (d.waker_cpu, "W", pal.waker),
-        (d.prev, "P", pal.prev),
+        (d.id.waker_cpu, "W", pal.waker),
+        (d.id.prev, "P", pal.prev),
         (d.target, "T", pal.target),
     ] {
         if !ok(c) {

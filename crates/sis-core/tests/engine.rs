@@ -125,7 +125,7 @@ fn counters_agree_with_the_recorded_trace() {
             // only if it got that far: not when a lower sibling was idle (it returned there).
             let last_smt = d.steps.iter().rev().find(|s| s.rule == Rule::SelectIdleSmt);
             let prev_counted = last_smt
-                .is_some_and(|s| !(d.decided_by == Some(Rule::SelectIdleSmt) && s.cpu < d.prev));
+                .is_some_and(|s| !(d.decided_by == Some(Rule::SelectIdleSmt) && s.cpu < d.id.prev));
             scanned += 1
                 + d.steps
                     .iter()
@@ -160,7 +160,7 @@ fn decision_ring_is_bounded() {
     sim.run_for(200_000_000);
     assert!(sim.wakeups_total() > 1000);
     assert_eq!(sim.decisions().len(), sis_core::sim::engine::DECISION_RING);
-    let seqs: Vec<u64> = sim.decisions().iter().map(|d| d.seq).collect();
+    let seqs: Vec<u64> = sim.decisions().iter().map(|d| d.id.seq).collect();
     assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1));
     assert_eq!(*seqs.last().unwrap(), sim.wakeups_total());
 }
@@ -206,8 +206,8 @@ fn next_wakeup_hands_out_every_decision_of_a_batch() {
         };
         while stepped.now_ns() < horizon_ns {
             let d = stepped.next_wakeup().expect("a wake-up");
-            seqs.push(d.seq);
-            wakees.push(d.wakee);
+            seqs.push(d.id.seq);
+            wakees.push(d.id.wakee);
         }
         let n = seqs.len() as u64;
         assert!(n > 100, "{workload}: {n} decisions");
@@ -224,8 +224,8 @@ fn next_wakeup_hands_out_every_decision_of_a_batch() {
                 recorded
                     .decisions()
                     .iter()
-                    .filter(|d| d.seq > have)
-                    .map(|d| d.wakee),
+                    .filter(|d| d.id.seq > have)
+                    .map(|d| d.id.wakee),
             );
         }
         assert_eq!(&ring[..n as usize], &wakees[..], "{workload}");
@@ -250,7 +250,7 @@ fn advance_to_wakeup_then_next_wakeup_continues_inside_a_batch() {
     let mut a = Simulation::new(&sc).unwrap();
     let mut inside = None;
     for _ in 0..5000 {
-        let seq = a.next_wakeup().expect("a wake-up").seq;
+        let seq = a.next_wakeup().expect("a wake-up").id.seq;
         if a.wakeups_total() > seq {
             inside = Some(seq);
             break;
@@ -263,7 +263,7 @@ fn advance_to_wakeup_then_next_wakeup_continues_inside_a_batch() {
     assert_eq!(b.stepped_seq(), n);
     assert!(b.wakeups_total() > n);
     assert_eq!(b.next_wakeup().cloned(), want);
-    assert_eq!(want.map(|d| d.seq), Some(n + 1));
+    assert_eq!(want.map(|d| d.id.seq), Some(n + 1));
 }
 
 /// Seed 000/001 corner case: 7 hogs on CPU0..6 at util 1024, CPU7 idle. SIS_UTIL never scans,
@@ -481,21 +481,21 @@ fn each_probe_costs_more_for_every_other_scan_in_flight_in_the_llc() {
     while !sim.finished() && sim.step() {
         let last = all
             .last()
-            .map_or(0, |d: &sis_core::kernel::trace::Decision| d.seq);
-        all.extend(sim.decisions().iter().filter(|d| d.seq > last).cloned());
+            .map_or(0, |d: &sis_core::kernel::trace::Decision| d.id.seq);
+        all.extend(sim.decisions().iter().filter(|d| d.id.seq > last).cloned());
     }
     assert!(all.len() > 1000, "{} decisions", all.len());
     let mut ends: Vec<u64> = Vec::new();
     let mut dearer = 0;
     for (i, d) in all.iter().enumerate() {
-        assert_eq!(d.seq, i as u64 + 1, "a decision is missing");
-        ends.retain(|&e| e > d.time_ns);
+        assert_eq!(d.id.seq, i as u64 + 1, "a decision is missing");
+        ends.retain(|&e| e > d.id.time_ns);
         let want = base + base * pct * ends.len() as u64 / 100;
         assert_eq!(
             d.probe_cost_ns,
             want,
             "decision {}: {} scans in flight",
-            d.seq,
+            d.id.seq,
             ends.len()
         );
         dearer += usize::from(d.probe_cost_ns > base);
@@ -504,7 +504,7 @@ fn each_probe_costs_more_for_every_other_scan_in_flight_in_the_llc() {
         let probes = d.steps.iter().filter(|s| s.rule.is_domain_search()).count() as u64;
         let scan = probes * d.probe_cost_ns;
         if scan > 0 {
-            ends.push(d.time_ns + scan);
+            ends.push(d.id.time_ns + scan);
         }
     }
     assert!(

@@ -449,7 +449,7 @@ fn records_count_like_the_table_and_recompute_each_presets_decision() {
     for (k, name) in CLASSES.iter().enumerate() {
         let in_class = |rec: &&sis_core::analysis::replay::WakeRecord| match k {
             0 => true,
-            4 => rec.kernel != rec.prev,
+            4 => rec.kernel != rec.id.prev,
             _ => rec.class == k,
         };
         assert_eq!(

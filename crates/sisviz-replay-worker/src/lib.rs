@@ -213,21 +213,21 @@ pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
             .map(|s| format!("{}:{}:{}:{}", s.rule.name(), s.cpu, s.saw.name(), opt(s.nr))),
     );
     format!(
-        "pos={pos} index={} seq={} line={} time_ns={} waker_cpu={} wakee={} prev={} kernel={} \
-         sync_inferred={} class={} chosen={} cpus={cpus} target={} has_idle_core={} \
-         nr_idle_scan={} result={} recent_used_cpu={} nr_before={} nr_after={} scan_end={} \
-         decided_by={} steps={steps} missed_idle={}",
+        "pos={pos} index={} line={} kernel={} class={} chosen={} cpus={cpus} seq={} time_ns={} \
+         waker_cpu={} wakee={} sync={} prev={} target={} has_idle_core={} nr_idle_scan={} \
+         result={} recent_used_cpu={} nr_before={} nr_after={} scan_end={} decided_by={} \
+         steps={steps} missed_idle={}",
         r.index,
-        d.seq,
         r.line,
-        r.time_ns,
-        r.waker_cpu,
-        r.wakee,
-        r.prev,
         r.kernel,
-        u8::from(r.sync_inferred),
         r.class,
         list(&r.chosen),
+        d.id.seq,
+        d.id.time_ns,
+        d.id.waker_cpu,
+        d.id.wakee,
+        u8::from(d.id.sync),
+        d.id.prev,
         d.target,
         u8::from(d.has_idle_core),
         d.nr_idle_scan,

@@ -8,7 +8,7 @@ use crate::kernel::select::{Wakee, Waker};
 use crate::kernel::state::SchedState;
 use crate::kernel::stats::Counters;
 use crate::kernel::topology::{Numbering, Topology, TopologySpec};
-use crate::kernel::trace::{Decision, Rule, ScanEnd, Step};
+use crate::kernel::trace::{Decision, Rule, ScanEnd, Step, WakeupId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -239,10 +239,13 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
         (pp.preset, pp.prev, pp.waker_cpu, pp.recent, pp.target);
     let (st, p, w) = pp.split();
     let mut d = Decision {
-        prev,
-        waker_cpu,
+        id: WakeupId {
+            prev,
+            waker_cpu,
+            sync: w.sync,
+            ..Default::default()
+        },
         recent_used_cpu: recent,
-        sync: w.sync,
         ..Default::default()
     };
     let mut c = Counters::default();

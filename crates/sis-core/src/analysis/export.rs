@@ -37,15 +37,15 @@ pub fn chrome_trace<'a>(
         let scan_ns = probes.len() as u64 * cost;
         if !probes.is_empty() {
             events.push(json!({
-                "name": "select_idle_cpu", "cat": "scan", "ph": "X", "pid": 1, "tid": d.waker_cpu,
-                "ts": us(d.time_ns), "dur": us(scan_ns.max(1)),
-                "args": {"seq": d.seq, "probed": probes, "nr_before": d.nr_before, "nr_after": d.nr_after, "missed_idle": d.missed_idle}
+                "name": "select_idle_cpu", "cat": "scan", "ph": "X", "pid": 1, "tid": d.id.waker_cpu,
+                "ts": us(d.id.time_ns), "dur": us(scan_ns.max(1)),
+                "args": {"seq": d.id.seq, "probed": probes, "nr_before": d.nr_before, "nr_after": d.nr_after, "missed_idle": d.missed_idle}
             }));
         }
         events.push(json!({
-            "name": format!("wake task {}", d.wakee), "cat": "wakeup", "ph": "X", "pid": 1, "tid": d.result,
-            "ts": us(d.time_ns + scan_ns), "dur": 1.0,
-            "args": {"seq": d.seq, "waker_cpu": d.waker_cpu, "prev": d.prev, "target": d.target,
+            "name": format!("wake task {}", d.id.wakee), "cat": "wakeup", "ph": "X", "pid": 1, "tid": d.result,
+            "ts": us(d.id.time_ns + scan_ns), "dur": 1.0,
+            "args": {"seq": d.id.seq, "waker_cpu": d.id.waker_cpu, "prev": d.id.prev, "target": d.target,
                      "decided_by": d.decided_by.map(Rule::name), "steps": d.steps.len()}
         }));
     }
@@ -138,7 +138,7 @@ mod tests {
         for d in sim.decisions() {
             let of = |cat: &str| -> Vec<&Value> {
                 evs.iter()
-                    .filter(|e| e["cat"] == cat && e["args"]["seq"] == d.seq)
+                    .filter(|e| e["cat"] == cat && e["args"]["seq"] == d.id.seq)
                     .collect()
             };
             let probed: Vec<u32> = d
@@ -149,16 +149,16 @@ mod tests {
                 .collect();
             let scan_ns = probed.len() as u64 * sc.probe_cost_ns;
             let wake = of("wakeup");
-            assert_eq!(wake.len(), 1, "decision {}", d.seq);
+            assert_eq!(wake.len(), 1, "decision {}", d.id.seq);
             assert_eq!(wake[0]["tid"], d.result);
-            assert_eq!(wake[0]["ts"], (d.time_ns + scan_ns) as f64 / 1000.0);
-            assert_eq!(wake[0]["name"], format!("wake task {}", d.wakee));
+            assert_eq!(wake[0]["ts"], (d.id.time_ns + scan_ns) as f64 / 1000.0);
+            assert_eq!(wake[0]["name"], format!("wake task {}", d.id.wakee));
             let scan = of("scan");
             if probed.is_empty() {
-                assert!(scan.is_empty(), "decision {}", d.seq);
+                assert!(scan.is_empty(), "decision {}", d.id.seq);
             } else {
-                assert_eq!(scan.len(), 1, "decision {}", d.seq);
-                assert_eq!(scan[0]["tid"], d.waker_cpu);
+                assert_eq!(scan.len(), 1, "decision {}", d.id.seq);
+                assert_eq!(scan[0]["tid"], d.id.waker_cpu);
                 assert_eq!(scan[0]["dur"], scan_ns as f64 / 1000.0);
                 assert_eq!(scan[0]["args"]["probed"], json!(probed));
             }

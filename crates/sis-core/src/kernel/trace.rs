@@ -153,15 +153,26 @@ pub struct Step {
     pub nr: Option<i64>,
 }
 
-/// One wake-up decision, in full.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Decision {
+/// Which wake-up: the fields that name one wake-up wherever it is shown or kept (a decision,
+/// the replay's pending wakings and records, the page's log and replay views).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WakeupId {
+    /// Its place among the run's (or the trace's) wake-ups, from 1.
     pub seq: u64,
     pub time_ns: u64,
     pub waker_cpu: u32,
     pub wakee: u32,
+    /// WF_SYNC (in a replay: inferred from the waker blocking soon after).
     pub sync: bool,
+    /// The wakee's previous CPU.
     pub prev: u32,
+}
+
+/// One wake-up decision, in full.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    #[serde(flatten)]
+    pub id: WakeupId,
     pub target: u32,
     pub recent_used_cpu: Option<u32>,
     pub has_idle_core: bool,
@@ -240,11 +251,11 @@ impl Decision {
     pub fn who(&self) -> String {
         format!(
             "Wake-up #{}: task {} woken by CPU {}{}, prev CPU {}, target CPU {}",
-            self.seq,
-            self.wakee,
-            self.waker_cpu,
-            if self.sync { " (sync)" } else { "" },
-            self.prev,
+            self.id.seq,
+            self.id.wakee,
+            self.id.waker_cpu,
+            if self.id.sync { " (sync)" } else { "" },
+            self.id.prev,
             self.target
         )
     }
@@ -268,12 +279,12 @@ impl Decision {
         let _ = writeln!(
             s,
             "#{} t={}ns wakee={} waker_cpu={}{} prev={} target={} recent_used_cpu={} has_idle_core={} nr_idle_scan={}",
-            self.seq,
-            self.time_ns,
-            self.wakee,
-            self.waker_cpu,
-            if self.sync { " (sync)" } else { "" },
-            self.prev,
+            self.id.seq,
+            self.id.time_ns,
+            self.id.wakee,
+            self.id.waker_cpu,
+            if self.id.sync { " (sync)" } else { "" },
+            self.id.prev,
             self.target,
             self.recent_used_cpu.map_or("-".to_string(), |c| c.to_string()),
             self.has_idle_core,

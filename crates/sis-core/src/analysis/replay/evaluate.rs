@@ -1,7 +1,7 @@
 //! One paired wake-up run through every preset's select_task_rq_fair and compared with the
 //! kernel's choice.
 
-use super::records::{finish_decision, load_snapshot, Header, WakeRecord};
+use super::records::{finish_decision, load_snapshot, WakeRecord};
 use super::*;
 
 impl Replay {
@@ -57,14 +57,7 @@ impl Replay {
             (r, p.waker_pid.filter(|w| *w != 0))
         };
         let jiffies = p.time_ns * REPLAY_HZ / 1_000_000_000;
-        let header = Header {
-            seq: p.seq + 1,
-            time_ns: p.time_ns,
-            waker_cpu: p.waker_cpu,
-            wakee: p.wakee,
-            sync,
-            prev: p.prev,
-        };
+        let id = p.id(sync);
         let mut new_recent = vec![u32::MAX; self.runs.len()];
         let mut new_waker_recent = vec![None; self.runs.len()];
         if capturing {
@@ -112,7 +105,7 @@ impl Replay {
                 let d = &mut self.decision;
                 let out = st.decide_into(&wakee, &waker, &mut run.counters, d);
                 if out.cpu != kernel {
-                    finish_decision(st, &wakee, &out, &header, d);
+                    finish_decision(st, &wakee, &out, id, d);
                     disagreeing.push((run.preset.name.to_string(), d.clone()));
                 }
                 out
@@ -151,13 +144,9 @@ impl Replay {
             self.records.push(WakeRecord {
                 index,
                 line: p.line,
-                time_ns: p.time_ns,
-                waker_cpu: p.waker_cpu,
+                id,
                 waker_pid: p.waker_pid,
-                wakee: p.wakee,
-                prev: p.prev,
                 kernel,
-                sync_inferred: sync,
                 class,
                 cpus: p.cpus.clone(),
                 chosen: self.scratch_chosen.clone(),
@@ -165,7 +154,6 @@ impl Replay {
                 wakee_load: p.wakee_load,
                 waker_load: p.waker_load,
                 wake_wide: p.wake_wide,
-                seq: p.seq,
                 inputs: self.scratch_inputs.clone(),
             });
         }

@@ -128,6 +128,20 @@ pub(crate) struct Pending {
     pub unpaired: bool,
 }
 
+impl Pending {
+    /// Which wake-up this is, once its sync inference is known (`seq` from 1).
+    pub fn id(&self, sync: bool) -> crate::kernel::trace::WakeupId {
+        crate::kernel::trace::WakeupId {
+            seq: self.seq + 1,
+            time_ns: self.time_ns,
+            waker_cpu: self.waker_cpu,
+            wakee: self.wakee,
+            sync,
+            prev: self.prev,
+        }
+    }
+}
+
 /// Counts over the whole trace.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RebuildCounts {

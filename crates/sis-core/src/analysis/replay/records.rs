@@ -5,6 +5,7 @@
 //! in memory for a large trace).
 
 use super::*;
+use crate::kernel::trace::WakeupId;
 
 /// What one preset's select_task_rq_fair read besides the CPU snapshot: its LLC flags
 /// (has_idle_cores, nr_idle_scan, ...), the waker CPU's avg_scan_cost and the wakee's
@@ -23,15 +24,12 @@ pub struct WakeRecord {
     pub index: u64,
     /// The sched_waking's line number.
     pub line: u64,
-    pub time_ns: u64,
-    pub waker_cpu: u32,
+    /// Which wake-up (`seq` counts the trace's sched_waking events from 1; `sync` is
+    /// inferred: the waker blocked within SYNC_WINDOW_NS).
+    pub id: WakeupId,
     pub waker_pid: Option<u32>,
-    pub wakee: u32,
-    pub prev: u32,
     /// The CPU of the matching sched_wakeup.
     pub kernel: u32,
-    /// Inferred: the waker blocked within SYNC_WINDOW_NS.
-    pub sync_inferred: bool,
     /// Index into [`CLASSES`] (1..=3; `kernel_moved` is `kernel != prev`).
     pub class: usize,
     /// Each CPU as the wake-up saw it.
@@ -42,7 +40,6 @@ pub struct WakeRecord {
     pub(super) wakee_load: u32,
     pub(super) waker_load: u32,
     pub(super) wake_wide: bool,
-    pub(super) seq: u64,
     pub(super) inputs: Vec<PresetInput>,
 }
 
@@ -51,16 +48,6 @@ impl WakeRecord {
     pub fn disagrees(&self, i: usize) -> bool {
         self.chosen.get(i).is_some_and(|c| *c != self.kernel)
     }
-}
-
-/// What a decision's header says (the same for every preset of one wake-up).
-pub(super) struct Header {
-    pub seq: u64,
-    pub time_ns: u64,
-    pub waker_cpu: u32,
-    pub wakee: u32,
-    pub sync: bool,
-    pub prev: u32,
 }
 
 /// A wake-up's CPU snapshot written into a preset's runqueues.
@@ -80,15 +67,10 @@ pub(super) fn finish_decision(
     st: &SchedState,
     wakee: &Wakee,
     out: &crate::kernel::select::Outcome,
-    h: &Header,
+    id: WakeupId,
     d: &mut Decision,
 ) {
-    d.seq = h.seq;
-    d.time_ns = h.time_ns;
-    d.waker_cpu = h.waker_cpu;
-    d.wakee = h.wakee;
-    d.sync = h.sync;
-    d.prev = h.prev;
+    d.id = id;
     st.record_outcome(wakee, out, d);
 }
 
@@ -107,36 +89,28 @@ impl Replay {
         let mut st = run.st.clone();
         load_snapshot(&mut st, &rec.cpus);
         st.llcs.clone_from(&inp.llcs);
-        st.rqs.get_mut(rec.waker_cpu as usize)?.avg_scan_cost = inp.avg_scan_cost;
+        st.rqs.get_mut(rec.id.waker_cpu as usize)?.avg_scan_cost = inp.avg_scan_cost;
         let allowed = match rec.pinned {
             Some(c) => self.masks.get(c as usize)?,
             None => &self.full,
         };
         let wakee = Wakee {
-            prev: rec.prev,
+            prev: rec.id.prev,
             recent_used_cpu: inp.recent,
             allowed,
             load: rec.wakee_load as u64,
             wake_wide: rec.wake_wide,
         };
         let waker = Waker {
-            cpu: rec.waker_cpu,
-            sync: rec.sync_inferred,
+            cpu: rec.id.waker_cpu,
+            sync: rec.id.sync,
             load: rec.waker_load as u64,
-            now_ns: rec.time_ns,
-            jiffies: rec.time_ns * REPLAY_HZ / 1_000_000_000,
+            now_ns: rec.id.time_ns,
+            jiffies: rec.id.time_ns * REPLAY_HZ / 1_000_000_000,
         };
         let mut d = Decision::default();
         let out = st.decide_into(&wakee, &waker, &mut Counters::default(), &mut d);
-        let h = Header {
-            seq: rec.seq + 1,
-            time_ns: rec.time_ns,
-            waker_cpu: rec.waker_cpu,
-            wakee: rec.wakee,
-            sync: rec.sync_inferred,
-            prev: rec.prev,
-        };
-        finish_decision(&st, &wakee, &out, &h, &mut d);
+        finish_decision(&st, &wakee, &out, rec.id, &mut d);
         Some(d)
     }
 }

@@ -389,7 +389,7 @@ impl Simulation {
         let next = next.max((self.batch_end + 1).saturating_sub(len));
         let i = len.checked_sub(self.batch_end - next + 1)?;
         let d = self.decisions.get(i as usize)?;
-        debug_assert_eq!(d.seq, next, "the ring's tail is the batch");
+        debug_assert_eq!(d.id.seq, next, "the ring's tail is the batch");
         self.stepped_seq = next;
         Some(d)
     }

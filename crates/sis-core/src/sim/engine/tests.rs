@@ -52,7 +52,7 @@ fn the_waker_gets_its_cpu_as_recent_used_cpu_until_5_16() {
         let (mut sync, mut set) = (0, 0);
         for _ in 0..400 {
             let Some(d) = s.next_wakeup() else { break };
-            let (waker_cpu, is_sync) = (d.waker_cpu, d.sync);
+            let (waker_cpu, is_sync) = (d.id.waker_cpu, d.id.sync);
             if !is_sync {
                 continue;
             }
@@ -357,7 +357,7 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
     let steps_before = s
         .decisions
         .iter()
-        .find(|d| d.seq == seq)
+        .find(|d| d.id.seq == seq)
         .map_or(0, |d| d.steps.len());
     assert!(seq > 0 && steps_before > 0, "the wake-up was recorded");
     s.arrive(t, cpu);
@@ -377,7 +377,7 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
     let d = s
         .decisions
         .iter()
-        .find(|d| d.seq == seq)
+        .find(|d| d.id.seq == seq)
         .expect("still in the ring");
     assert_eq!(Some(d.result), expected);
     assert_eq!(

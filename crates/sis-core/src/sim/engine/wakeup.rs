@@ -94,8 +94,8 @@ impl Simulation {
         let out: Outcome = if self.recording {
             let mut d = std::mem::take(&mut self.scratch_decision);
             let out = decide_recorded(&mut self.st, &p, &w, c, &mut d);
-            d.seq = self.decision_seq + 1;
-            d.wakee = wakee;
+            d.id.seq = self.decision_seq + 1;
+            d.id.wakee = wakee;
             if self.decisions.len() >= DECISION_RING {
                 self.scratch_decision = self.decisions.pop_front().unwrap_or_default();
             }
@@ -193,11 +193,11 @@ fn decide_recorded(
     d: &mut Decision,
 ) -> Outcome {
     let out = st.decide_into(p, w, c, d);
-    d.time_ns = w.now_ns;
+    d.id.time_ns = w.now_ns;
     d.probe_cost_ns = st.probe_cost_ns;
-    d.waker_cpu = w.cpu;
-    d.sync = w.sync;
-    d.prev = p.prev;
+    d.id.waker_cpu = w.cpu;
+    d.id.sync = w.sync;
+    d.id.prev = p.prev;
     st.record_outcome(p, &out, d);
     out
 }
@@ -324,7 +324,7 @@ impl Simulation {
         dest: u32,
         nr: i64,
     ) {
-        let Some(front) = self.decisions.front().map(|d| d.seq) else {
+        let Some(front) = self.decisions.front().map(|d| d.id.seq) else {
             return;
         };
         let Some(d) = seq
@@ -333,7 +333,7 @@ impl Simulation {
         else {
             return;
         };
-        debug_assert_eq!(d.seq, seq);
+        debug_assert_eq!(d.id.seq, seq);
         d.steps.extend(steps);
         d.result = dest;
         let nr = (nr != NR_INF).then_some(nr);
