@@ -4,8 +4,8 @@ use crate::format_of;
 use clap::Args;
 use serde::Serialize;
 use sis_core::kernel::throttle::{update_idle_cpu_scan, SCHED_CAPACITY_SCALE};
+use sis_core::text::Text;
 use sis_core::{InputError, Scenario};
-use std::fmt::Write;
 
 #[derive(Args, Debug)]
 pub struct CurveArgs {
@@ -109,7 +109,12 @@ pub fn main(a: &CurveArgs) -> Result<String, InputError> {
         "csv" => {
             s.push_str("sum_util,util_pct,nr_scan\n");
             for p in &points {
-                let _ = writeln!(s, "{},{},{}", p.sum_util, p.pct_text(all), p.nr_scan);
+                s.line(format_args!(
+                    "{},{},{}",
+                    p.sum_util,
+                    p.pct_text(all),
+                    p.nr_scan
+                ));
             }
         }
         "json" => {
@@ -123,10 +128,9 @@ pub fn main(a: &CurveArgs) -> Result<String, InputError> {
             s.push('\n');
         }
         _ => {
-            let _ = writeln!(
-                s,
+            s.line(format_args!(
                 "SIS_UTIL nr_scan (update_idle_cpu_scan) for llc_weight {w}, imbalance_pct {pct}"
-            );
+            ));
             // The seed's two-line table.
             let seed: Vec<(u64, u32)> = SEED_PCTS
                 .iter()
@@ -139,22 +143,21 @@ pub fn main(a: &CurveArgs) -> Result<String, InputError> {
                 .unwrap_or(1)
                 .max(2)
                 + 2;
-            let _ = write!(s, "sum_util%");
+            s.put(format_args!("sum_util%"));
             for (p, _) in &seed {
-                let _ = write!(s, "{p:>width$}");
+                s.put(format_args!("{p:>width$}"));
             }
-            let _ = write!(s, "\nscan_nr  ");
+            s.put(format_args!("\nscan_nr  "));
             for (_, n) in &seed {
-                let _ = write!(s, "{n:>width$}");
+                s.put(format_args!("{n:>width$}"));
             }
             s.push_str("\n\n");
             if all {
                 // Every sum_util, as runs of equal nr_scan.
-                let _ = writeln!(
-                    s,
+                s.line(format_args!(
                     "{:>21}  {:>17}  {:>7}",
                     "sum_util", "util_pct", "nr_scan"
-                );
+                ));
                 let mut i = 0;
                 while i < points.len() {
                     let mut j = i;
@@ -162,25 +165,26 @@ pub fn main(a: &CurveArgs) -> Result<String, InputError> {
                         j += 1;
                     }
                     let (a, b) = (&points[i], &points[j]);
-                    let _ = writeln!(
-                        s,
+                    s.line(format_args!(
                         "{:>21}  {:>17}  {:>7}",
                         format!("{}..={}", a.sum_util, b.sum_util),
                         format!("{}..={}", a.pct_text(true), b.pct_text(true)),
                         a.nr_scan
-                    );
+                    ));
                     i = j + 1;
                 }
             } else {
-                let _ = writeln!(s, "{:>8}  {:>10}  {:>7}", "util_pct", "sum_util", "nr_scan");
+                s.line(format_args!(
+                    "{:>8}  {:>10}  {:>7}",
+                    "util_pct", "sum_util", "nr_scan"
+                ));
                 for p in &points {
-                    let _ = writeln!(
-                        s,
+                    s.line(format_args!(
                         "{:>8}  {:>10}  {:>7}",
                         p.pct_text(false),
                         p.sum_util,
                         p.nr_scan
-                    );
+                    ));
                 }
             }
         }

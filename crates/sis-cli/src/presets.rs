@@ -3,8 +3,8 @@
 use crate::format_of;
 use clap::Args;
 use serde::Serialize;
+use sis_core::text::Text;
 use sis_core::{presets, InputError, FEATURES};
-use std::fmt::Write;
 
 #[derive(Args, Debug)]
 pub struct PresetsArgs {
@@ -50,9 +50,8 @@ pub fn main(a: &PresetsArgs) -> Result<String, InputError> {
     }
     let mut s = String::new();
     for p in &all {
-        let _ = writeln!(s, "{:<20} {}", p.name, p.description);
-        let _ = writeln!(
-            s,
+        s.line(format_args!("{:<20} {}", p.name, p.description));
+        s.line(format_args!(
             "{:<20} imbalance_pct {}, busy_factor {}, newidle when avg_idle >= {}; features: {}",
             "",
             p.imbalance_pct,
@@ -63,11 +62,13 @@ pub fn main(a: &PresetsArgs) -> Result<String, InputError> {
                 "balance cost"
             },
             p.features.join(" ")
-        );
+        ));
     }
-    let _ = writeln!(s, "\nfeatures (override any with --feature NAME=on|off):");
+    s.line(format_args!(
+        "\nfeatures (override any with --feature NAME=on|off):"
+    ));
     for f in FEATURES {
-        let _ = writeln!(s, "  {:<20} {}", f.name, f.help);
+        s.line(format_args!("  {:<20} {}", f.name, f.help));
     }
     Ok(s)
 }

@@ -7,8 +7,8 @@ use sis_core::analysis::sweep::{block_header, load_label};
 use sis_core::kernel::stats::ScanHistogram;
 use sis_core::kernel::trace::Decision;
 use sis_core::sim::engine::RunReport;
+use sis_core::text::Text;
 use sis_core::{InputError, Simulation};
-use std::fmt::Write;
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -51,17 +51,15 @@ pub fn summary(r: &RunReport) -> String {
     let k = &r.counters;
     let m = &r.metrics;
     let mut s = String::new();
-    let _ = writeln!(s, "{}", block_header(sc));
-    let _ = writeln!(
-        s,
+    s.line(format_args!("{}", block_header(sc)));
+    s.line(format_args!(
         "load {}% ({}), measured {:.3} ms of simulated time",
         sc.load,
         load_label(sc),
         r.sim_time_ns as f64 / 1e6
-    );
+    ));
     let w = &r.warmup;
-    let _ = writeln!(
-        s,
+    s.line(format_args!(
         "warm-up {:.0} ms ({}): {}",
         w.ns as f64 / 1e6,
         if w.auto {
@@ -74,35 +72,30 @@ pub fn summary(r: &RunReport) -> String {
         } else {
             "NOT settled: PELT or nr_idle_scan still moving, these figures are a transient"
         }
-    );
-    let _ = writeln!(
-        s,
+    ));
+    s.line(format_args!(
         "wake-ups {}  migrations {}  balance pulls {}  wake-up latency avg {:.2} us max {:.2} us",
         r.wakeups,
         r.migrations,
         k.balance_pulls,
         m.avg_wakeup_latency_us,
         k.wakeup_latency_max_ns as f64 / 1000.0
-    );
+    ));
     let t = &r.throughput;
     let us = |ns: u64| ns as f64 / 1000.0;
-    let _ = writeln!(
-        s,
+    s.line(format_args!(
         "throughput {} wake-ups/s; wake-up latency p50 {:.2} us p90 {:.2} us p99 {:.2} us",
         t.wakeups_per_s,
         us(t.latency_p50_ns),
         us(t.latency_p90_ns),
         us(t.latency_p99_ns)
-    );
-    let _ = writeln!(
-        s,
-        "idle CPU time while tasks waited in the LLC: {:.3} ms; time in select_idle_cpu: {:.3} ms ({:.2}% of CPU time)",
+    ));
+    s.line(format_args!("idle CPU time while tasks waited in the LLC: {:.3} ms; time in select_idle_cpu: {:.3} ms ({:.2}% of CPU time)",
         k.wasted_ns as f64 / 1e6,
         k.scan_time_ns as f64 / 1e6,
-        r.scan_cpu_pct()
-    );
+        r.scan_cpu_pct()));
     s.push('\n');
-    let _ = writeln!(s, "counters");
+    s.line(format_args!("counters"));
     for (name, v) in [
         ("sis_search", k.sis_search),
         ("sis_domain_search", k.sis_domain_search),
@@ -113,19 +106,19 @@ pub fn summary(r: &RunReport) -> String {
         ("sis_core_search", k.sis_core_search),
         ("sis_core_miss", k.sis_core_miss),
     ] {
-        let _ = writeln!(s, "  {name:<20}{v:>14}");
+        s.line(format_args!("  {name:<20}{v:>14}"));
     }
     s.push('\n');
-    let _ = writeln!(s, "schedstat_parse.py (Chen Yu)");
+    s.line(format_args!("schedstat_parse.py (Chen Yu)"));
     for (name, v) in [
         ("se_eff%", m.se_eff),
         ("dom_eff%", m.dom_eff),
         ("fast_rate%", m.fast_rate),
         ("success_rate%", m.success_rate),
     ] {
-        let _ = writeln!(s, "  {name:<28}{v:>10.3}");
+        s.line(format_args!("  {name:<28}{v:>10.3}"));
     }
-    let _ = writeln!(s, "mmtests (Mel Gorman)");
+    s.line(format_args!("mmtests (Mel Gorman)"));
     for (name, v) in [
         ("SIS Search Efficiency", m.mmtests_search_eff),
         ("SIS Domain Search Eff", m.mmtests_domain_eff),
@@ -134,33 +127,32 @@ pub fn summary(r: &RunReport) -> String {
         ("SIS Recent Success Rate", m.recent_success_rate),
         ("SIS Core Search Eff", m.core_search_eff),
     ] {
-        let _ = writeln!(s, "  {name:<28}{v:>10.3}");
+        s.line(format_args!("  {name:<28}{v:>10.3}"));
     }
-    let _ = writeln!(
-        s,
+    s.line(format_args!(
         "  {:<28}{:>10.3}",
         "runqueues scanned/wake-up", m.scanned_per_wakeup
-    );
-    let _ = writeln!(s, "nr_idle_scan per LLC at the end: {:?}", r.nr_idle_scan);
+    ));
+    s.line(format_args!(
+        "nr_idle_scan per LLC at the end: {:?}",
+        r.nr_idle_scan
+    ));
     s.push('\n');
     if r.per_cpu.len() <= 64 {
-        let _ = writeln!(
-            s,
+        s.line(format_args!(
             "{:>5}{:>12}{:>15}{:>10}",
             "cpu", "placed", "found_by_scan", "util_avg"
-        );
+        ));
         for p in &r.per_cpu {
-            let _ = writeln!(
-                s,
+            s.line(format_args!(
                 "{:>5}{:>12}{:>15}{:>10}",
                 p.cpu, p.placed, p.found_by_scan, p.util_avg
-            );
+            ));
         }
     } else {
         let utils: Vec<u32> = r.per_cpu.iter().map(|p| p.util_avg).collect();
         let sum: u64 = utils.iter().map(|u| *u as u64).sum();
-        let _ = writeln!(
-            s,
+        s.line(format_args!(
             "per CPU ({} CPUs; all of them with --format json): util_avg min {} mean {} max {}; \
              placed min {} max {}",
             utils.len(),
@@ -169,13 +161,16 @@ pub fn summary(r: &RunReport) -> String {
             utils.iter().max().unwrap_or(&0),
             r.per_cpu.iter().map(|p| p.placed).min().unwrap_or(0),
             r.per_cpu.iter().map(|p| p.placed).max().unwrap_or(0),
-        );
+        ));
     }
     s.push('\n');
     let hist = ScanHistogram {
         buckets: r.scan_histogram.buckets.clone(),
     };
-    let _ = writeln!(s, "time spent in select_idle_cpu ({} calls):", hist.total());
+    s.line(format_args!(
+        "time spent in select_idle_cpu ({} calls):",
+        hist.total()
+    ));
     s.push_str(&hist.to_text());
     s
 }
@@ -212,7 +207,7 @@ pub fn trace(a: &TraceArgs) -> Result<String, InputError> {
                 s.push_str(&d.to_text());
             }
             if (decisions.len() as u64) < n {
-                let _ = writeln!(s, "# no wake-up after #{}", decisions.len());
+                s.line(format_args!("# no wake-up after #{}", decisions.len()));
             }
             s
         }

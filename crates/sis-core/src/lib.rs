@@ -22,6 +22,7 @@ pub mod analysis;
 pub mod error;
 pub mod kernel;
 pub mod sim;
+pub mod text;
 
 pub use error::InputError;
 pub use kernel::features::{preset, presets, Features, Preset, FEATURES};

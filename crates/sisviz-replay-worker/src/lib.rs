@@ -9,9 +9,9 @@
 use sis_core::analysis::replay::{Replay, ReplayConfig, WakeRecord};
 use sis_core::kernel::trace::Decision;
 use sis_core::sim::query::split_query;
+use sis_core::text::Text;
 use sis_core::Scenario;
 use std::cell::RefCell;
-use std::fmt::Write;
 use wasm_bindgen::prelude::*;
 
 /// Wake-ups kept for stepping: the first KEEP (fewer on large machines: KEEP_CPU_SLOTS CPU
@@ -117,12 +117,11 @@ pub fn replay_end() -> String {
                 let mut o = format!("presets={}", s.replay.preset_names().join(","));
                 for (name, c) in &rep.classes.0 {
                     let agree: Vec<String> = c.agree.iter().map(|(_, k)| k.to_string()).collect();
-                    let _ = write!(
-                        o,
+                    o.put(format_args!(
                         "\nclass={name} wakeups={} agree={}",
                         c.wakeups,
                         agree.join(",")
-                    );
+                    ));
                 }
                 let t = &rep.trace;
                 let recs = s.replay.records();
@@ -131,8 +130,7 @@ pub fn replay_end() -> String {
                     .enumerate()
                     .take_while(|(i, r)| r.index == *i as u64)
                     .count();
-                let _ = write!(
-                    o,
+                o.put(format_args!(
                     "\ntrace events={} wakeups={} cpus={} skipped_lines={} incomplete={} \
                      on_rq={} kept={} kept_first={kept_first}",
                     t.events,
@@ -142,7 +140,7 @@ pub fn replay_end() -> String {
                     t.incomplete,
                     rep.notes.on_rq,
                     recs.len(),
-                );
+                ));
                 o
             }
             Err(e) => format!("error: {e}"),

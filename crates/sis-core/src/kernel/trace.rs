@@ -274,11 +274,9 @@ impl Decision {
 
     /// A multi-line, human-readable account of the decision.
     pub fn to_text(&self) -> String {
-        use std::fmt::Write;
+        use crate::text::Text;
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "#{} t={}ns wakee={} waker_cpu={}{} prev={} target={} recent_used_cpu={} has_idle_core={} nr_idle_scan={}",
+        s.line(format_args!("#{} t={}ns wakee={} waker_cpu={}{} prev={} target={} recent_used_cpu={} has_idle_core={} nr_idle_scan={}",
             self.id.seq,
             self.id.time_ns,
             self.id.wakee,
@@ -288,18 +286,16 @@ impl Decision {
             self.target,
             self.recent_used_cpu.map_or("-".to_string(), |c| c.to_string()),
             self.has_idle_core,
-            self.nr_idle_scan
-        );
+            self.nr_idle_scan));
         for st in &self.steps {
-            let _ = write!(
-                s,
+            s.put(format_args!(
                 "  {:<20} cpu {:>4}  {:<11}",
                 st.rule.name(),
                 st.cpu,
                 st.saw.name()
-            );
+            ));
             if let Some(nr) = st.nr {
-                let _ = write!(s, " nr={nr}");
+                s.put(format_args!(" nr={nr}"));
             }
             // No trailing blanks when there is no nr column.
             let trimmed = s.trim_end_matches(' ').len();
@@ -307,8 +303,7 @@ impl Decision {
             s.push('\n');
         }
         let fmt_nr = |n: Option<i64>| n.map_or("inf".to_string(), |v| v.to_string());
-        let _ = writeln!(
-            s,
+        s.line(format_args!(
             "  => cpu {} by {} (nr {} -> {}, scan {}) missed idle: {:?}",
             self.result,
             self.decided_by.map_or("-", |r| r.name()),
@@ -322,7 +317,7 @@ impl Decision {
                 ScanEnd::AvgCpu => "skipped (SIS_AVG_CPU)",
             }),
             self.missed_idle
-        );
+        ));
         s
     }
 }

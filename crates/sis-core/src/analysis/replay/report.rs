@@ -104,11 +104,9 @@ pub struct Disagreement {
 
 impl Disagreement {
     pub fn to_text(&self) -> String {
-        use std::fmt::Write;
+        use crate::text::Text;
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "line {} t={}ns: waker cpu {} (pid {}) wakes pid {}, prev {}, kernel chose cpu {}{} [{}]",
+        s.line(format_args!("line {} t={}ns: waker cpu {} (pid {}) wakes pid {}, prev {}, kernel chose cpu {}{} [{}]",
             self.line,
             self.time_ns,
             self.waker_cpu,
@@ -121,14 +119,13 @@ impl Disagreement {
             } else {
                 ""
             },
-            self.class
-        );
-        let _ = writeln!(s, "  nr_running {:?}", self.nr_running);
-        let _ = writeln!(s, "  util_avg   {:?}", self.util_avg);
+            self.class));
+        s.line(format_args!("  nr_running {:?}", self.nr_running));
+        s.line(format_args!("  util_avg   {:?}", self.util_avg));
         for (name, d) in &self.decisions {
-            let _ = writeln!(s, "  {name}: cpu {}", d.result);
+            s.line(format_args!("  {name}: cpu {}", d.result));
             for l in d.to_text().lines() {
-                let _ = writeln!(s, "    {l}");
+                s.line(format_args!("    {l}"));
             }
         }
         s
@@ -170,13 +167,12 @@ impl From<ReplayError> for InputError {
 impl ReplayReport {
     /// The agreement table: per class, the wake-ups and each preset's agreement in percent.
     pub fn to_table(&self) -> String {
-        use std::fmt::Write;
+        use crate::text::Text;
         let mut s = String::new();
         let t = &self.trace;
         let n = &self.notes;
         if let Some(spec) = n.topology {
-            let _ = writeln!(
-                s,
+            s.line(format_args!(
                 "topology: {} LLC x {} CPUs (smt {}, {}{})",
                 spec.llcs,
                 spec.llc_weight,
@@ -187,30 +183,27 @@ impl ReplayReport {
                 } else {
                     String::new()
                 }
-            );
+            ));
         }
-        let _ = writeln!(
-            s,
+        s.line(format_args!(
             "trace: {} lines, {} sched events on {} CPUs, {} skipped lines",
             n.lines, t.events, t.cpus, t.skipped_lines
-        );
+        ));
         let c = &n.counts;
-        let _ = writeln!(
-            s,
+        s.line(format_args!(
             "wake-ups: {} sched_waking, {} paired with their sched_wakeup, {} unpaired; {} before \
              every CPU's first switch (left out); {} with the wakee still on a runqueue (no CPU \
              selected, left out)",
             c.wakings, t.wakeups, c.unpaired, t.incomplete, n.on_rq
-        );
-        let _ = writeln!(
-            s,
+        ));
+        s.line(format_args!(
             "inferred: {} sync wake-ups (the waker blocked within {} us), {} per-CPU kthread \
              wakees pinned to prev; {} queued tasks dropped when their CPU went idle",
             c.sync_inferred,
             rebuild::SYNC_WINDOW_NS / 1000,
             c.pinned,
             c.queue_fixups
-        );
+        ));
         s.push('\n');
         let w = self
             .classes
@@ -219,14 +212,14 @@ impl ReplayReport {
             .map(|(_, a)| a.agree.iter().map(|(p, _)| p.len()).max().unwrap_or(6))
             .unwrap_or(6)
             .max(6);
-        let _ = write!(s, "{:<w$}", "agree %");
+        s.put(format_args!("{:<w$}", "agree %"));
         for (name, _) in &self.classes.0 {
-            let _ = write!(s, " {:>20}", name);
+            s.put(format_args!(" {:>20}", name));
         }
         s.push('\n');
-        let _ = write!(s, "{:<w$}", "wake-ups");
+        s.put(format_args!("{:<w$}", "wake-ups"));
         for (_, a) in &self.classes.0 {
-            let _ = write!(s, " {:>20}", a.wakeups);
+            s.put(format_args!(" {:>20}", a.wakeups));
         }
         s.push('\n');
         let presets: Vec<&str> = self
@@ -236,7 +229,7 @@ impl ReplayReport {
             .map(|(_, a)| a.agree.iter().map(|(p, _)| p.as_str()).collect())
             .unwrap_or_default();
         for (i, p) in presets.iter().enumerate() {
-            let _ = write!(s, "{:<w$}", p);
+            s.put(format_args!("{:<w$}", p));
             for (_, a) in &self.classes.0 {
                 let k = a.agree[i].1;
                 let cell = if a.wakeups == 0 {
@@ -244,7 +237,7 @@ impl ReplayReport {
                 } else {
                     format!("{:.1} ({k})", k as f64 * 100.0 / a.wakeups as f64)
                 };
-                let _ = write!(s, " {:>20}", cell);
+                s.put(format_args!(" {:>20}", cell));
             }
             s.push('\n');
         }

@@ -7,8 +7,8 @@ use super::stats::{
     comparisons, summarise, Compared, EstimateJson, Keyed, PointSummary, QUANTITIES,
 };
 use super::{format_compare, format_table, presets_in, SweepRow, SweepSpec};
+use crate::text::Text;
 use serde::Serialize;
-use std::fmt::Write;
 
 /// The output formats of a sweep (the first is the default).
 pub const FORMATS: [&str; 3] = ["table", "csv", "json"];
@@ -55,20 +55,20 @@ fn opt(v: Option<f64>) -> String {
 pub fn csv_header(comparing: bool, replicated: bool) -> String {
     let mut h = String::from("preset,workload,load");
     for q in QUANTITIES {
-        let _ = write!(h, ",{}", q.key);
+        h.put(format_args!(",{}", q.key));
     }
     if comparing {
         h.push_str(",baseline");
         for q in QUANTITIES {
-            let _ = write!(h, ",{0}_baseline,{0}_compare_pct", q.key);
+            h.put(format_args!(",{0}_baseline,{0}_compare_pct", q.key));
         }
     }
     if replicated {
         h.push_str(",runs");
         for q in QUANTITIES {
-            let _ = write!(h, ",{0}_std_pct,{0}_ci95_lo,{0}_ci95_hi", q.key);
+            h.put(format_args!(",{0}_std_pct,{0}_ci95_lo,{0}_ci95_hi", q.key));
             if comparing {
-                let _ = write!(h, ",{}_ci_overlap", q.key);
+                h.put(format_args!(",{}_ci_overlap", q.key));
             }
         }
     }
@@ -95,48 +95,51 @@ pub fn format_csv(rows: &[SweepRow]) -> String {
     let mut s = csv_header(comparing, replicated);
     s.push('\n');
     for r in &sums {
-        let _ = write!(
-            s,
+        s.put(format_args!(
             "{},{},{}",
             r.preset,
             r.first.scenario.workload.name(),
             r.load
-        );
+        ));
         for q in QUANTITIES {
-            let _ = write!(s, ",{}", num(r.estimate(q.key).mean, q.count, replicated));
+            s.put(format_args!(
+                ",{}",
+                num(r.estimate(q.key).mean, q.count, replicated)
+            ));
         }
         let base = baseline_at.get(&r.load);
         let compared = |key: &str| base.map(|b| Compared::of(b.estimate(key), r.estimate(key)));
         if comparing {
-            let _ = write!(s, ",{}", presets[0]);
+            s.put(format_args!(",{}", presets[0]));
             for q in QUANTITIES {
                 match compared(q.key) {
                     Some(c) => {
-                        let _ = write!(
-                            s,
+                        s.put(format_args!(
                             ",{},{:.3}",
                             num(c.baseline, q.count, replicated),
                             c.compare_pct
-                        );
+                        ));
                     }
                     None => s.push_str(",,"),
                 }
             }
         }
         if replicated {
-            let _ = write!(s, ",{}", r.runs());
+            s.put(format_args!(",{}", r.runs()));
             for q in QUANTITIES {
                 let e = r.estimate(q.key);
-                let _ = write!(
-                    s,
+                s.put(format_args!(
                     ",{},{},{}",
                     opt(e.std_pct),
                     opt(e.ci95.map(|c| c.0)),
                     opt(e.ci95.map(|c| c.1))
-                );
+                ));
                 if comparing {
                     let overlap = compared(q.key).and_then(|c| c.ci_overlap);
-                    let _ = write!(s, ",{}", overlap.map(|o| o.to_string()).unwrap_or_default());
+                    s.put(format_args!(
+                        ",{}",
+                        overlap.map(|o| o.to_string()).unwrap_or_default()
+                    ));
                 }
             }
         }

@@ -6,7 +6,7 @@ use super::stats::{quantity, summarise, PointSummary, COMPARE_KEYS, TABLE_KEYS};
 use super::{seeds_text, SweepRow};
 use crate::sim::scenario::{Scenario, WorkloadKind};
 use crate::sim::workload::GROUP_TASKS;
-use std::fmt::Write;
+use crate::text::Text;
 
 /// The seed's `case` column: the benchmark's own name for the workload.
 pub fn case_name(w: WorkloadKind) -> &'static str {
@@ -161,31 +161,36 @@ pub fn format_table(rows: &[SweepRow]) -> String {
         let block: Vec<&PointSummary> = sums.iter().filter(|r| r.preset == p).collect();
         let sc0 = &block[0].first.scenario;
         if replicated {
-            let _ = writeln!(s, "{}", replicate_header(sc0, &seeds_of(block.clone())));
-            let _ = write!(s, "{:<CASE_W$}{:>LOAD_W$}", "case", "load");
+            s.line(format_args!(
+                "{}",
+                replicate_header(sc0, &seeds_of(block.clone()))
+            ));
+            s.put(format_args!("{:<CASE_W$}{:>LOAD_W$}", "case", "load"));
             for k in TABLE_KEYS {
-                let _ = write!(s, "{:>REP_W$}", format!("{}(std%)", quantity(k).label));
+                s.put(format_args!(
+                    "{:>REP_W$}",
+                    format!("{}(std%)", quantity(k).label)
+                ));
             }
             s.push('\n');
         } else {
-            let _ = writeln!(s, "{}", block_header(sc0));
-            let _ = writeln!(s, "{}", table_header());
+            s.line(format_args!("{}", block_header(sc0)));
+            s.line(format_args!("{}", table_header()));
         }
         for r in block {
             let sc = &r.first.scenario;
-            let _ = write!(
-                s,
+            s.put(format_args!(
                 "{:<CASE_W$}{:>LOAD_W$}",
                 case_name(sc.workload),
                 load_label(sc)
-            );
+            ));
             for (k, w) in TABLE_KEYS.iter().zip([12, 12, 12, 15]) {
                 let e = r.estimate(k);
                 if replicated {
                     let cell = format!("{:.3} ({})", e.mean, std_cell(e.std_pct));
-                    let _ = write!(s, "{cell:>REP_W$}");
+                    s.put(format_args!("{cell:>REP_W$}"));
                 } else {
-                    let _ = write!(s, "{:>w$.3}", e.mean);
+                    s.put(format_args!("{:>w$.3}", e.mean));
                 }
             }
             s.push('\n');
@@ -201,11 +206,10 @@ pub fn format_table(rows: &[SweepRow]) -> String {
                 v
             });
         if !unsettled.is_empty() {
-            let _ = writeln!(
-                s,
+            s.line(format_args!(
                 "warm-up had not settled (PELT or nr_idle_scan still moving) at: {}",
                 unsettled.join(", ")
-            );
+            ));
         }
     }
     s
@@ -265,64 +269,61 @@ pub fn format_compare(rows: &[SweepRow], baseline: &str, compare: &str) -> Strin
         };
         if replicated {
             let seeds = seeds_of(pairs.iter().flat_map(|(b, c)| [*b, *c]));
-            let _ = writeln!(
-                s,
+            s.line(format_args!(
                 "{} (baseline {baseline}, compare {compare}; seeds {}, mean (std%) of {})",
                 q.label,
                 seeds_text(&seeds),
                 plural(seeds.len() as u64, "run")
-            );
+            ));
         } else {
-            let _ = writeln!(s, "{} (baseline {baseline}, compare {compare})", q.label);
+            s.line(format_args!(
+                "{} (baseline {baseline}, compare {compare})",
+                q.label
+            ));
         }
-        let _ = writeln!(s, "{}", "=".repeat(q.label.len()));
+        s.line(format_args!("{}", "=".repeat(q.label.len())));
         if replicated {
-            let _ = writeln!(
-                s,
+            s.line(format_args!(
                 "{:<CASE_W$}{:>LOAD_W$}{:>16}{:>18} {:>14}{:>14}",
                 "case", "load", "baseline(std%)", "compare%( std%)", "baseline", "compare"
-            );
+            ));
         } else {
-            let _ = writeln!(
-                s,
+            s.line(format_args!(
                 "{:<CASE_W$}{:>LOAD_W$}{:>14}{:>12}{:>14}",
                 "case", "load", "baseline", "compare%", "compare"
-            );
+            ));
         }
         let mut marked = false;
         for (b, c) in &pairs {
             let (eb, ec) = (b.estimate(key), c.estimate(key));
             let sc = &b.first.scenario;
-            let _ = write!(
-                s,
+            s.put(format_args!(
                 "{:<CASE_W$}{:>LOAD_W$}",
                 case_name(sc.workload),
                 load_label(sc)
-            );
+            ));
             if replicated {
                 let cmp = super::stats::Compared::of(eb, ec);
                 let mark = if cmp.unsupported() { '*' } else { ' ' };
                 marked |= cmp.unsupported();
-                let _ = writeln!(
-                    s,
+                s.line(format_args!(
                     "{:>16}{:>18}{mark}{:>14}{:>14}",
                     format!("1.00 ({})", std_cell(eb.std_pct)),
                     format!("{:+.2} ({})", cmp.compare_pct, std_cell(ec.std_pct)),
                     fmt(eb.mean),
                     fmt(ec.mean)
-                );
+                ));
             } else {
-                let _ = writeln!(
-                    s,
+                s.line(format_args!(
                     "{:>14}{:>12}{:>14}",
                     fmt(eb.mean),
                     format_compare_pct(compare_pct(eb.mean, ec.mean)),
                     fmt(ec.mean)
-                );
+                ));
             }
         }
         if marked {
-            let _ = writeln!(s, "{UNSUPPORTED_NOTE}");
+            s.line(format_args!("{UNSUPPORTED_NOTE}"));
         }
     }
     s
