@@ -28,8 +28,8 @@ impl Simulation {
         wakee: u32,
         sync: bool,
     ) -> u64 {
-        let f = &self.st.features;
-        let jiffies = if f.sis_prop && f.sis_prop_aged {
+        let features = &self.st.features;
+        let jiffies = if features.sis_prop && features.sis_prop_aged {
             self.now * self.scenario.hz as u64 / 1_000_000_000
         } else {
             0
@@ -106,11 +106,26 @@ impl Simulation {
         };
         self.woke = true;
         self.decision_seq += 1;
-        // Account.
         let scan_ns = out.probes.saturating_sub(1) as u64 * probe_cost_ns;
         if scan_ns > 0 && contention_pct > 0 {
             self.scans_in_flight[llc].push(std::cmp::Reverse(self.now + scan_ns));
         }
+        self.after_select(wakee, waker_cpu, prev, &out, scan_ns)
+    }
+
+    /// What try_to_wake_up does with select_task_rq_fair's choice `out`: the counters, the
+    /// recent_used_cpu updates, the wakee's new prev and burst, and its enqueue on the chosen
+    /// CPU once the scan's `scan_ns` are over (meanwhile `Waking`, with what a rescan needs).
+    /// Returns the time to charge to the waker's CPU (scan_cost=waker), ns.
+    #[inline]
+    fn after_select(
+        &mut self,
+        wakee: u32,
+        waker_cpu: u32,
+        prev: u32,
+        out: &Outcome,
+        scan_ns: u64,
+    ) -> u64 {
         if self.measuring {
             let k = &mut self.counters;
             k.wakeups += 1;
