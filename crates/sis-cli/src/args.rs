@@ -33,6 +33,15 @@ impl ScenarioArgs {
     }
 }
 
+/// A scenario field's `--help` line for a command whose default is not the scenario's (`sis
+/// curve`, `sis replay`): the field table's help and range, then `[default]` as given.
+pub fn field_help(name: &str, default: &str) -> String {
+    match sis_core::sim::scenario::field(name) {
+        Some(f) => format!("{}: {} [{default}]", f.help, f.kind.expected()),
+        None => format!("[{default}]"),
+    }
+}
+
 /// `--help`'s default for a field: the preset's for imbalance_pct and features.
 fn default_help(f: &Field, default: &str) -> String {
     match f.name {
@@ -256,6 +265,18 @@ mod tests {
             checked += 1;
         }
         assert_eq!(checked, defaults.len(), "every field has a flag");
+    }
+
+    #[test]
+    fn field_help_takes_the_range_from_the_table() {
+        assert_eq!(
+            field_help("llc_weight", "required"),
+            "CPUs per LLC: an integer in 1..=1024 [required]"
+        );
+        assert_eq!(
+            field_help("smt", "default: 1"),
+            "SMT threads per core: 1, 2 or 4 [default: 1]"
+        );
     }
 
     #[test]

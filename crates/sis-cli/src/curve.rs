@@ -1,5 +1,6 @@
 //! `sis curve`: SIS_UTIL's nr_scan over the sum of util_avg (seed 000's tables).
 
+use crate::args::field_help;
 use crate::format_of;
 use clap::Args;
 use serde::Serialize;
@@ -9,11 +10,11 @@ use sis_core::{InputError, Scenario};
 
 #[derive(Args, Debug)]
 pub struct CurveArgs {
-    /// CPUs per LLC (1..=1024), required
-    #[arg(long, value_name = "W", allow_hyphen_values = true)]
+    #[arg(long, value_name = "W", allow_hyphen_values = true,
+          help = field_help("llc_weight", "required"))]
     llc_weight: Option<String>,
-    /// The LLC domain's imbalance_pct (100..=1000) [default: 117]
-    #[arg(long, value_name = "P", allow_hyphen_values = true)]
+    #[arg(long, value_name = "P", allow_hyphen_values = true,
+          help = field_help("imbalance_pct", "default: 117"))]
     imbalance_pct: Option<String>,
     /// `percent`: util_pct 0..=100 with sum_util = floor(util_pct * W * 1024 / 100);
     /// `all`: every integer sum_util 0..=W*1024, util_pct = 100 * sum_util / (W * 1024)

@@ -2,6 +2,7 @@
 //! script text; gzip or xz compressed or not) replayed through each preset, with the
 //! agreement per class (design.md "Contracts → CLI").
 
+use crate::args::field_help;
 use crate::format_of;
 use clap::Args;
 use sis_core::analysis::replay::parse::{parse_line, Line};
@@ -17,20 +18,22 @@ pub struct ReplayArgs {
     /// The trace: the kernel's trace file, trace-cmd report or perf script text (.gz, .xz ok)
     #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
     trace: Option<String>,
-    /// CPUs per LLC (1..=1024) [default: the trace header's CPU count / --llcs]
-    #[arg(long, value_name = "W", allow_hyphen_values = true)]
+    // The topology flags: help and range from the scenario's field table, the defaults a
+    // trace implies.
+    #[arg(long, value_name = "W", allow_hyphen_values = true,
+          help = field_help("llc_weight", "default: the trace header's CPU count / --llcs"))]
     llc_weight: Option<String>,
-    /// Number of LLCs (1..=16) [default: 1]
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true,
+          help = field_help("llcs", "default: 1"))]
     llcs: Option<String>,
-    /// SMT threads per core: 1, 2 or 4 [default: 1]
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true,
+          help = field_help("smt", "default: 1"))]
     smt: Option<String>,
-    /// CPUs per cluster (0 = no clusters)
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true,
+          help = field_help("cluster_size", "default: 0"))]
     cluster_size: Option<String>,
-    /// CPU numbering: contiguous or interleaved [default: contiguous]
-    #[arg(long, value_name = "NUMBERING", allow_hyphen_values = true)]
+    #[arg(long, value_name = "NUMBERING", allow_hyphen_values = true,
+          help = field_help("numbering", "default: contiguous"))]
     numbering: Option<String>,
     /// Presets to replay, comma-separated [default: every preset]
     #[arg(long, value_name = "P,...", allow_hyphen_values = true)]

@@ -127,10 +127,10 @@ scenario_fields! {
         "smt", "N", "", "SMT threads per core";
     cluster_size: u32 = 0;
         Kind::Int { min: 0, max: 1024, only: &[], note: "0 = no clusters, else a multiple of smt dividing llc_weight" },
-        "cluster-size", "N", "", "CPUs per cluster (0 = no clusters)";
+        "cluster-size", "N", "", "CPUs per cluster";
     numbering: Numbering = Numbering::Contiguous;
         Kind::Choice(names::<Numbering>), "numbering", "NUMBERING", "",
-        "CPU numbering: contiguous (siblings adjacent) or interleaved (the sibling of i is i + N/2)";
+        "CPU numbering (contiguous: SMT siblings adjacent; interleaved: the sibling of i is i + N/2)";
     preset: String = "linux-6.0".into();
         Kind::Preset, "preset", "P", "", "Kernel preset (see `sis presets`)";
     /// Feature overrides on top of the preset, e.g. "SIS_PROP=on,SIS_UTIL=off" ("" = none).
@@ -140,8 +140,7 @@ scenario_fields! {
     imbalance_pct: u32 = 117;
         Kind::int(100, 1000), "imbalance-pct", "P", "%", "The LLC domain's imbalance_pct";
     workload: WorkloadKind = WorkloadKind::Netperf;
-        Kind::Choice(names::<WorkloadKind>), "workload", "W", "",
-        "netperf, tbench, hackbench, schbench, uniform or pinned";
+        Kind::Choice(names::<WorkloadKind>), "workload", "W", "", "Workload";
     /// Tasks (or pairs/groups, per workload) per CPU of the LLCs, percent.
     load: u32 = 100;
         Kind::Int { min: 0, max: 1000, only: &[], note: "percent of the CPUs" },
@@ -176,7 +175,7 @@ scenario_fields! {
     #[serde(default)]
     scan_cost: ScanCost = ScanCost::Waker;
         Kind::Choice(names::<ScanCost>), "scan-cost", "WHO", "",
-        "Who pays for the scan: delay (the wakee only) or waker (also the waker's CPU)";
+        "Who pays for the scan (delay: the wakee only; waker: also the waker's CPU)";
     /// What a wake-up does when the CPU its scan found was taken by another wake-up before
     /// the wakee arrives: "rescan" (the default: the scan goes on from that CPU with the budget
     /// it had left, as the kernel's loop would have when its probe found the CPU busy) or
@@ -184,14 +183,14 @@ scenario_fields! {
     #[serde(default)]
     collision: Collision = Collision::Rescan;
         Kind::Choice(names::<Collision>), "collision", "WHAT", "",
-        "When the CPU a scan found is taken before the wakee arrives: stack (queue there) or rescan (the scan goes on with its budget left)";
+        "When the CPU a scan found is taken before the wakee arrives (stack: queue there; rescan: the scan goes on with its budget left)";
     hz: u32 = 1000;
         Kind::Int { min: 100, max: 1000, only: &[100, 250, 300, 1000], note: "" },
         "hz", "HZ", "", "Tick rate";
     /// Workload service time override (0 = the workload's default), us.
     service_us: u32 = 0;
         Kind::Int { min: 0, max: 1_000_000, only: &[], note: "0 = the workload's default" },
-        "service-us", "US", "us", "Workload service time override, us (0 = the workload's default)";
+        "service-us", "US", "us", "Workload service time override, us";
 }
 
 // The enum fields' names, for parsing and `Kind::Choice`.
