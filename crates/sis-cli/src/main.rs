@@ -128,12 +128,19 @@ fn main() -> ExitCode {
             };
         }
     };
+    if let Cmd::Trace(a) = &cli.cmd {
+        // Streamed: written as it is made.
+        return match run::trace(a, &mut std::io::stdout().lock()) {
+            Ok(written) => wrote(written),
+            Err(e) => fail(&e.to_string()),
+        };
+    }
     let out = match cli.cmd {
         Cmd::Curve(a) => curve::main(&a),
         Cmd::Run(a) => run::run(&a),
         Cmd::Sweep(a) => sweep::main(&a),
         Cmd::Merge(a) => merge::main(&a),
-        Cmd::Trace(a) => run::trace(&a),
+        Cmd::Trace(_) => unreachable!("streamed above"),
         Cmd::Decide(a) => decide::main(&a),
         Cmd::Presets(a) => presets::main(&a),
         Cmd::Replay(a) => replay::main(&a),
@@ -141,20 +148,25 @@ fn main() -> ExitCode {
     match out {
         Ok(text) => {
             let mut stdout = std::io::stdout().lock();
-            match stdout
-                .write_all(text.as_bytes())
-                .and_then(|_| stdout.flush())
-            {
-                Ok(()) => ExitCode::SUCCESS,
-                // `sis ... | head`: the reader is gone, which is not an error of ours.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(e) => {
-                    let _ = writeln!(std::io::stderr(), "sis: cannot write output: {e}");
-                    ExitCode::from(1)
-                }
-            }
+            wrote(
+                stdout
+                    .write_all(text.as_bytes())
+                    .and_then(|_| stdout.flush()),
+            )
         }
         Err(e) => fail(&e.to_string()),
+    }
+}
+
+/// How writing the output ended: `sis ... | head` closing the pipe is not an error of ours.
+fn wrote(r: std::io::Result<()>) -> ExitCode {
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "sis: cannot write output: {e}");
+            ExitCode::from(1)
+        }
     }
 }
 

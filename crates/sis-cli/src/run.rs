@@ -5,10 +5,10 @@ use crate::format_of;
 use clap::Args;
 use sis_core::analysis::sweep::{block_header, load_label};
 use sis_core::kernel::stats::ScanHistogram;
-use sis_core::kernel::trace::Decision;
 use sis_core::sim::engine::RunReport;
 use sis_core::text::Text;
 use sis_core::{InputError, Simulation};
+use std::io::Write;
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -34,7 +34,19 @@ pub struct TraceArgs {
 pub fn run(a: &RunArgs) -> Result<String, InputError> {
     let sc = a.sc.resolve()?.scenario;
     let format = format_of(&a.format, &["table", "json"])?;
-    let report = sis_core::run(&sc)?;
+    let mut sim = Simulation::new(&sc)?;
+    // Progress in simulated ms on a terminal's stderr (hidden in pipes and for JSON); the
+    // slices change nothing in the report (run_to_end_with).
+    let bar = match format {
+        "json" => indicatif::ProgressBar::hidden(),
+        _ => crate::sweep::progress_bar("run", (sim.end_ns() / 1_000_000) as usize, "ms simulated"),
+    };
+    let slice_ns = (sim.end_ns() / 200).max(1_000_000);
+    let report = sim.run_to_end_with(slice_ns, |now, end| {
+        bar.set_length(end / 1_000_000);
+        bar.set_position(now / 1_000_000);
+    });
+    bar.finish_and_clear();
     Ok(match format {
         "json" => {
             let mut s = serde_json::to_string_pretty(&report).unwrap_or_default();
@@ -175,7 +187,10 @@ pub fn summary(r: &RunReport) -> String {
     s
 }
 
-pub fn trace(a: &TraceArgs) -> Result<String, InputError> {
+/// `sis trace`: each decision is written to `out` as the simulation makes it (text, or one
+/// element of a JSON array), so memory stays bounded whatever the count. Input errors come
+/// before any output; the write's own result is returned inside.
+pub fn trace(a: &TraceArgs, out: &mut dyn Write) -> Result<std::io::Result<()>, InputError> {
     let sc = a.sc.resolve()?.scenario;
     let n: u64 = match &a.wakeups {
         None => 10,
@@ -186,30 +201,49 @@ pub fn trace(a: &TraceArgs) -> Result<String, InputError> {
             .filter(|n| (1..=100_000).contains(n))
             .ok_or_else(|| InputError::range("wakeups", v, "an integer in 1..=100000"))?,
     };
-    let format = format_of(&a.format, &["text", "json"])?;
+    let json = format_of(&a.format, &["text", "json"])? == "json";
     let mut sim = Simulation::new(&sc)?;
-    let mut decisions: Vec<Decision> = Vec::new();
-    while (decisions.len() as u64) < n {
-        match sim.next_wakeup() {
-            Some(d) => decisions.push(d.clone()),
-            None => break,
+    let bar = match json {
+        true => indicatif::ProgressBar::hidden(),
+        false => crate::sweep::progress_bar("trace", n as usize, "wake-ups"),
+    };
+    let written = stream_decisions(&mut sim, n, json, &sc, out, &bar);
+    bar.finish_and_clear();
+    Ok(written)
+}
+
+fn stream_decisions(
+    sim: &mut Simulation,
+    n: u64,
+    json: bool,
+    sc: &sis_core::Scenario,
+    out: &mut dyn Write,
+    bar: &indicatif::ProgressBar,
+) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+    if !json {
+        writeln!(w, "# {}", block_header(sc))?;
+    }
+    let mut count = 0u64;
+    while count < n {
+        let Some(d) = sim.next_wakeup() else { break };
+        if json {
+            // As serde_json's pretty array: "[", each element indented by two, "]".
+            let item = serde_json::to_string_pretty(d).unwrap_or_default();
+            w.write_all(if count == 0 { b"[\n  " } else { b",\n  " })?;
+            w.write_all(item.replace('\n', "\n  ").as_bytes())?;
+        } else {
+            w.write_all(d.to_text().as_bytes())?;
+        }
+        count += 1;
+        if count.is_multiple_of(256) {
+            bar.set_position(count);
         }
     }
-    Ok(match format {
-        "json" => {
-            let mut s = serde_json::to_string_pretty(&decisions).unwrap_or_default();
-            s.push('\n');
-            s
-        }
-        _ => {
-            let mut s = format!("# {}\n", block_header(&sc));
-            for d in &decisions {
-                s.push_str(&d.to_text());
-            }
-            if (decisions.len() as u64) < n {
-                s.line(format_args!("# no wake-up after #{}", decisions.len()));
-            }
-            s
-        }
-    })
+    if json {
+        w.write_all(if count == 0 { b"[]\n" } else { b"\n]\n" })?;
+    } else if count < n {
+        writeln!(w, "# no wake-up after #{count}")?;
+    }
+    w.flush()
 }

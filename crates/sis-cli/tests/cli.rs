@@ -277,6 +277,61 @@ fn trace_prints_decisions() {
     assert!(d[0]["steps"].is_array());
 }
 
+/// `sis trace` streams its decisions: the JSON is exactly serde_json's pretty array of them,
+/// the text and the JSON show the same decisions, and a reader that goes away early (`| head`)
+/// is not an error.
+#[test]
+fn trace_streams_the_pretty_json_array_and_survives_a_closed_pipe() {
+    use sis_core::kernel::trace::Decision;
+    let mut a = vec!["trace", "--wakeups", "40", "--format", "json"];
+    a.extend(SMALL);
+    let text = ok(&a);
+    let decisions: Vec<Decision> = serde_json::from_str(&text).unwrap();
+    assert_eq!(decisions.len(), 40);
+    assert_eq!(
+        serde_json::to_string_pretty(&decisions).unwrap() + "\n",
+        text
+    );
+    let seqs: Vec<u64> = decisions.iter().map(|d| d.id.seq).collect();
+    assert_eq!(seqs, (1..=40).collect::<Vec<u64>>());
+    // The text form: one header line per decision, the same ones.
+    let mut t = vec!["trace", "--wakeups", "40"];
+    t.extend(SMALL);
+    let text = ok(&t);
+    for d in &decisions {
+        assert!(
+            text.contains(&format!("#{} t={}ns ", d.id.seq, d.id.time_ns)),
+            "#{}",
+            d.id.seq
+        );
+    }
+    // A reader that closes the pipe after a few bytes.
+    let mut child = Command::new(SIS)
+        .args([
+            "trace",
+            "--wakeups",
+            "20000",
+            "--llc-weight",
+            "64",
+            "--load",
+            "300",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 64];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut head).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Every case of sis-core's decide testdata, through the binary with --all-presets.
 #[test]
 fn decide_matches_the_testdata() {

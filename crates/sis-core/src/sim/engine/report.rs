@@ -132,6 +132,35 @@ impl Simulation {
         self.report()
     }
 
+    /// [`Simulation::run_to_end`] that calls `progress(now_ns, end_ns)` after each `slice_ns`
+    /// of measured simulated time (the CLI's progress bar), with the same report: the warm-up
+    /// runs event by event (a slice's end would move its 50 ms samples, which are taken at the
+    /// first event after each), and once counting has started a slice's end changes nothing.
+    pub fn run_to_end_with(
+        &mut self,
+        slice_ns: u64,
+        mut progress: impl FnMut(u64, u64),
+    ) -> RunReport {
+        while !self.measuring {
+            let Some((t, ev)) = self.events.pop_until(self.end_ns()) else {
+                // No event left before the end: nothing to slice.
+                return self.run_to_end();
+            };
+            self.process(t, ev);
+        }
+        loop {
+            let end = self.end_ns();
+            while self.now < end {
+                self.step_until(self.now.saturating_add(slice_ns.max(1)).min(end));
+                progress(self.now, end);
+            }
+            if self.end_ns() <= end {
+                break;
+            }
+        }
+        self.report()
+    }
+
     pub fn report(&self) -> RunReport {
         let mut counters = self.counters;
         counters.wasted_ns += self.pending_wasted();

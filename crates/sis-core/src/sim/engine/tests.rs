@@ -498,3 +498,43 @@ fn under_scan_cost_waker_a_rescan_is_the_waker_cpus_time_too() {
     let c = &s.cpus[waker as usize];
     assert_eq!((c.stint_end_at, c.scan_until), before);
 }
+
+#[test]
+fn a_run_in_slices_reports_what_a_run_in_one_go_does() {
+    // The CLI's progress bar steps a run in slices; the report must not notice.
+    for pairs in [
+        vec![("llc_weight", "16"), ("load", "150"), ("duration", "300ms")],
+        vec![
+            ("llc_weight", "8"),
+            ("preset", "linux-5.15"),
+            ("warmup", "20ms"),
+            ("duration", "200ms"),
+        ],
+        vec![
+            ("llc_weight", "16"),
+            ("workload", "hackbench"),
+            ("load", "200"),
+            ("duration", "250ms"),
+        ],
+        vec![
+            ("llc_weight", "8"),
+            ("workload", "schbench"),
+            ("preset", "linux-4.13"),
+            ("duration", "150ms"),
+        ],
+    ] {
+        let sc = Scenario::from_pairs(pairs.clone()).unwrap();
+        let whole = Simulation::new(&sc).unwrap().run_to_end();
+        let mut calls = 0;
+        let mut last = 0;
+        let sliced = Simulation::new(&sc)
+            .unwrap()
+            .run_to_end_with(7_000_000, |now, end| {
+                assert!(now >= last && now <= end);
+                last = now;
+                calls += 1;
+            });
+        assert_eq!(format!("{sliced:?}"), format!("{whole:?}"), "{pairs:?}");
+        assert!(calls >= 10, "{pairs:?}: {calls} progress calls");
+    }
+}
