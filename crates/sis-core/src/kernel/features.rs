@@ -276,12 +276,20 @@ fn aged_515() -> Features {
         ..rik_513()
     }
 }
+/// v5.19-rc1 (seed 000's vanilla): 5.15's select_idle_sibling and SIS_PROP scan (seed 000's
+/// hunk context: `time = cpu_clock(this)` before `for_each_cpu_wrap(cpu, cpus, target + 1)`),
+/// without 4.16-5.15's waker recent_used_cpu update (a7ba894821b6, 5.16).
+fn vanilla_519() -> Features {
+    Features {
+        recent_waker_update: false,
+        ..aged_515()
+    }
+}
 fn sisutil_60() -> Features {
     Features {
         sis_prop: false,
         sis_util: true,
-        recent_waker_update: false,
-        ..aged_515()
+        ..vanilla_519()
     }
 }
 fn modern_67() -> Features {
@@ -300,6 +308,7 @@ pub fn presets() -> Vec<Preset> {
         Preset { name: "linux-5.12", description: "Mel Gorman's single pass (seed 003): one loop for idle core and idle CPU, SIS_PROP only without an idle core, no select_idle_smt; a failed idle-core scan clears the waker's LLC flag (5.12.0).", features: mel_512(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.13", description: "5.12 plus select_idle_smt(prev) before the LLC scan (Rik van Riel, seed 004).", features: rik_513(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.15", description: "Aged wake_avg_idle for SIS_PROP, scan from target+1, recent_used_cpu = prev rule.", features: aged_515(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
+        Preset { name: "linux-5.19", description: "v5.19-rc1, seed 000's vanilla: 5.15's SIS_PROP scan (aged wake_avg_idle), no waker recent_used_cpu update and newidle balance without the migration-cost gate (both 5.16).", features: vanilla_519(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "linux-6.0", description: "SIS_UTIL on, SIS_PROP off: the merged form of seed 000.", features: sisutil_60(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "linux-6.7", description: "SIS_PROP removed; cluster-first scan where the topology has clusters.", features: modern_67(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-v4", description: "Seed 000 as posted: SIS_PROP computes nr, then SIS_UTIL overrides it.", features: Features { sis_prop: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
@@ -325,6 +334,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn linux_5_19_is_6_0_with_sis_prop_instead_of_sis_util_and_5_15_after_5_16() {
+        // Seed 000 compares v5.19-rc1 (SIS_PROP) with its patch (SIS_UTIL, merged in 6.0).
+        let (v519, v60, v515) = (
+            preset("linux-5.19").unwrap(),
+            preset("linux-6.0").unwrap(),
+            preset("linux-5.15").unwrap(),
+        );
+        let mut f = v60.features;
+        f.sis_prop = true;
+        f.sis_util = false;
+        assert_eq!(f, v519.features);
+        assert_eq!(
+            (v519.imbalance_pct, v519.busy_factor, v519.newidle_migration_cost_gate),
+            (v60.imbalance_pct, v60.busy_factor, v60.newidle_migration_cost_gate)
+        );
+        // 5.16 removed the waker's recent_used_cpu update and the newidle migration-cost gate.
+        let mut f = v515.features;
+        f.recent_waker_update = false;
+        assert_eq!(f, v519.features);
+        assert!(v515.newidle_migration_cost_gate && !v519.newidle_migration_cost_gate);
+    }
+
+    #[test]
     fn presets_have_unique_names_and_the_design_table() {
         let names: Vec<_> = presets().iter().map(|p| p.name).collect();
         for want in [
@@ -333,6 +365,7 @@ mod tests {
             "linux-5.12",
             "linux-5.13",
             "linux-5.15",
+            "linux-5.19",
             "linux-6.0",
             "linux-6.7",
             "sis-util-v4",
