@@ -221,29 +221,53 @@ fn stream_decisions(
     bar: &indicatif::ProgressBar,
 ) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
-    if !json {
-        writeln!(w, "# {}", block_header(sc))?;
+    if json {
+        // serde_json's pretty array, its elements serialized straight into the writer as the
+        // simulation makes them.
+        let stream = DecisionStream {
+            sim: std::cell::RefCell::new(sim),
+            n,
+            bar,
+        };
+        serde_json::to_writer_pretty(&mut w, &stream)?;
+        w.write_all(b"\n")?;
+        return w.flush();
     }
+    writeln!(w, "# {}", block_header(sc))?;
     let mut count = 0u64;
     while count < n {
         let Some(d) = sim.next_wakeup() else { break };
-        if json {
-            // As serde_json's pretty array: "[", each element indented by two, "]".
-            let item = serde_json::to_string_pretty(d).unwrap_or_default();
-            w.write_all(if count == 0 { b"[\n  " } else { b",\n  " })?;
-            w.write_all(item.replace('\n', "\n  ").as_bytes())?;
-        } else {
-            w.write_all(d.to_text().as_bytes())?;
-        }
+        w.write_all(d.to_text().as_bytes())?;
         count += 1;
         if count.is_multiple_of(256) {
             bar.set_position(count);
         }
     }
-    if json {
-        w.write_all(if count == 0 { b"[]\n" } else { b"\n]\n" })?;
-    } else if count < n {
+    if count < n {
         writeln!(w, "# no wake-up after #{count}")?;
     }
     w.flush()
+}
+
+/// The first `n` decisions of a simulation as a JSON sequence, made while it is written.
+struct DecisionStream<'a, 'b> {
+    sim: std::cell::RefCell<&'a mut Simulation>,
+    n: u64,
+    bar: &'b indicatif::ProgressBar,
+}
+
+impl serde::Serialize for DecisionStream<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut sim = self.sim.borrow_mut();
+        let mut seq = s.serialize_seq(None)?;
+        for count in 1..=self.n {
+            let Some(d) = sim.next_wakeup() else { break };
+            seq.serialize_element(d)?;
+            if count.is_multiple_of(256) {
+                self.bar.set_position(count);
+            }
+        }
+        seq.end()
+    }
 }

@@ -73,7 +73,11 @@ fn json_contract_and_every_compression_give_the_same_report() {
     for c in v["classes"].as_object().unwrap().values() {
         let n = c["wakeups"].as_u64().unwrap();
         let agree = c["agree"].as_object().unwrap();
-        assert_eq!(agree.len(), sis_core::presets().len(), "every preset by default");
+        assert_eq!(
+            agree.len(),
+            sis_core::presets().len(),
+            "every preset by default"
+        );
         assert!(agree.values().all(|k| k.as_u64().unwrap() <= n));
     }
     let text = sample_text();

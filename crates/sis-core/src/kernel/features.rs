@@ -346,8 +346,16 @@ mod tests {
         f.sis_util = false;
         assert_eq!(f, v519.features);
         assert_eq!(
-            (v519.imbalance_pct, v519.busy_factor, v519.newidle_migration_cost_gate),
-            (v60.imbalance_pct, v60.busy_factor, v60.newidle_migration_cost_gate)
+            (
+                v519.imbalance_pct,
+                v519.busy_factor,
+                v519.newidle_migration_cost_gate
+            ),
+            (
+                v60.imbalance_pct,
+                v60.busy_factor,
+                v60.newidle_migration_cost_gate
+            )
         );
         // 5.16 removed the waker's recent_used_cpu update and the newidle migration-cost gate.
         let mut f = v515.features;
