@@ -7,7 +7,7 @@
 
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import { byId, waitFor, openApp, runFile } from './_lib.mjs';
+import { byId, waitFor, openApp, runFile, state } from './_lib.mjs';
 
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const checks = [];
@@ -29,6 +29,9 @@ for (const [label, query, colorScheme] of [
   ['the page, light', '', 'light'],
   ['the page, dark', '?theme=dark', 'dark'],
   ['an embed of the CPU view', '?embed=1&view=cpus', 'light'],
+  // Decisions that miss idle CPUs: the log's "N idle missed" text, on white and selected.
+  ['112 CPUs at 200% ("idle missed" in the log), light', '?llc_weight=112&load=200', 'light'],
+  ['112 CPUs at 200% ("idle missed" in the log), dark', '?llc_weight=112&load=200&theme=dark', 'dark'],
 ]) {
   check(`axe-core: no violations on ${label}, before and after a Step`, async (browser) => {
     const { context, page } = await openApp(browser, query, { colorScheme });
@@ -41,12 +44,33 @@ for (const [label, query, colorScheme] of [
         await page.waitForTimeout(300);
         v = await axe(page);
         if (v.length) throw new Error(`after a step: ${v.join(' | ')}`);
+        // The newest decision selected (the row's highlight behind its text), then three more.
+        await page.locator(byId('decision')).first().click();
+        for (let i = 0; i < 3; i++) await page.locator(byId('step')).first().click();
+        await page.waitForTimeout(300);
+        v = await axe(page);
+        if (v.length) throw new Error(`with decisions selected on screen: ${v.join(' | ')}`);
       }
     } finally {
       await context.close();
     }
   });
 }
+
+check('axe-core: no violations on the lessons page, light and dark', async (browser) => {
+  for (const colorScheme of ['light', 'dark']) {
+    const context = await browser.newContext({ colorScheme });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${state.baseUrl}static/lessons/`);
+      await page.waitForSelector('body[data-ready="1"]');
+      const v = await axe(page);
+      if (v.length) throw new Error(`${colorScheme}: ${v.join(' | ')}`);
+    } finally {
+      await context.close();
+    }
+  }
+});
 
 check('every canvas has a text alternative that follows the decision and the operating point', async (browser) => {
   const { context, page } = await openApp(browser, '?llc_weight=16&load=150');
