@@ -112,6 +112,16 @@ pub fn change_class(compare_pct: f64, better: Better) -> &'static str {
     }
 }
 
+/// A compare% cell: its text and class. "–" (and no colour) when either run has no counted
+/// wake-up yet, or the baseline is 0 while the compare is not (no finite percentage).
+pub fn pct_cell(va: f64, vb: f64, counted: bool, better: Better) -> (String, &'static str) {
+    let c = compare_pct(va, vb);
+    if !counted || !c.is_finite() {
+        return ("–".into(), "");
+    }
+    (format_compare_pct(c), change_class(c, better))
+}
+
 /// The same step of both runs.
 struct DecisionPair {
     baseline: Decision,
@@ -323,12 +333,19 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
                 <tbody>
                 { for TABLE.iter().map(|row| {
                     let (va, vb) = ((row.value)(ca, &ma), (row.value)(cb, &mb));
-                    let f = |v: f64| if row.fractional { format!("{v:.3}") } else { format!("{v:.0}") };
-                    let c = compare_pct(va, vb);
+                    // A run with no counted wake-up has no value (its metrics' 0/0 defaults
+                    // are not data): "–", never a number or a percentage.
+                    let f = |v: f64, counted: bool| match (counted, row.fractional) {
+                        (false, _) => "–".to_string(),
+                        (true, true) => format!("{v:.3}"),
+                        (true, false) => format!("{v:.0}"),
+                    };
+                    let (counted_a, counted_b) = (ca.wakeups > 0, cb.wakeups > 0);
+                    let (pct, class) = pct_cell(va, vb, counted_a && counted_b, row.better);
                     html! { <tr data-testid={format!("compare-row-{}", row.name)}>
-                        <td>{row.name}</td><td class="num">{f(va)}</td>
-                        <td class={classes!("num", change_class(c, row.better))}>{format_compare_pct(c)}</td>
-                        <td class="num">{f(vb)}</td></tr> }
+                        <td>{row.name}</td><td class="num">{f(va, counted_a)}</td>
+                        <td class={classes!("num", class)}>{pct}</td>
+                        <td class="num">{f(vb, counted_b)}</td></tr> }
                 }) }
                 </tbody>
             </table>
@@ -430,5 +447,20 @@ mod tests {
         assert_eq!(change_class(12.0, better_of("wake-up latency us")), "worse");
         assert_eq!(change_class(30.0, better_of("sis_search")), "");
         assert_eq!(change_class(0.0, better_of("se_eff%")), "");
+    }
+
+    #[test]
+    fn a_quantity_without_data_shows_a_dash_not_a_percentage() {
+        // Issue 27: run A counting while B had not started read "wakeups -100%" and
+        // "se_eff +337.7%" coloured as good news.
+        assert_eq!(pct_cell(0.0, 120.0, false, 1), ("–".to_string(), ""));
+        assert_eq!(pct_cell(100.0, 23.0, false, 1), ("–".to_string(), ""));
+        // Counted, but from zero: no finite percentage.
+        assert_eq!(pct_cell(0.0, 5.0, true, -1), ("–".to_string(), ""));
+        assert_eq!(pct_cell(0.0, 0.0, true, -1), ("+0.0%".to_string(), ""));
+        assert_eq!(
+            pct_cell(200.0, 100.0, true, -1),
+            ("-50.0%".to_string(), "better")
+        );
     }
 }

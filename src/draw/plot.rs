@@ -263,10 +263,23 @@ pub fn num(v: f64, decimals: usize) -> String {
 /// A tick label for integer axes: blank between integers (plotters may pick 0.5 steps).
 pub fn int_label(v: &f64) -> String {
     if (v - v.round()).abs() < 1e-9 {
-        num(*v, 0)
+        compact(*v)
     } else {
         String::new()
     }
+}
+
+/// A count as an axis reads it: 9999 as is, then 25k, 1.5M, 6M (one decimal where it says
+/// something).
+pub fn compact(v: f64) -> String {
+    let (scaled, unit) = match v.abs() {
+        a if a >= 1e9 => (v / 1e9, "G"),
+        a if a >= 1e6 => (v / 1e6, "M"),
+        a if a >= 1e4 => (v / 1e3, "k"),
+        _ => return num(v, 0),
+    };
+    let text = format!("{scaled:.1}");
+    format!("{}{unit}", text.strip_suffix(".0").unwrap_or(&text))
 }
 
 #[cfg(test)]
@@ -277,6 +290,12 @@ mod tests {
     fn integer_labels_blank_between_integers() {
         assert_eq!(int_label(&3.0), "3");
         assert_eq!(int_label(&2.5), "");
+        // Large counts read as 6M, not 6000000 (the histogram's calls axis).
+        assert_eq!(int_label(&6_000_000.0), "6M");
+        assert_eq!(int_label(&1_500_000.0), "1.5M");
+        assert_eq!(int_label(&25_000.0), "25k");
+        assert_eq!(int_label(&9_999.0), "9999");
+        assert_eq!(compact(2.5e9), "2.5G");
         assert_eq!(num(85.4701, 1), "85.5");
     }
 }

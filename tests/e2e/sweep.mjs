@@ -200,6 +200,15 @@ check('compare view steps both kernels and tables compare%', async (browser) => 
     for (const want of ['baseline', 'compare%', 'sis_scanned', 'success_rate%']) {
       if (!t.includes(want)) throw new Error(`compare-table lacks "${want}"`);
     }
+    // A run with no counted wake-up has no values: "–" there and in compare%, never a
+    // percentage (issue 27); a percentage only beside two values.
+    const rows = await page.locator(`${byId('compare-table')} tbody tr`).evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())));
+    for (const [name, a, pct, b] of rows) {
+      const dash = a === '–' || b === '–';
+      if (dash && pct !== '–') throw new Error(`${name}: ${a} / ${b} but compare% "${pct}"`);
+      if (!dash && !/^[+-]\d+\.\d%$|^–$/.test(pct)) throw new Error(`${name}: compare% "${pct}"`);
+    }
     fs.mkdirSync(SHOTS, { recursive: true });
     await page.locator(byId('workbench')).screenshot({ path: path.join(SHOTS, 'compare-view.png') });
   } finally {
