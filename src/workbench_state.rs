@@ -84,7 +84,8 @@ pub enum WorkbenchAction {
         tab: Tab,
         presets: Vec<String>,
         loads: Option<String>,
-        scenario: Scenario,
+        /// Boxed: a Scenario is far larger than the other actions.
+        scenario: Box<Scenario>,
     },
 }
 
@@ -118,7 +119,10 @@ impl Reducible for WorkbenchState {
                 s.compare_generation += 1;
                 if tab == Tab::Sweep {
                     let token = s.sweep_request.as_ref().map_or(1, |r| r.token + 1);
-                    s.sweep_request = Some(SweepRequest { token, scenario });
+                    s.sweep_request = Some(SweepRequest {
+                        token,
+                        scenario: *scenario,
+                    });
                 }
             }
         }
@@ -136,7 +140,7 @@ mod tests {
             tab: Tab::Sweep,
             presets: vec!["linux-5.15".into(), "sis-util-v4".into()],
             loads: Some("50,100".into()),
-            scenario: Scenario::default(),
+            scenario: Box::default(),
         };
         let s = Rc::new(WorkbenchState::default()).reduce(load());
         assert_eq!(s.tab, Tab::Sweep);

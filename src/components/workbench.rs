@@ -66,7 +66,7 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
                     .map(|v| v.split(',').map(String::from).collect())
                     .unwrap_or_default(),
                 loads: get("loads"),
-                scenario,
+                scenario: Box::new(scenario),
             });
         })
     };

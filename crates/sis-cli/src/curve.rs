@@ -4,6 +4,7 @@ use crate::args::field_help;
 use crate::format_of;
 use clap::Args;
 use serde::Serialize;
+use sis_core::kernel::nr_expr::Inputs as NrExprInputs;
 use sis_core::kernel::throttle::{update_idle_cpu_scan, SCHED_CAPACITY_SCALE};
 use sis_core::text::Text;
 use sis_core::{InputError, Scenario};
@@ -24,6 +25,9 @@ pub struct CurveArgs {
     /// table, csv or json [default: table]
     #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
     format: Option<String>,
+    #[arg(long, value_name = "EXPR", allow_hyphen_values = true,
+          help = field_help("nr_expr", "default: none; given, a column beside nr_scan"))]
+    nr_expr: Option<String>,
 }
 
 /// The util percents of the seed's tables.
@@ -37,6 +41,9 @@ struct Point {
     pct_x100: u64,
     util_pct: f64,
     nr_scan: u32,
+    /// The user's rule at this sum_util (`--nr-expr`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nr_expr: Option<u32>,
 }
 
 impl Point {
@@ -79,7 +86,31 @@ pub fn main(a: &CurveArgs) -> Result<String, InputError> {
         )
     })?;
     sc.set_field("llc_weight", w)?;
+    if let Some(e) = &a.nr_expr {
+        sc.set_field("nr_expr", e)?;
+    }
+    let rule = sc.nr_expr_rule();
+    if rule.as_ref().is_some_and(|r| r.per_wakeup()) {
+        return Err(InputError::range(
+            "nr_expr",
+            &sc.nr_expr,
+            "a rule over the LLC's inputs (sum_util, llc_weight, imbalance_pct, nr_idle) to \
+             draw against sum_util; this one reads the waking CPU's (avg_idle, avg_scan_cost, \
+             nr_running) and is evaluated per wake-up",
+        ));
+    }
     let (w, pct) = (sc.llc_weight, sc.imbalance_pct);
+    // The rule on the curve: the LLC's sum_util and shape; no CPU is counted idle.
+    let rule_at = |sum: u64| {
+        rule.as_ref().map(|r| {
+            r.nr_scan(&NrExprInputs {
+                sum_util: sum as i64,
+                llc_weight: w as i64,
+                imbalance_pct: pct as i64,
+                ..Default::default()
+            })
+        })
+    };
     let cap = w as u64 * SCHED_CAPACITY_SCALE;
     let all = mode == "all";
     let points: Vec<Point> = if all {
@@ -91,6 +122,7 @@ pub fn main(a: &CurveArgs) -> Result<String, InputError> {
                     pct_x100,
                     util_pct: pct_x100 as f64 / 100.0,
                     nr_scan: update_idle_cpu_scan(sum, w, pct),
+                    nr_expr: rule_at(sum),
                 }
             })
             .collect()
@@ -102,20 +134,26 @@ pub fn main(a: &CurveArgs) -> Result<String, InputError> {
                 pct_x100: p as u64 * 100,
                 util_pct: p as f64,
                 nr_scan: nr,
+                nr_expr: rule_at(sum),
             })
             .collect()
     };
     let mut s = String::new();
     match format {
         "csv" => {
-            s.push_str("sum_util,util_pct,nr_scan\n");
+            s.push_str("sum_util,util_pct,nr_scan");
+            s.push_str(if rule.is_some() { ",nr_expr\n" } else { "\n" });
             for p in &points {
-                s.line(format_args!(
+                s.put(format_args!(
                     "{},{},{}",
                     p.sum_util,
                     p.pct_text(all),
                     p.nr_scan
                 ));
+                match p.nr_expr {
+                    Some(n) => s.line(format_args!(",{n}")),
+                    None => s.push('\n'),
+                }
             }
         }
         "json" => {
@@ -155,37 +193,50 @@ pub fn main(a: &CurveArgs) -> Result<String, InputError> {
             s.push_str("\n\n");
             if all {
                 // Every sum_util, as runs of equal nr_scan.
-                s.line(format_args!(
+                s.put(format_args!(
                     "{:>21}  {:>17}  {:>7}",
                     "sum_util", "util_pct", "nr_scan"
                 ));
+                s.push_str(if rule.is_some() { "  nr_expr\n" } else { "\n" });
                 let mut i = 0;
                 while i < points.len() {
                     let mut j = i;
-                    while j + 1 < points.len() && points[j + 1].nr_scan == points[i].nr_scan {
+                    while j + 1 < points.len()
+                        && (points[j + 1].nr_scan, points[j + 1].nr_expr)
+                            == (points[i].nr_scan, points[i].nr_expr)
+                    {
                         j += 1;
                     }
                     let (a, b) = (&points[i], &points[j]);
-                    s.line(format_args!(
+                    s.put(format_args!(
                         "{:>21}  {:>17}  {:>7}",
                         format!("{}..={}", a.sum_util, b.sum_util),
                         format!("{}..={}", a.pct_text(true), b.pct_text(true)),
                         a.nr_scan
                     ));
+                    match a.nr_expr {
+                        Some(n) => s.line(format_args!("  {n:>7}")),
+                        None => s.push('\n'),
+                    }
                     i = j + 1;
                 }
             } else {
-                s.line(format_args!(
+                s.put(format_args!(
                     "{:>8}  {:>10}  {:>7}",
                     "util_pct", "sum_util", "nr_scan"
                 ));
+                s.push_str(if rule.is_some() { "  nr_expr\n" } else { "\n" });
                 for p in &points {
-                    s.line(format_args!(
+                    s.put(format_args!(
                         "{:>8}  {:>10}  {:>7}",
                         p.pct_text(false),
                         p.sum_util,
                         p.nr_scan
                     ));
+                    match p.nr_expr {
+                        Some(n) => s.line(format_args!("  {n:>7}")),
+                        None => s.push('\n'),
+                    }
                 }
             }
         }

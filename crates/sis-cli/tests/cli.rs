@@ -106,6 +106,36 @@ fn curve_reproduces_the_seed_tables() {
     }
 }
 
+/// SIS_UTIL's formula as a user's rule draws the kernel's curve, at every sum_util.
+#[test]
+fn curve_draws_an_nr_expr_rule_beside_sis_util() {
+    let rule = "llc_weight * (1024 - min(1024, (sum_util / llc_weight) * (sum_util / llc_weight) \
+                * imbalance_pct * imbalance_pct / 10240000)) / 1024";
+    let csv = ok(&[
+        "curve",
+        "--llc-weight",
+        "16",
+        "--points",
+        "all",
+        "--format",
+        "csv",
+        "--nr-expr",
+        rule,
+    ]);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("sum_util,util_pct,nr_scan,nr_expr"));
+    let mut n = 0;
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f[2], f[3], "{l}");
+        n += 1;
+    }
+    assert_eq!(n, 16 * 1024 + 1);
+    // Another rule differs, and the table gains its column.
+    let t = ok(&["curve", "--llc-weight", "16", "--nr-expr", "llc_weight / 2"]);
+    assert!(t.contains("nr_scan  nr_expr"), "{t}");
+}
+
 #[test]
 fn curve_all_points_and_formats() {
     let out = ok(&[
@@ -549,6 +579,18 @@ fn bad_input_exits_2_with_one_line() {
         (
             vec!["sweep", "--load", "50", "--loads", "25,50"],
             "either --load or --loads",
+        ),
+        (
+            vec!["curve", "--llc-weight", "8", "--nr-expr", "min(3,"],
+            "at character 7",
+        ),
+        (
+            vec!["curve", "--llc-weight", "8", "--nr-expr", "avg_idle / 2"],
+            "per wake-up",
+        ),
+        (
+            vec!["run", "--nr-expr", "llc_wieght"],
+            "unknown name 'llc_wieght'",
         ),
         (
             vec!["sweep", "--preset", "linux-5.15", "--presets", "linux-6.0"],

@@ -547,3 +547,46 @@ fn scan_cost_waker_spends_the_scan_on_the_waker_cpu() {
         delay.wakeups
     );
 }
+
+/// SIS_UTIL's update_idle_cpu_scan written as an `nr_expr` rule (seed 000's equations).
+const SIS_UTIL_RULE: &str = "llc_weight * (1024 - min(1024, (sum_util / llc_weight) * \
+    (sum_util / llc_weight) * imbalance_pct * imbalance_pct / 10240000)) / 1024";
+
+#[test]
+fn sis_util_as_an_nr_expr_rule_runs_exactly_as_linux_6_0() {
+    // An LLC-wide rule is evaluated where periodic balance writes nr_idle_scan and used as
+    // SIS_UTIL uses it, replacing the preset's throttle: on linux-5.19 (SIS_PROP) it must give
+    // linux-6.0's run to the last counter, and on linux-6.0 change nothing.
+    let report = |preset: &str, rule: &str| {
+        let mut r = sis_core::run(&scenario(&[
+            ("llc_weight", "16"),
+            ("smt", "2"),
+            ("load", "175"),
+            ("duration", "300ms"),
+            ("preset", preset),
+            ("nr_expr", rule),
+        ]))
+        .unwrap();
+        r.scenario = Scenario::default();
+        format!("{r:?}")
+    };
+    let v60 = report("linux-6.0", "");
+    assert_eq!(report("linux-5.19", SIS_UTIL_RULE), v60);
+    assert_eq!(report("linux-6.0", SIS_UTIL_RULE), v60);
+    assert_ne!(report("linux-5.19", ""), v60, "SIS_PROP's own run differs");
+    // A rule that never scans: select_idle_cpu is called and returns at once, taking no time
+    // (a rule of 4 does scan).
+    let run_with = |rule: &str| {
+        sis_core::run(&scenario(&[
+            ("llc_weight", "16"),
+            ("load", "100"),
+            ("duration", "200ms"),
+            ("nr_expr", rule),
+        ]))
+        .unwrap()
+    };
+    let none = run_with("0");
+    assert!(none.counters.sis_domain_search > 0);
+    assert_eq!(none.counters.scan_time_ns, 0);
+    assert!(run_with("4").counters.scan_time_ns > 0);
+}

@@ -163,7 +163,9 @@ proptest! {
 
     #[test]
     fn json_objects_with_wrong_types_are_errors(key in prop::sample::select(FIELDS.iter().map(|f| f.name).collect::<Vec<_>>()), v in prop_oneof![Just("null"), Just("[1]"), Just("{}"), Just("true"), Just("-5"), Just("1.5")]) {
-        // No field takes null, an array, an object, a boolean, a negative or a fraction.
+        // No field takes null, an array, an object, a boolean, a negative or a fraction (but
+        // nr_expr, whose rules may be a negative constant: it scans nothing).
+        prop_assume!(!(key == "nr_expr" && v == "-5"));
         let text = format!("{{\"{key}\": {v}}}");
         match Scenario::from_json(&text) {
             Ok(sc) => prop_assert!(false, "{text} accepted as {sc:?}"),
@@ -208,4 +210,64 @@ fn extremes_run() {
     // SMT wider than the LLC is an error, not a panic.
     let e = Scenario::from_pairs([("llc_weight", "2"), ("smt", "4")]).unwrap_err();
     assert_eq!(e.field, "smt");
+}
+
+/// Pieces an `--nr-expr` is made of, to build near-valid expressions as well as noise.
+const EXPR_TOKENS: [&str; 24] = [
+    "sum_util",
+    "llc_weight",
+    "imbalance_pct",
+    "nr_idle",
+    "avg_idle",
+    "avg_scan_cost",
+    "nr_running",
+    "min(",
+    "max(",
+    "if(",
+    "(",
+    ")",
+    ",",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "<",
+    "<=",
+    "==",
+    "0",
+    "9223372036854775807",
+    "1024",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// A malformed or extreme rule is an error with a position, never a panic: random text,
+    /// and random sequences of the language's own tokens, at any inputs.
+    #[test]
+    fn nr_expr_never_panics(
+        noise in ".{0,80}",
+        toks in prop::collection::vec(prop::sample::select(EXPR_TOKENS.to_vec()), 0..40),
+        v in prop::array::uniform7(any::<i64>()),
+    ) {
+        use sis_core::kernel::nr_expr::{Inputs, NrExpr};
+        let inputs = Inputs {
+            sum_util: v[0], llc_weight: v[1], imbalance_pct: v[2], nr_idle: v[3],
+            avg_idle: v[4], avg_scan_cost: v[5], nr_running: v[6],
+        };
+        for text in [noise.clone(), toks.join(" "), toks.concat()] {
+            match NrExpr::parse(&text) {
+                Ok(e) => {
+                    let _ = e.eval(&inputs);
+                    let n = e.nr_scan(&inputs);
+                    prop_assert!(n as i64 <= inputs.llc_weight.max(0));
+                }
+                Err(err) => prop_assert!(err.pos >= 1 && err.pos <= text.chars().count() + 2, "{text:?}: {err}"),
+            }
+        }
+        // Scenario fields carry it too: never a panic through set_field.
+        let mut sc = Scenario::default();
+        let _ = sc.set_field("nr_expr", &toks.join(" "));
+    }
 }

@@ -3,6 +3,7 @@
 
 pub mod cpumask;
 pub mod features;
+pub mod nr_expr;
 pub mod pelt;
 pub mod select;
 pub mod state;

@@ -2,6 +2,7 @@
 
 use crate::kernel::cpumask::CpuMask;
 use crate::kernel::features::Features;
+use crate::kernel::nr_expr::{Inputs as NrExprInputs, NrExpr};
 use crate::kernel::pelt::SchedAvg;
 use crate::kernel::topology::Topology;
 use crate::kernel::trace::Saw;
@@ -136,6 +137,10 @@ pub struct SchedState {
     /// `choose_idle_cpu()` accepts. None: not kept (a hand-built state). Only a speed-up: the untraced
     /// LLC scan and `missed_idle` find their answers from it a word at a time.
     pub(crate) idle_cpus: Option<CpuMask>,
+    /// A scan-depth rule of the user's own (`--nr-expr`), replacing the preset's throttle:
+    /// LLC-wide rules give nr_idle_scan where periodic balance updates it, per-wake-up ones
+    /// give select_idle_cpu's budget (see `kernel::nr_expr`).
+    pub nr_expr: Option<NrExpr>,
 }
 
 impl SchedState {
@@ -154,6 +159,7 @@ impl SchedState {
             scan_nr_left: crate::kernel::throttle::NR_INF,
             scan_timed: false,
             idle_cpus: None,
+            nr_expr: None,
             topo,
             features,
             imbalance_pct,
@@ -201,6 +207,14 @@ impl SchedState {
                 .count() as u32;
             sum_util = crate::kernel::throttle::idle_aware_sum(sum_util, nr_idle);
         }
+        if let Some(rule) = self.nr_expr.as_ref().filter(|r| !r.per_wakeup()) {
+            let inputs = self.nr_expr_inputs(llc, None);
+            let nr = rule.nr_scan(&inputs);
+            let shared = &mut self.llcs[llc as usize];
+            shared.last_sum_util = sum_util;
+            shared.nr_idle_scan = nr;
+            return;
+        }
         let shared = &mut self.llcs[llc as usize];
         shared.last_sum_util = sum_util;
         let total_capacity = w as u64 * crate::kernel::throttle::SCHED_CAPACITY_SCALE;
@@ -211,6 +225,27 @@ impl SchedState {
             nr = crate::kernel::throttle::small_llc_scale(nr, w);
         }
         shared.nr_idle_scan = nr;
+    }
+
+    /// What a `--nr-expr` rule reads for `llc`: the LLC's sum of cpu_util_cfs and idle CPUs now,
+    /// and the waking CPU's avg_idle, avg_scan_cost and nr_running when there is one.
+    pub fn nr_expr_inputs(&self, llc: u32, waker_cpu: Option<u32>) -> NrExprInputs {
+        let sat = |v: u64| v.min(i64::MAX as u64) as i64;
+        let span = self.topo.llc_span(llc);
+        let nr_idle = span
+            .iter()
+            .filter(|c| self.rqs[*c as usize].available_idle())
+            .count();
+        let waker = waker_cpu.map(|c| &self.rqs[c as usize]);
+        NrExprInputs {
+            sum_util: sat(self.llc_sum_util(llc)),
+            llc_weight: self.topo.llc_weight() as i64,
+            imbalance_pct: self.imbalance_pct as i64,
+            nr_idle: nr_idle as i64,
+            avg_idle: waker.map_or(0, |rq| sat(rq.avg_idle)),
+            avg_scan_cost: waker.map_or(0, |rq| sat(rq.avg_scan_cost)),
+            nr_running: waker.map_or(0, |rq| rq.nr_running as i64),
+        }
     }
 
     /// `__update_idle_core()`: a CPU going idle sets has_idle_cores when its whole core is idle.

@@ -46,6 +46,8 @@ pub enum Kind {
     Preset,
     /// Comma-separated `NAME=on|off` feature overrides.
     Features,
+    /// A scan-depth rule (`kernel::nr_expr`), or "" for the preset's own throttle.
+    NrExpr,
 }
 
 impl Kind {
@@ -99,6 +101,11 @@ impl Kind {
             ),
             Kind::Preset => "a preset name (sis presets)".into(),
             Kind::Features => "comma-separated NAME=on|off".into(),
+            Kind::NrExpr => format!(
+                "an integer expression over {} with + - * / %, comparisons, min, max and if \
+                 (empty: the preset's throttle)",
+                crate::kernel::nr_expr::INPUTS.join(", ")
+            ),
         }
     }
 }
@@ -168,6 +175,12 @@ impl FieldValue for String {
             }
             Kind::Preset => Ok(preset(value)?.name.to_string()),
             Kind::Features => canonical_features(value),
+            Kind::NrExpr if value.trim().is_empty() => Ok(String::new()),
+            Kind::NrExpr => crate::kernel::nr_expr::NrExpr::parse(value)
+                .map(|e| e.text().to_string())
+                .map_err(|e| {
+                    InputError::range(f.name, value, &format!("{e}; {}", f.kind.expected()))
+                }),
             Kind::Int { .. } | Kind::Choice(_) => Ok(value.to_string()),
         }
     }

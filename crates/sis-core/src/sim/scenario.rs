@@ -191,6 +191,13 @@ scenario_fields! {
     service_us: u32 = 0;
         Kind::Int { min: 0, max: 1_000_000, only: &[], note: "0 = the workload's default" },
         "service-us", "US", "us", "Workload service time override, us";
+    /// A scan-depth rule of the user's own, replacing the preset's throttle ("" = none):
+    /// `kernel::nr_expr`. Left out of the JSON when empty, so scenarios without one read as
+    /// before.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    nr_expr: String = String::new();
+        Kind::NrExpr, "nr-expr", "EXPR", "",
+        "A scan-depth rule of your own, replacing the preset's throttle (e.g. SIS_UTIL: llc_weight * (1024 - min(1024, (sum_util / llc_weight) * (sum_util / llc_weight) * imbalance_pct * imbalance_pct / 10240000)) / 1024)";
 }
 
 // The enum fields' names, for parsing and `Kind::Choice`.
@@ -375,6 +382,13 @@ impl Scenario {
             return WARMUP_AUTO_MIN_NS.min(self.duration_ns() / 10);
         }
         parse_duration_ns(&self.warmup).unwrap_or(0)
+    }
+
+    /// The `nr_expr` rule, if one is set (validated when it was set).
+    pub fn nr_expr_rule(&self) -> Option<crate::kernel::nr_expr::NrExpr> {
+        crate::kernel::nr_expr::NrExpr::parse(&self.nr_expr)
+            .ok()
+            .filter(|_| !self.nr_expr.is_empty())
     }
 
     /// Whether the warm-up is `auto` (warm until settled) rather than a fixed duration.

@@ -400,8 +400,18 @@ impl SchedState {
         target: u32,
         ctx: &mut Ctx<'_, R>,
     ) -> (Option<u32>, u64) {
-        let f = &self.features;
         let llc = self.topo.llc_of(target);
+        if let Some(rule) = &self.nr_expr {
+            return self.select_idle_cpu_by_rule(
+                p,
+                w,
+                has_idle_core,
+                target,
+                rule.per_wakeup(),
+                ctx,
+            );
+        }
+        let f = &self.features;
         let mut nr: i64 = NR_INF;
         let mut timed = false;
         // SIS_PROP: only without an idle core in the single pass; always in the legacy form.
@@ -453,6 +463,42 @@ impl SchedState {
             ctx.rec.nr_before(nr_opt(nr));
         }
         self.select_idle_cpu_scan(p, w, has_idle_core, target, ctx, Budget { nr, timed })
+    }
+
+    /// select_idle_cpu() with a `--nr-expr` rule for its throttle, used as SIS_UTIL uses
+    /// nr_idle_scan (`nr = rule + 1; if (nr == 1) return -1`): an LLC-wide rule's value is the
+    /// nr_idle_scan periodic balance wrote, a per-wake-up rule is evaluated now on the waker's
+    /// inputs (and, reading avg_scan_cost, its scans are timed into it as SIS_PROP's are).
+    #[inline(never)]
+    fn select_idle_cpu_by_rule<R: Recorder>(
+        &mut self,
+        p: &Wakee,
+        w: &Waker,
+        has_idle_core: bool,
+        target: u32,
+        per_wakeup: bool,
+        ctx: &mut Ctx<'_, R>,
+    ) -> (Option<u32>, u64) {
+        let llc = self.topo.llc_of(target);
+        let nr_scan = match (per_wakeup, &self.nr_expr) {
+            (true, Some(rule)) => rule.nr_scan(&self.nr_expr_inputs(llc, Some(w.cpu))),
+            _ => self.llcs[llc as usize].nr_idle_scan,
+        };
+        let nr = nr_scan as i64 + 1;
+        if R::ON {
+            ctx.rec.nr_before(Some(nr));
+        }
+        if nr == 1 {
+            if R::ON {
+                ctx.rec.scan_end(ScanEnd::NoScan, Some(1));
+            }
+            return (None, 0);
+        }
+        let budget = Budget {
+            nr,
+            timed: per_wakeup,
+        };
+        self.select_idle_cpu_scan(p, w, has_idle_core, target, ctx, budget)
     }
 
     /// `select_idle_cpu()`'s scan with its budget worked out: the 6.7 cluster pass, then the

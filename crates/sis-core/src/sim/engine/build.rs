@@ -24,6 +24,7 @@ impl Simulation {
         st.pkg_imbalance_pct = crate::kernel::features::preset(&scenario.preset)
             .map(|p| p.pkg_imbalance_pct())
             .unwrap_or(117);
+        st.nr_expr = scenario.nr_expr_rule();
         let groups: Vec<Vec<u64>> = (0..scenario.llcs)
             .map(|l| vec![scenario.llc_weight as u64; st.topo.llc_groups(l).len()])
             .collect();
