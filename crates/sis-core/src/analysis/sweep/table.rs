@@ -74,11 +74,15 @@ fn replicate_header(sc: &Scenario, seeds: &[u64]) -> String {
 }
 
 fn header_with(sc: &Scenario, seeds: &str) -> String {
-    let features = if sc.features.is_empty() {
+    let mut features = if sc.features.is_empty() {
         String::new()
     } else {
         format!(" [{}]", sc.features)
     };
+    if !sc.nr_expr.is_empty() {
+        // The user's rule replaces the preset's throttle: the header says so.
+        features.push_str(&format!(" [nr_expr: {}]", sc.nr_expr));
+    }
     // The measured window: the duration less a fixed warm-up, or less an auto warm-up's
     // minimum (the auto warm-up itself lasts until settled).
     let window =
