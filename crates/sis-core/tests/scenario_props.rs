@@ -212,15 +212,9 @@ fn extremes_run() {
     assert_eq!(e.field, "smt");
 }
 
-/// Pieces an `--nr-expr` is made of, to build near-valid expressions as well as noise.
-const EXPR_TOKENS: [&str; 24] = [
-    "sum_util",
-    "llc_weight",
-    "imbalance_pct",
-    "nr_idle",
-    "avg_idle",
-    "avg_scan_cost",
-    "nr_running",
+/// Pieces an `--nr-expr` is made of besides its inputs' names, to build near-valid
+/// expressions as well as noise.
+const EXPR_TOKENS: [&str; 17] = [
     "min(",
     "max(",
     "if(",
@@ -248,7 +242,10 @@ proptest! {
     #[test]
     fn nr_expr_never_panics(
         noise in ".{0,80}",
-        toks in prop::collection::vec(prop::sample::select(EXPR_TOKENS.to_vec()), 0..40),
+        toks in prop::collection::vec(
+            prop::sample::select([&EXPR_TOKENS[..], &sis_core::kernel::nr_expr::INPUTS[..]].concat()),
+            0..40,
+        ),
         v in prop::array::uniform7(any::<i64>()),
     ) {
         use sis_core::kernel::nr_expr::{Inputs, NrExpr};
