@@ -42,7 +42,7 @@ pub fn point_query(sc: &Scenario) -> String {
 /// A report as the worker sends it: its scenario as a query (first line), then its integers
 /// space-separated (sim_time_ns, wakeups, migrations, the counters, the throughput, the
 /// warm-up (ns, settled, auto), then nr_idle_scan, per_cpu and the histogram's buckets, each a
-/// count and its values). The metrics, the histogram's unit and labels are derived, as
+/// count and its values). The metrics, cpu_busy_pct, the histogram's unit and labels are derived, as
 /// `Simulation::report` derives them.
 pub fn encode_report(r: &RunReport) -> String {
     let RunReport {
@@ -57,6 +57,7 @@ pub fn encode_report(r: &RunReport) -> String {
         scan_histogram,
         throughput,
         warmup,
+        cpu_busy_pct: _,
     } = r;
     let mut o = point_query(scenario);
     o.push('\n');
@@ -152,7 +153,9 @@ pub fn report_from_wire(text: &str) -> Result<RunReport, String> {
     if n().is_ok() {
         return Err(bad());
     }
+    let cpus = scenario.nr_cpus() as u64;
     Ok(RunReport {
+        cpu_busy_pct: sis_core::kernel::stats::cpu_busy_pct(counters.idle_ns, cpus, sim_time_ns),
         scenario,
         sim_time_ns,
         wakeups,

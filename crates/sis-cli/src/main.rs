@@ -7,6 +7,7 @@
 mod args;
 mod curve;
 mod decide;
+mod machines;
 mod merge;
 mod presets;
 mod replay;
@@ -49,6 +50,8 @@ enum Cmd {
     Decide(decide::DecideArgs),
     /// The kernel presets and their features
     Presets(presets::PresetsArgs),
+    /// The machine presets: topology and the wake-up's cited costs (IPI, idle states, lock, cold start)
+    Machines(machines::MachinesArgs),
     /// Replay a real kernel trace: each preset's choice beside the kernel's, per class
     Replay(replay::ReplayArgs),
 }
@@ -143,6 +146,7 @@ fn main() -> ExitCode {
         Cmd::Trace(_) => unreachable!("streamed above"),
         Cmd::Decide(a) => decide::main(&a),
         Cmd::Presets(a) => presets::main(&a),
+        Cmd::Machines(a) => machines::main(&a),
         Cmd::Replay(a) => replay::main(&a),
     };
     match out {

@@ -106,6 +106,18 @@ pub fn summary(r: &RunReport) -> String {
         k.wasted_ns as f64 / 1e6,
         k.scan_time_ns as f64 / 1e6,
         r.scan_cpu_pct()));
+    s.line(format_args!(
+        "CPU busy {:.2}% (scanning included); the wake-up's price on machine {}: rq lock spin {:.3} ms over {} remote wake-ups, {} IPIs",
+        r.cpu_busy_pct,
+        sc.machine_spec().name,
+        k.ttwu_lock_wait_ns as f64 / 1e6,
+        k.remote_wakeups,
+        k.ipis
+    ));
+    s.line(format_args!(
+        "context switches {} ({} involuntary preemptions)",
+        k.context_switches, k.involuntary_switches
+    ));
     s.push('\n');
     s.line(format_args!("counters"));
     for (name, v) in [

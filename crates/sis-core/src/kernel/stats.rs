@@ -57,6 +57,29 @@ counters! {
     wasted_ns,
     /// Simulated time spent in select_idle_cpu, ns.
     scan_time_ns,
+    /// Time wakers spun for a remote runqueue's lock in ttwu_queue, ns (issue 25).
+    ttwu_lock_wait_ns,
+    /// Wake-ups activated on a CPU other than the waker's (a remote rq lock or a wakelist).
+    remote_wakeups,
+    /// IPIs sent to wake a CPU or run its wakelist (none to a polling idle state).
+    ipis,
+    /// Context switches (every pick of the next task, the idle task included), and those of
+    /// them that preempted a running task (involuntary).
+    context_switches,
+    involuntary_switches,
+    /// CPU time idle (in an idle state or exiting one), ns: cpu_busy_pct's complement.
+    idle_ns,
+}
+
+/// The share of `cpus` CPUs' time over `window_ns` that was not idle, % to 0.01 (integer
+/// arithmetic: the same bytes natively and in wasm).
+pub fn cpu_busy_pct(idle_ns: u64, cpus: u64, window_ns: u64) -> f64 {
+    let cpu_time = cpus as u128 * window_ns as u128;
+    let busy_bp = match cpu_time {
+        0 => 0,
+        t => 10_000 - (idle_ns as u128 * 10_000 / t).min(10_000),
+    };
+    busy_bp as f64 / 100.0
 }
 
 /// Both metric families, as percentages. Zero denominators are defined, never NaN.

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod engine;
 pub mod fields;
 pub mod flat_json;
+pub mod machine;
 pub mod query;
 mod queue;
 pub mod rng;

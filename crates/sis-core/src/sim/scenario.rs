@@ -9,6 +9,7 @@ pub use super::fields::{
 use crate::error::InputError;
 use crate::kernel::features::{preset, Features};
 use crate::kernel::topology::{Numbering, TopologySpec};
+pub use crate::sim::machine::{Machine, MachineName};
 use serde::{Deserialize, Serialize};
 
 /// A workload kind (design.md "Workloads").
@@ -52,6 +53,13 @@ impl WorkloadKind {
 
 /// The calibrated contention per concurrent scanner (docs/scan-cost.md): one global value.
 pub const PROBE_CONTENTION_PCT: u32 = 0;
+
+/// netperf/tbench's wire time by default, us (see [`Scenario::wire_us`]).
+pub const WIRE_US: u32 = 18;
+
+fn default_wire_us() -> u32 {
+    WIRE_US
+}
 
 fn default_probe_contention_pct() -> u32 {
     PROBE_CONTENTION_PCT
@@ -118,6 +126,13 @@ macro_rules! scenario_fields {
 }
 
 scenario_fields! {
+    /// The machine whose wake-up costs the run pays (sim/machine.rs, `sis machines`): `auto`
+    /// (the machine whose LLC is the scenario's, else seed 000's) or a name, which also sets
+    /// the topology and probe cost (given fields after it override them).
+    #[serde(default)]
+    machine: MachineName = MachineName::Auto;
+        Kind::Choice(names::<MachineName>), "machine", "NAME", "",
+        "Machine preset: its topology and wake-up costs (auto: the one whose LLC this is, else the seed's; see `sis machines`)";
     llcs: u32 = 1;
         Kind::int(1, 16), "llcs", "N", "", "Number of LLCs";
     llc_weight: u32 = 16;
@@ -191,6 +206,15 @@ scenario_fields! {
     service_us: u32 = 0;
         Kind::Int { min: 0, max: 1_000_000, only: &[], note: "0 = the workload's default" },
         "service-us", "US", "us", "Workload service time override, us";
+    /// netperf/tbench: the reply spends this long on a wire, both ends blocked, and is a
+    /// non-sync wake-up from the receiving CPU's softirq. 0 = loopback: the sender wakes the
+    /// peer with WF_SYNC from its own context. The default stays 18 us: as the default,
+    /// loopback collapses every pair onto one CPU from 150% load on in every preset, which
+    /// the seed's tables show the machine does not do (README, "Where the model differs").
+    #[serde(default = "default_wire_us")]
+    wire_us: u32 = WIRE_US;
+        Kind::Int { min: 0, max: 100_000, only: &[], note: "0 = loopback, no wire" },
+        "wire-us", "US", "us", "netperf/tbench: time a reply spends on a NIC's wire, us (0 = loopback)";
     /// A scan-depth rule of the user's own, replacing the preset's throttle ("" = none):
     /// `kernel::nr_expr`. Left out of the JSON when empty, so scenarios without one read as
     /// before.
@@ -208,6 +232,13 @@ impl Choice for WorkloadKind {
     }
 }
 
+impl Choice for MachineName {
+    const ALL: &'static [Self] = MachineName::ALL;
+    fn name(self) -> &'static str {
+        MachineName::name(self)
+    }
+}
+
 impl Choice for ScanCost {
     const ALL: &'static [Self] = ScanCost::ALL;
     fn name(self) -> &'static str {
@@ -222,12 +253,16 @@ impl Choice for Collision {
     }
 }
 
-/// The `preset` pairs first, then the others, each in their order: a preset brings its own
-/// imbalance_pct, which a given one must override whatever the order it was written in (a
-/// stable partition: no sort's code in the wasm). Every spelling applies pairs in this order.
+/// The `machine` pairs first, then `preset`, then the others, each in their order: a machine
+/// brings its topology and a preset its imbalance_pct, which given ones must override whatever
+/// the order they were written in (stable partitions: no sort's code in the wasm). Every
+/// spelling applies pairs in this order.
 pub fn preset_first<K: AsRef<str>, V>(pairs: &[(K, V)]) -> Vec<&(K, V)> {
-    let (first, rest): (Vec<_>, Vec<_>) = pairs.iter().partition(|(k, _)| k.as_ref() == "preset");
-    first.into_iter().chain(rest).collect()
+    let (machine, rest): (Vec<_>, Vec<_>) =
+        pairs.iter().partition(|(k, _)| k.as_ref() == "machine");
+    let (preset, rest): (Vec<_>, Vec<_>) =
+        rest.into_iter().partition(|(k, _)| k.as_ref() == "preset");
+    machine.into_iter().chain(preset).chain(rest).collect()
 }
 
 /// The field named `name`.
@@ -310,6 +345,12 @@ impl Scenario {
             // A new preset brings its own imbalance_pct unless one is set after it.
             self.imbalance_pct = preset(&self.preset)?.imbalance_pct;
         }
+        if let Some(m) = self.machine.machine().filter(|_| name == "machine") {
+            // A named machine brings its topology and probe cost unless given after it.
+            (self.llcs, self.llc_weight, self.smt) = (m.llcs, m.llc_weight, m.smt);
+            (self.cluster_size, self.numbering) = (m.cluster_size, m.numbering);
+            self.probe_cost_ns = m.probe_cost_ns;
+        }
         Ok(())
     }
 
@@ -382,6 +423,11 @@ impl Scenario {
             return WARMUP_AUTO_MIN_NS.min(self.duration_ns() / 10);
         }
         parse_duration_ns(&self.warmup).unwrap_or(0)
+    }
+
+    /// The machine whose costs this run pays (`machine`, `auto` resolved).
+    pub fn machine_spec(&self) -> &'static Machine {
+        crate::sim::machine::resolve(self.machine, self.llc_weight, self.smt, self.cluster_size)
     }
 
     /// The `nr_expr` rule, if one is set (validated when it was set).

@@ -43,7 +43,9 @@ pub struct TaskSpec {
 /// Timing parameters of a workload, ns.
 #[derive(Clone, Copy, Debug)]
 pub struct Timing {
-    /// netperf/tbench: time a message spends in the loopback stack before the wake-up.
+    /// netperf/tbench: time a reply spends on the wire before its non-sync wake-up from the
+    /// receiving CPU's softirq (the scenario's `wire_us`; 0 = loopback: a sync wake-up from
+    /// the sender's context).
     pub wire_ns: u64,
     /// netperf/tbench: the sender's syscall tail after its sync wake-up of the server (0: it
     /// blocks at once, as WF_SYNC assumes; netperf's client time includes its send).
@@ -64,11 +66,18 @@ impl Timing {
     pub fn for_scenario(sc: &Scenario) -> Timing {
         let svc = sc.service_us as u64 * 1000;
         let or = |d: u64| if svc > 0 { svc } else { d };
+        let t = Self::for_workload(sc, or);
+        Timing {
+            wire_ns: sc.wire_us as u64 * 1000,
+            ..t
+        }
+    }
+
+    fn for_workload(sc: &Scenario, or: impl Fn(u64) -> u64) -> Timing {
         match sc.workload {
             WorkloadKind::Tbench => Timing {
                 client_ns: 20_000,
                 server_ns: or(50_000),
-                wire_ns: 30_000,
                 ..Self::base()
             },
             WorkloadKind::Netperf => Timing {
@@ -102,7 +111,7 @@ impl Timing {
 
     fn base() -> Timing {
         Timing {
-            wire_ns: 18_000,
+            wire_ns: 0,
             tail_ns: 2_000,
             client_ns: 8_000,
             server_ns: 10_000,

@@ -313,6 +313,7 @@ pub(crate) mod testing {
                     buckets: vec![],
                 },
                 throughput: Default::default(),
+                cpu_busy_pct: 0.0,
                 warmup: crate::sim::engine::WarmupReport {
                     settled: true,
                     ..Default::default()

@@ -31,6 +31,7 @@ impl Simulation {
         let timing = Timing::for_scenario(scenario);
         let tasks = specs.iter().map(|s: &TaskSpec| Task {
             next_queued: NONE,
+            waker_cpu: NONE,
             rescan: None,
             jittered_burst_ns: match s.role {
                 Role::Client { .. } => timing.client_ns,
@@ -64,6 +65,7 @@ impl Simulation {
         let nr_llcs = scenario.llcs as usize;
         let mut sim = Simulation {
             scenario: scenario.clone(),
+            machine: scenario.machine_spec(),
             cpus: (0..n)
                 .map(|cpu| Cpu {
                     llc: st.topo.llc_of(cpu),
@@ -120,8 +122,9 @@ impl Simulation {
             waiting: CpuMask::new(n),
             tasks,
             st: {
+                // Every CPU starts idle, from time 0 (0 means "not idle": the clock's 1 ns).
                 for rq in st.rqs.iter_mut() {
-                    rq.idle_stamp = 0;
+                    rq.idle_stamp = 1;
                 }
                 // Every CPU starts empty; enqueue and block keep the mask (no SCHED_IDLE tasks
                 // here, so it is exactly what choose_idle_cpu() accepts).

@@ -8,6 +8,8 @@
 mod balance;
 mod build;
 mod invariants;
+#[cfg(test)]
+mod price_tests;
 mod report;
 mod roles;
 mod runqueue;
@@ -103,6 +105,8 @@ struct Task {
     jittered_burst_ns: u64,
     /// The next task in its CPU's queue (NONE: the last, or not queued).
     next_queued: u32,
+    /// The CPU whose wake-up is placing it (NONE: not a wake-up), for the enqueue's costs.
+    waker_cpu: u32,
     /// While Waking to a CPU its scan found, under collision=rescan: how to go on scanning if
     /// that CPU is taken first (None: the placement is final).
     rescan: Option<Rescan>,
@@ -136,11 +140,23 @@ struct Cpu {
     gen: u32,
     /// Its LLC (the topology's, next to the state read with it).
     llc: u32,
+    /// When its runqueue's lock is free again (each holder keeps it one line transfer).
+    lock_free_at: u64,
+    /// The cpuidle governor's prediction of the next idle period: the last one, ns.
+    predicted_idle_ns: u64,
+    /// The next pick starts its task this much later (an IPI and an idle state's exit).
+    start_delay: u64,
+    /// Until when a waker on it spins for a remote runqueue's lock, and until when it is
+    /// exiting an idle state (the CPU view).
+    lock_wait_until: u64,
+    idle_exit_until: u64,
 }
 
 /// A running simulation.
 pub struct Simulation {
     scenario: Scenario,
+    /// The machine whose wake-up costs the run pays.
+    machine: &'static crate::sim::machine::Machine,
     st: SchedState,
     tasks: Vec<Task>,
     cpus: Vec<Cpu>,

@@ -86,7 +86,7 @@ impl Simulation {
         let t = &mut self.tasks[task as usize];
         t.in_tail = false;
         let timer = t.tail_timer.take();
-        if t.pending_msgs > 0 && matches!(t.role, Role::Client { .. }) {
+        if t.pending_msgs > 0 && matches!(t.role, Role::Client { .. } | Role::Server { .. }) {
             t.pending_msgs -= 1;
             let b = self.burst_for(task);
             self.run_on(cpu, task, b);
@@ -134,8 +134,20 @@ impl Simulation {
         let Role::Client { server } = self.tasks[task as usize].role else {
             unreachable!("ClientRequestEnd of a task that is not a client")
         };
-        // The scan is the client's CPU time, before its syscall tail (if any) and its block.
-        let scan_ns = self.wake(task, server, true);
+        self.send_sync(cpu, task, server);
+    }
+
+    /// `task` on `cpu` sends to `peer` over loopback: the protocol and the softirq run on the
+    /// sender's CPU, `sock_def_readable` wakes the peer with WF_SYNC, and the sender blocks in
+    /// recv after its syscall tail (if any). The wake-up's scan and lock are its CPU time.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn send_sync(&mut self, cpu: u32, task: u32, peer: u32) {
+        if self.tasks[peer as usize].state != TaskState::Sleeping {
+            // The peer has not blocked in recv yet (it is still in its own send's tail): the
+            // message waits in its socket and recv finds it (tail_done).
+            self.tasks[peer as usize].pending_msgs += 1;
+        }
+        let scan_ns = self.wake(task, peer, true);
         let tail = match self.timing.tail_ns {
             0 => 0,
             ns => self.rng.around(ns),
@@ -148,13 +160,17 @@ impl Simulation {
         self.run_on(cpu, task, scan_ns + tail);
     }
 
-    /// burst_done for a netperf/tbench server (not in a tail): the reply crosses the loopback
-    /// stack (both ends are blocked meanwhile).
+    /// burst_done for a netperf/tbench server (not in a tail): on loopback (wire_us 0) the
+    /// reply is a sync wake-up as the request is; over a NIC it crosses the wire (both ends
+    /// blocked meanwhile) and wakes the client from the softirq of the CPU the server ran on.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub(super) fn server_reply(&mut self, cpu: u32, task: u32) {
         let Role::Server { client } = self.tasks[task as usize].role else {
             unreachable!("ServerReplyEnd of a task that is not a server")
         };
+        if self.timing.wire_ns == 0 {
+            return self.send_sync(cpu, task, client);
+        }
         let d = self.rng.around(self.timing.wire_ns);
         self.tasks[client as usize].wake_pending = true;
         self.push(

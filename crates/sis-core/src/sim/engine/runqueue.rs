@@ -144,13 +144,14 @@ impl Simulation {
         let l = self.cpus[cpu as usize].llc as usize;
         let rq = &mut self.st.rqs[cpu as usize];
         let was_idle = rq.nr_running == 0;
+        let idle_since = rq.idle_stamp;
         if was_idle {
             if let Some(m) = &mut self.st.idle_cpus {
                 m.clear(cpu);
             }
             // ttwu_do_wakeup: fold the idle period into avg_idle (linux-5.14 core.c).
             if rq.idle_stamp != 0 {
-                let delta = self.now - rq.idle_stamp;
+                let delta = self.now.saturating_sub(rq.idle_stamp);
                 let max = 2 * rq.max_idle_balance_cost;
                 rq.avg_idle = crate::kernel::throttle::update_avg(rq.avg_idle, delta).min(max);
                 rq.wake_stamp = self.now * self.scenario.hz as u64 / 1_000_000_000;
@@ -177,9 +178,52 @@ impl Simulation {
             }
         } else {
             // An idle CPU switches to the task at once (no event: nothing else can run on it
-            // between the wake-up and the switch, and the wake-up path already sees it busy).
+            // between the wake-up and the switch, and the wake-up path already sees it busy),
+            // and runs it once it is out of its idle state.
+            let waker_cpu = std::mem::replace(&mut self.tasks[task as usize].waker_cpu, NONE);
+            let delay = self.leave_idle(cpu, waker_cpu, idle_since);
+            self.cpus[cpu as usize].start_delay = delay;
             self.pick_next(cpu);
+            return;
         }
+        let waker_cpu = std::mem::replace(&mut self.tasks[task as usize].waker_cpu, NONE);
+        if waker_cpu != NONE && self.cpus[waker_cpu as usize].llc != l as u32 && self.measuring {
+            // ttwu_queue_wakelist to a busy CPU of another LLC: the call-function IPI.
+            self.counters.ipis += 1;
+        }
+    }
+
+    /// An idle `cpu` gets a task (woken from `waker_cpu`, NONE if pulled by balance) after
+    /// idling since `idle_since` (0: not idle). Returns how long before the task runs, ns: the
+    /// exit latency of the state the governor entered, and the IPI if that state does not
+    /// poll need_resched (v5.19 kernel/sched/core.c resched_curr; kernel/smp.c
+    /// send_call_function_single_ipi for another LLC's wakelist). Counts the idle time.
+    fn leave_idle(&mut self, cpu: u32, waker_cpu: u32, idle_since: u64) -> u64 {
+        if idle_since == 0 {
+            return 0;
+        }
+        let now = self.now;
+        let mut delay = 0;
+        // A balance pull runs on the CPU itself, awake in its softirq: no exit.
+        if waker_cpu != NONE {
+            let c = &mut self.cpus[cpu as usize];
+            if let Some(state) = self.machine.idle_state_for(c.predicted_idle_ns) {
+                delay = state.exit_latency_ns;
+                if waker_cpu != cpu && !state.polls {
+                    delay += self.machine.ipi_ns;
+                    if self.measuring {
+                        self.counters.ipis += 1;
+                    }
+                }
+            }
+            // menu's prediction for the next idle period: this one (a one-sample history).
+            c.predicted_idle_ns = now.saturating_sub(idle_since);
+            c.idle_exit_until = now + delay;
+        }
+        if self.measuring {
+            self.counters.idle_ns += (now + delay).saturating_sub(idle_since.max(self.warmup_ns));
+        }
+        delay
     }
 
     /// The first task queued behind a running one: the CPU is shared from now, so the running
@@ -238,13 +282,22 @@ impl Simulation {
         debug_assert!(self.cpus[cpu as usize].curr.is_none());
         let Some(task) = self.cpus[cpu as usize].queue.pop_front(&self.tasks) else {
             self.waiting.clear(cpu);
+            if self.measuring {
+                self.counters.context_switches += 1; // to the idle task
+            }
             self.go_idle(cpu);
             return;
         };
         self.llc_change(l, 0, -1);
-        let now = self.now;
+        let c = &mut self.cpus[cpu as usize];
+        // __schedule holds this CPU's runqueue lock (one line transfer, as every holder).
+        c.lock_free_at = c.lock_free_at.max(self.now) + self.machine.lock_transfer_ns;
+        let now = self.now + std::mem::take(&mut c.start_delay);
+        if self.measuring {
+            self.counters.context_switches += 1;
+        }
         let t = &mut self.tasks[task as usize];
-        t.pelt.update(now, false);
+        t.pelt.update(self.now, false);
         t.state = TaskState::Running(cpu);
         if t.woken_at != u64::MAX {
             let lat = now - t.woken_at;
@@ -291,6 +344,9 @@ impl Simulation {
 
     /// Slice expired with others waiting: the task goes to the back of its queue.
     pub(super) fn preempt(&mut self, cpu: u32, task: u32) {
+        if self.measuring {
+            self.counters.involuntary_switches += 1;
+        }
         self.update_cpu_pelt(cpu);
         self.tasks[task as usize].pelt.update(self.now, true);
         let l = self.cpus[cpu as usize].llc as usize;

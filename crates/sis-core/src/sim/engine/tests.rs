@@ -271,7 +271,7 @@ fn settle_tolerances() {
 /// Steps a 16-CPU netperf run at 150% until a wake-up's scan found a CPU and the wakee is on
 /// its way there; returns that task and CPU.
 fn waking_after_a_scan(collision: &str) -> (Simulation, u32, u32) {
-    waking_after_a_scan_with("linux-6.0", collision, "waker", |t| {
+    waking_after_a_scan_with("linux-6.0", collision, "waker", |_, t| {
         t.rescan.is_none_or(|r| r.nr_left > 2)
     })
 }
@@ -280,10 +280,12 @@ fn waking_after_a_scan_with(
     preset: &str,
     collision: &str,
     scan_cost: &str,
-    want: impl Fn(&Task) -> bool,
+    want: impl Fn(&Simulation, &Task) -> bool,
 ) -> (Simulation, u32, u32) {
     let mut sc = Scenario::default();
+    // The rescan's mechanism on its own: no wake-up costs beyond the scan.
     for (k, v) in [
+        ("machine", "ideal"),
         ("llc_weight", "16"),
         ("smt", "1"),
         ("load", "150"),
@@ -310,7 +312,7 @@ fn waking_after_a_scan_with(
         });
         if let Some((t, cpu)) = found {
             let task = &s.tasks[t as usize];
-            if (collision == "stack" || task.rescan.is_some()) && want(task) {
+            if (collision == "stack" || task.rescan.is_some()) && want(&s, task) {
                 return (s, t, cpu);
             }
         }
@@ -396,7 +398,7 @@ fn a_rescan_that_runs_out_of_budget_counts_the_exhausting_iteration_where_the_er
     // of the (busy) next CPU, then the budget ends the loop.
     for (preset, exhausting) in [("linux-5.15", 0), ("linux-5.10", 1), ("linux-4.13", 1)] {
         let (mut s, t, cpu) =
-            waking_after_a_scan_with(preset, "rescan", "delay", |t| t.rescan.is_some());
+            waking_after_a_scan_with(preset, "rescan", "delay", |_, t| t.rescan.is_some());
         s.tasks[t as usize]
             .rescan
             .as_mut()
@@ -436,9 +438,19 @@ fn a_rescan_adds_its_time_to_the_same_scan_sample() {
     // linux-5.15 fair.c select_idle_cpu times the whole loop into one sample: the rescan's
     // probes come off the waker's wake_avg_idle, add their eighth to its avg_scan_cost, and
     // move the call's @usecs entry to the longer time.
-    let (mut s, t, cpu) = waking_after_a_scan_with("linux-5.15", "rescan", "delay", |t| {
-        t.rescan
-            .is_some_and(|r| r.nr_left > 2 && r.timed && r.counted_ns > 0)
+    // One whose rescan will find an idle CPU within its budget (a loop that runs out of
+    // budget is not timed).
+    let (mut s, t, cpu) = waking_after_a_scan_with("linux-5.15", "rescan", "delay", |s, t| {
+        let TaskState::Waking(cpu) = t.state else {
+            return false;
+        };
+        t.rescan.is_some_and(|r| {
+            let after = (1..16).map(|i| (cpu + i) % 16).take(r.nr_left as usize - 1);
+            r.nr_left > 2
+                && r.timed
+                && r.counted_ns > 0
+                && after.into_iter().any(|c| s.st.choose_idle_cpu(c))
+        })
     });
     let r = s.tasks[t as usize].rescan.expect("a rescan");
     let (first_ns, waker) = (r.counted_ns, r.waker_cpu);
@@ -466,7 +478,7 @@ fn under_scan_cost_waker_a_rescan_is_the_waker_cpus_time_too() {
     // The rescan is the rest of the waker's select_idle_cpu loop, run in try_to_wake_up on
     // the waker's CPU: whatever runs there now ends its stint that much later, and the CPU
     // shows as scanning meanwhile.
-    let (mut s, t, cpu) = waking_after_a_scan_with("linux-5.15", "rescan", "waker", |t| {
+    let (mut s, t, cpu) = waking_after_a_scan_with("linux-5.15", "rescan", "waker", |_, t| {
         t.rescan.is_some_and(|r| r.nr_left > 2)
     });
     let waker = s.tasks[t as usize].rescan.expect("a rescan").waker_cpu;
@@ -483,7 +495,7 @@ fn under_scan_cost_waker_a_rescan_is_the_waker_cpus_time_too() {
     assert!(curr.is_some() && c.curr == curr, "{curr:?} {:?}", c.curr);
     assert_eq!(c.stint_end_at, stint_end + cost);
     // The same rescan under scan_cost=delay leaves the waker's CPU as it was.
-    let (mut s, t, cpu) = waking_after_a_scan_with("linux-5.15", "rescan", "delay", |t| {
+    let (mut s, t, cpu) = waking_after_a_scan_with("linux-5.15", "rescan", "delay", |_, t| {
         t.rescan.is_some_and(|r| r.nr_left > 2)
     });
     let waker = s.tasks[t as usize].rescan.expect("a rescan").waker_cpu;

@@ -149,18 +149,27 @@ impl Simulation {
                 self.tasks[cur as usize].recent_used_cpu = Some(cpu);
             }
         }
+        // What try_to_wake_up pays after the choice: ttwu_queue's lock on a remote runqueue of
+        // the waker's LLC, spun for on the waker's CPU once the scan is over.
+        let lock_ns = self.ttwu_lock(waker_cpu, out.cpu, self.now + scan_ns);
         let t = &mut self.tasks[wakee as usize];
         t.recent_used_cpu = out.recent_used_cpu;
         t.woken_at = self.now;
-        if t.prev != out.cpu {
+        t.waker_cpu = waker_cpu;
+        // A run on a CPU other than its last starts cache-cold, once (the machine's refill).
+        let cold_ns = if t.prev != out.cpu {
             t.prev = out.cpu;
-        }
+            self.machine.cold_start_ns
+        } else {
+            0
+        };
         let b = self.burst_for(wakee);
-        self.tasks[wakee as usize].remaining = b.max(1);
+        self.tasks[wakee as usize].remaining = b.max(1) + cold_ns;
         // The scan's cost delays the wakee (the waker spent it scanning); the chosen CPU stays
         // as it is until then, so a concurrent wake-up can find it idle too (ttwu_queue runs
         // after select_task_rq).
-        if scan_ns == 0 {
+        let delay = scan_ns + lock_ns;
+        if delay == 0 {
             self.enqueue(wakee, out.cpu);
         } else {
             let t = &mut self.tasks[wakee as usize];
@@ -179,21 +188,49 @@ impl Simulation {
                 });
             }
             self.push(
-                self.now + scan_ns,
+                self.now + delay,
                 Event::Enqueue {
                     task: wakee,
                     cpu: out.cpu,
                 },
             );
         }
-        // The waker's CPU pays too only under scan_cost=waker (docs/scan-cost.md).
+        // The waker's CPU pays for the scan only under scan_cost=waker (docs/scan-cost.md);
+        // the lock is always its time.
         match self.scenario.scan_cost {
             ScanCost::Waker => {
                 self.mark_scanning(waker_cpu, scan_ns);
-                scan_ns
+                scan_ns + lock_ns
             }
-            ScanCost::Delay => 0,
+            ScanCost::Delay => lock_ns,
         }
+    }
+
+    /// ttwu_queue taking `cpu`'s runqueue lock from `waker_cpu` at time `at` (v5.19
+    /// kernel/sched/core.c ttwu_queue: rq_lock(rq) unless ttwu_queue_wakelist took the wake-up,
+    /// which ttwu_queue_cond does for a CPU that does not share the waker's cache). The waker
+    /// spins until the holder lets go, then for the line's transfer, and holds it as long.
+    /// Returns that time, ns (0 for a local or another LLC's wake-up).
+    #[inline]
+    pub(super) fn ttwu_lock(&mut self, waker_cpu: u32, cpu: u32, at: u64) -> u64 {
+        if cpu == waker_cpu {
+            return 0;
+        }
+        if self.measuring {
+            self.counters.remote_wakeups += 1;
+        }
+        let transfer = self.machine.lock_transfer_ns;
+        if transfer == 0 || self.cpus[cpu as usize].llc != self.cpus[waker_cpu as usize].llc {
+            return 0;
+        }
+        let c = &mut self.cpus[cpu as usize];
+        let got = c.lock_free_at.max(at) + transfer;
+        c.lock_free_at = got + transfer;
+        self.cpus[waker_cpu as usize].lock_wait_until = got;
+        if self.measuring {
+            self.counters.ttwu_lock_wait_ns += got - at;
+        }
+        got - at
     }
 }
 
