@@ -192,7 +192,7 @@ mod tests {
         let e = Cli::try_parse_from(["sis", "sweep", "--jobs"]).unwrap_err();
         assert!(!clap_line(&e).contains('\n'));
         assert!(missing_subcommand()
-            .contains("curve, run, sweep, merge, trace, decide, presets, replay"));
+            .contains("curve, run, sweep, merge, trace, decide, presets, machines, replay"));
     }
 
     #[test]
