@@ -466,6 +466,8 @@ impl Runner {
                     util_avg: v.util_avg,
                     nr_running: v.nr_running,
                     scanning: v.scanning,
+                    lock_wait: v.lock_wait,
+                    idle_exit: v.idle_exit,
                 });
             }
         }

@@ -194,6 +194,28 @@ pub fn Controls(p: &ControlsProps) -> Html {
             .collect(),
         &dispatch,
     );
+    let machine_sel = select(
+        "machine",
+        "machine",
+        html! {{kernel_term("machine", "machine")}},
+        sc.machine.name(),
+        sis_core::sim::scenario::MachineName::ALL
+            .iter()
+            .map(|m| {
+                let summary = m
+                    .machine()
+                    .map_or("the machine whose LLC this is, else seed 000's Xeon", |x| {
+                        x.summary
+                    });
+                (
+                    m.name().to_string(),
+                    m.name().to_string(),
+                    summary.to_string(),
+                )
+            })
+            .collect(),
+        &dispatch,
+    );
     let numbering_sel = select(
         "numbering",
         "numbering",
@@ -312,6 +334,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
             <div class="groups">
                 <fieldset>
                     <legend>{"Machine"}</legend>
+                    {machine_sel}
                     {num("llcs", "llcs", sc.llcs.to_string())}
                     {num("llc-weight", "llc_weight", sc.llc_weight.to_string())}
                     {smt_sel}

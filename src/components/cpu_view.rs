@@ -33,6 +33,8 @@ pub fn CpuView(p: &CpuViewProps) -> Html {
                     <li title="bar height">{kernel_term("util_avg", "height = util_avg")}</li>
                     <li title="runnable tasks waiting behind the running one"><i class="sw queue"></i>{"queued task"}</li>
                     <li><i class="sw scanning"></i>{kernel_term("scanning", "scanning")}</li>
+                    <li><i class="sw lock-wait"></i>{kernel_term("lock_wait", "rq lock spin")}</li>
+                    <li><i class="sw idle-exit"></i>{kernel_term("idle_exit", "leaving idle")}</li>
                     <li><b class="tag waker">{"W"}</b>{kernel_term("waker", "waker")}</li>
                     <li><b class="tag prev">{"P"}</b>{kernel_term("prev", "prev")}</li>
                     <li><b class="tag target">{"T"}</b>{kernel_term("target", "target")}</li>

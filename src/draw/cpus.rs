@@ -172,6 +172,12 @@ pub struct CpuSnap {
     pub nr_running: u32,
     /// Busy with a wake-up's scan (scan_cost=waker): a band in the accent colour under the bar.
     pub scanning: bool,
+    /// A waker on it spins for a remote runqueue's lock (ttwu_queue): a band in the waker's
+    /// colour under the bar.
+    pub lock_wait: bool,
+    /// Coming out of an idle state (and its IPI) before the woken task runs: a band in the
+    /// idle colour over the bar.
+    pub idle_exit: bool,
 }
 
 /// One LLC's header values.
@@ -301,6 +307,22 @@ pub fn draw_cpus(
         if s.scanning {
             let (x, y) = lay.pos[cpu];
             ctx.fill_rect(x, y + lay.bar_h + 1.0, bw, 3.0);
+        }
+    }
+    // The wake-up's own price: the waker spinning for the target's lock (under the scan's
+    // band), and the target leaving its idle state (over the bar).
+    ctx.set_fill_style_str(&pal.waker.css());
+    for (cpu, s) in cpus.iter().enumerate() {
+        if s.lock_wait {
+            let (x, y) = lay.pos[cpu];
+            ctx.fill_rect(x, y + lay.bar_h + 4.0, bw, 2.0);
+        }
+    }
+    ctx.set_fill_style_str(&pal.idle.css());
+    for (cpu, s) in cpus.iter().enumerate() {
+        if s.idle_exit {
+            let (x, y) = lay.pos[cpu];
+            ctx.fill_rect(x, y - 4.0, bw, 3.0);
         }
     }
     if lay.show_ids {
