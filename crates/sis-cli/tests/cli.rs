@@ -205,6 +205,19 @@ fn run_json_is_deterministic_and_has_the_contract_keys() {
         let v = j["metrics"][k].as_f64().unwrap_or(-1.0);
         assert!((0.0..=100.0).contains(&v), "metrics.{k} = {v}");
     }
+    // The wake-up's own price (design.md's contract for sis run JSON).
+    for k in [
+        "ttwu_lock_wait_ns",
+        "remote_wakeups",
+        "ipis",
+        "context_switches",
+        "involuntary_switches",
+    ] {
+        assert!(j["counters"][k].is_u64(), "counters.{k}");
+    }
+    let busy = j["cpu_busy_pct"].as_f64().unwrap_or(-1.0);
+    assert!(busy > 0.0 && busy <= 100.0, "cpu_busy_pct = {busy}");
+    assert_eq!(j["scenario"]["machine"], "auto");
     assert!(j["wakeups"].as_u64().unwrap() > 0);
     let per_cpu = j["per_cpu"].as_array().unwrap();
     assert_eq!(per_cpu.len(), 8);
@@ -513,6 +526,58 @@ fn presets_lists_every_preset() {
     };
     assert_eq!(floor("linux-5.15"), 500_000);
     assert_eq!(floor("linux-6.0"), 0);
+}
+
+#[test]
+fn machines_lists_every_machine_with_its_costs() {
+    let j = json(&["machines", "--format", "json"]);
+    let all = j.as_array().unwrap();
+    let names: Vec<&str> = all.iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "xeon-spr",
+            "desktop",
+            "epyc-chiplet",
+            "arm-cluster",
+            "ideal"
+        ]
+    );
+    // The seed's machine: 112 CPUs per LLC, SMT2, intel_idle's spr_cstates (v6.0).
+    let spr = &all[0];
+    assert_eq!(
+        (spr["llc_weight"].as_u64(), spr["smt"].as_u64()),
+        (Some(112), Some(2))
+    );
+    let c6 = &spr["idle_states"][3];
+    assert_eq!(c6["name"], "C6");
+    assert_eq!(c6["exit_latency_ns"], 290_000);
+    assert_eq!(c6["target_residency_ns"], 800_000);
+    assert!(ok(&["machines"]).contains("xeon-spr"));
+    // --machine sets the topology; a flag given with it overrides.
+    let r = json(&[
+        "run",
+        "--machine",
+        "desktop",
+        "--llcs",
+        "2",
+        "--duration",
+        "20ms",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r["scenario"]["machine"], "desktop");
+    assert_eq!(
+        (
+            r["scenario"]["llc_weight"].as_u64(),
+            r["scenario"]["llcs"].as_u64()
+        ),
+        (Some(8), Some(2))
+    );
+    let o = sis(&["run", "--machine", "vax"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("machine") && e.contains("xeon-spr"), "{e}");
 }
 
 #[test]
