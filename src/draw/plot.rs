@@ -207,12 +207,15 @@ pub fn alpha(c: Rgb, a: f64) -> RGBAColor {
     colour(c).mix(a)
 }
 
+/// Sans-serif at `px` CSS pixels, named by plotters' enum: `FontFamily::from(&str)` would
+/// pull `str::to_lowercase` and Unicode's case tables into the page.
+fn sans(px: u32) -> FontDesc<'static> {
+    FontDesc::new(FontFamily::SansSerif, px as f64, FontStyle::Normal)
+}
+
 /// A text style: `px` CSS pixels, sans-serif, colour `c`, anchored at `h`/`v`.
 pub fn text_style(px: u32, c: Rgb, h: HPos, v: VPos) -> TextStyle<'static> {
-    ("sans-serif", px)
-        .into_font()
-        .color(&colour(c))
-        .pos(Pos::new(h, v))
+    sans(px).color(&colour(c)).pos(Pos::new(h, v))
 }
 
 pub use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -233,10 +236,8 @@ pub struct Axes<'a> {
 
 /// The grid, axes, tick labels and axis descriptions in the theme's colours.
 pub fn mesh(chart: &mut Chart, a: &Axes, pal: &Palette) -> Result<(), String> {
-    let label = ("sans-serif", a.label_px)
-        .into_font()
-        .color(&colour(pal.muted));
-    let desc = ("sans-serif", a.desc_px).into_font().color(&colour(pal.fg));
+    let label = sans(a.label_px).color(&colour(pal.muted));
+    let desc = sans(a.desc_px).color(&colour(pal.fg));
     let mut m = chart.configure_mesh();
     m.x_labels(a.x_labels)
         .y_labels(a.y_labels)

@@ -77,7 +77,7 @@ pub fn cpu_busy_pct(idle_ns: u64, cpus: u64, window_ns: u64) -> f64 {
     let cpu_time = cpus as u128 * window_ns as u128;
     let busy_bp = match cpu_time {
         0 => 0,
-        t => 10_000 - (idle_ns as u128 * 10_000 / t).min(10_000),
+        t => 10_000 - (idle_ns as u128 * 10_000 / t).min(10_000) as u64,
     };
     busy_bp as f64 / 100.0
 }
