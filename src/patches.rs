@@ -20,26 +20,26 @@ pub const PATCH_SCENARIOS: &[PatchScenario] = &[
     PatchScenario {
         id: "sis-util-netperf",
         title: "netperf TCP_RR, 112 CPUs",
-        reproduces: "SIS_UTIL v4 (Chen Yu): the netperf schedstat table and netperf.throughput compare%, vanilla (SIS_PROP, as linux-5.15) vs the patch, 25%..200% of 112 CPUs. 500 ms simulated per point (the first 300 ms warm up util_avg and nr_idle_scan) instead of 100 s.",
-        query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=netperf&duration=500ms&warmup=300ms&presets=linux-5.15,sis-util-v4&loads=25,50,75,100,125,150,175,200",
+        reproduces: "SIS_UTIL v4 (Chen Yu): the netperf schedstat table and netperf.throughput compare%, vanilla (v5.19-rc1, SIS_PROP: linux-5.19) vs the patch, 25%..200% of 112 CPUs. 500 ms simulated per point (the first 300 ms warm up util_avg and nr_idle_scan) instead of 100 s.",
+        query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=netperf&duration=500ms&warmup=300ms&presets=linux-5.19,sis-util-v4&loads=25,50,75,100,125,150,175,200",
     },
     PatchScenario {
         id: "sis-util-hackbench",
         title: "hackbench process-pipe, 112 CPUs",
         reproduces: "SIS_UTIL v4 (Chen Yu): the hackbench table (groups of 28 tasks), vanilla vs the patch. 500 ms simulated per point, 300 ms of it warm-up.",
-        query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=hackbench&duration=500ms&warmup=300ms&presets=linux-5.15,sis-util-v4&loads=25,50,75,100,125,150,175,200",
+        query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=hackbench&duration=500ms&warmup=300ms&presets=linux-5.19,sis-util-v4&loads=25,50,75,100,125,150,175,200",
     },
     PatchScenario {
         id: "sis-util-schbench",
         title: "schbench, 112 CPUs",
         reproduces: "SIS_UTIL v4 (Chen Yu): the schbench table (message threads waking 28 workers), vanilla vs the patch. 500 ms simulated per point, 300 ms of it warm-up.",
-        query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=schbench&duration=500ms&warmup=300ms&presets=linux-5.15,sis-util-v4&loads=25,50,75,100,125,150,175,200",
+        query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=schbench&duration=500ms&warmup=300ms&presets=linux-5.19,sis-util-v4&loads=25,50,75,100,125,150,175,200",
     },
     PatchScenario {
         id: "sis-util-tbench",
         title: "tbench loopback, 112 CPUs",
         reproduces: "SIS_UTIL v4 (Chen Yu): the tbench table and tbench.throughput compare%, vanilla vs the patch. 500 ms simulated per point, 300 ms of it warm-up.",
-        query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=tbench&duration=500ms&warmup=300ms&presets=linux-5.15,sis-util-v4&loads=25,50,75,100,125,150,175,200",
+        query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=tbench&duration=500ms&warmup=300ms&presets=linux-5.19,sis-util-v4&loads=25,50,75,100,125,150,175,200",
     },
     PatchScenario {
         id: "corner-case",

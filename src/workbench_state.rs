@@ -58,7 +58,7 @@ impl Default for WorkbenchState {
     fn default() -> Self {
         WorkbenchState {
             tab: Tab::Compare,
-            baseline_preset: "linux-5.15".into(),
+            baseline_preset: "linux-5.19".into(),
             compare_preset: "linux-6.0".into(),
             compare_features: String::new(),
             loads: "25,50,75,100,125,150,175,200".into(),
