@@ -1,5 +1,6 @@
 //! The sis CLI's integration tests, one binary (ripgrep's layout) so CI links once.
 
+mod catalogue;
 mod cli;
 mod replay;
 mod sweep;

@@ -268,7 +268,7 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
     for (k, v) in &f.features {
         feats.set(k, *v).unwrap();
     }
-    let thin = feats.lb_promote;
+    let thin = feats.replaces_sis(); // LB_PROMOTE and sched_ext: available_idle_cpu() only
     let allowed = f.wakee.as_ref().unwrap().allowed.clone().unwrap();
     let prev = f.wakee.as_ref().unwrap().prev.unwrap();
     let state = |c: u32| f.cpus[c as usize].state.as_deref().unwrap();
@@ -359,6 +359,10 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
     if r.decided_by == "fallback" {
         let want = if thin { prev } else { r.target };
         prop_assert_eq!(r.result, want, "fallback\n{}", text);
+    } else if r.decided_by == "scx_sync" {
+        // sched_ext's sync pick is the waker's CPU, busy with the waker by design.
+        let waker = f.waker.as_ref().and_then(|w| w.cpu);
+        prop_assert_eq!(Some(r.result), waker, "scx_sync\n{}", text);
     } else {
         prop_assert!(
             choose_idle_cpu(r.result),

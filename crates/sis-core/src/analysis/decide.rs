@@ -215,10 +215,10 @@ pub fn decide_outcome(
     let mut c = Counters::default();
     let mut d = Decision::default();
     let out = match (target, traced) {
-        (Some(t), true) if !st.features.lb_promote => {
+        (Some(t), true) if !st.features.replaces_sis() => {
             st.select_idle_sibling(&p, &w, t, &mut c, &mut d)
         }
-        (Some(t), false) if !st.features.lb_promote => {
+        (Some(t), false) if !st.features.replaces_sis() => {
             st.select_idle_sibling(&p, &w, t, &mut c, &mut ())
         }
         (_, true) => st.select_task_rq_fair(&p, &w, &mut c, &mut d),
@@ -254,7 +254,7 @@ pub fn decide(file: &StateFile, preset_name: &str) -> Result<DecideResult, Input
     d.nr_idle_scan = st.llcs[llc_of_t].nr_idle_scan;
     let snapshot = st.clone();
     let out = match target {
-        Some(t) if !st.features.lb_promote => st.select_idle_sibling(&p, &w, t, &mut c, &mut d),
+        Some(t) if !st.features.replaces_sis() => st.select_idle_sibling(&p, &w, t, &mut c, &mut d),
         _ => st.select_task_rq_fair(&p, &w, &mut c, &mut d),
     };
     let mut missed = Vec::new();

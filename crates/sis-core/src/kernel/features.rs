@@ -69,6 +69,9 @@ pub struct Features {
     /// UTIL_EST: cpu_util_cfs() is max(util_avg, util_est.enqueued) (4.17+, features.h).
     #[serde(default)]
     pub util_est: bool,
+    /// SCX_DFL: sched_ext's scx_select_cpu_dfl() (v6.12) replaces the whole path.
+    #[serde(default)]
+    pub scx_dfl: bool,
 }
 
 /// One row of the feature table: its name, what it means, where it comes from.
@@ -115,10 +118,17 @@ feature_table! {
     "WAKE_AFFINE_LLC", wake_affine_llc, "4.13 wake_affine(): prev and the waker share the LLC -> affine (this_cpu); across LLCs wake_affine_llc() compares the two LLCs' load. No WA_IDLE/WA_WEIGHT/WA_BIAS before 4.14.";
     "SIS_SPAN_NR", span_nr, "select_idle_cpu walks the whole domain span and tests cpus_allowed inside the loop, after '!--nr': CPUs the task may not use consume the budget (4.13-5.5; 5.6 masks first).";
     "UTIL_EST", util_est, "cpu_util_cfs(), and so SIS_UTIL's sum, is max(util_avg, util_est.enqueued): the runqueue's sum of its tasks' utilisation at their last sleep, kept by util_est_enqueue/dequeue/update (4.17; modelled in the form of 5.13-6.7).";
+    "SCX_DFL", scx_dfl, "sched_ext's built-in idle selection, scx_select_cpu_dfl() (v6.12 ext.c): the sync waker's CPU while idle CPUs exist and nothing waits behind the waker, prev if its whole core is idle, any wholly idle core, prev if idle, any idle CPU, else prev; idle bitmaps, no runqueue probes.";
     "IDLE_CORES_THIS", idle_cores_this, "A failed idle-core scan clears has_idle_cores of the waker's LLC, set_idle_cores(this, false), not the target's (5.12.0; fixed in 5.13 by 02dbb7246c5b).";
 }
 
 impl Features {
+    /// Whether a path of its own replaces select_task_rq_fair (LB_PROMOTE's thin path,
+    /// sched_ext's default): no select_idle_sibling target, no nr_idle_scan to keep.
+    pub fn replaces_sis(&self) -> bool {
+        self.lb_promote || self.scx_dfl
+    }
+
     pub fn get(&self, name: &str) -> Option<bool> {
         FEATURES
             .iter()
@@ -185,6 +195,7 @@ impl Features {
             span_nr: false,
             idle_cores_this: false,
             util_est: false,
+            scx_dfl: false,
         }
     }
 }
@@ -315,6 +326,7 @@ pub fn presets() -> Vec<Preset> {
         Preset { name: "sis-util-rfc", description: "Seed 001: a boolean 'overloaded' flag stops the scan above 100/imbalance_pct; SIS_PROP still on, as in the kernel it was posted against.", features: Features { sis_util_rfc: true, sis_util: false, sis_prop: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-small-llc", description: "Seed 000's idea: nr_scan * 32 / llc_weight when llc_weight <= 16.", features: Features { sis_util_small_llc: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-idle-aware", description: "Seed 001's workaround: idle CPUs' capacity subtracted from sum_util.", features: Features { sis_util_idle_aware: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "scx-default", description: "sched_ext's built-in idle selection, scx_select_cpu_dfl() as in 6.12: the sync waker's CPU while idle CPUs exist, prev's or any wholly idle core, prev, any idle CPU, else prev.", features: Features { scx_dfl: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "lb-promote-thin", description: "Seed 002: select_task_rq_fair_thin (prev, recent, first idle in LLC, then anywhere), no nr_idle_scan updates.", features: Features { lb_promote: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "full-scan", description: "No throttle at all: the baseline every throttle is measured against.", features: Features { sis_prop: false, sis_util: false, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
     ]

@@ -141,6 +141,9 @@ pub struct SchedState {
     /// LLC-wide rules give nr_idle_scan where periodic balance updates it, per-wake-up ones
     /// give select_idle_cpu's budget (see `kernel::nr_expr`).
     pub nr_expr: Option<NrExpr>,
+    /// Per CPU: the CPU its last `cpumask_any_and_distribute()` returned (lib/cpumask.c
+    /// distribute_cpu_mask_prev, per-CPU and zeroed at boot), for sched_ext's idle picks.
+    pub scx_distribute_prev: Vec<u32>,
 }
 
 impl SchedState {
@@ -160,6 +163,7 @@ impl SchedState {
             scan_timed: false,
             idle_cpus: None,
             nr_expr: None,
+            scx_distribute_prev: vec![0; n as usize],
             topo,
             features,
             imbalance_pct,
@@ -193,8 +197,8 @@ impl SchedState {
     /// utilisation. Called by periodic balance only (the arithmetic is
     /// `throttle::update_idle_cpu_scan`).
     pub fn update_idle_cpu_scan(&mut self, llc: u32) {
-        if self.features.lb_promote {
-            return; // seed 002: LB_PROMOTE stops nr_idle_scan updates
+        if self.features.replaces_sis() {
+            return; // seed 002: LB_PROMOTE stops nr_idle_scan updates; sched_ext has none
         }
         let w = self.topo.llc_weight();
         let mut sum_util = self.llc_sum_util(llc);

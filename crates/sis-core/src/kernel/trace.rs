@@ -17,13 +17,20 @@ pub enum Rule {
     SelectIdleCluster,
     ThinLlc,
     ThinRest,
+    /// sched_ext's scx_select_cpu_dfl() (v6.12): the sync waker's CPU, prev's idle core, any
+    /// idle core, prev, any idle CPU.
+    ScxSync,
+    ScxPrevCore,
+    ScxIdleCore,
+    ScxPrev,
+    ScxIdleCpu,
     /// The fall-through `return target` (or prev for the thin path, or a 6.7 fallback).
     Fallback,
 }
 
 impl Rule {
     /// Every rule, in declaration order (the Replay tab's wire numbers them by it).
-    pub const ALL: [Rule; 11] = [
+    pub const ALL: [Rule; 16] = [
         Rule::WakeAffine,
         Rule::Target,
         Rule::Prev,
@@ -35,6 +42,11 @@ impl Rule {
         Rule::ThinLlc,
         Rule::ThinRest,
         Rule::Fallback,
+        Rule::ScxSync,
+        Rule::ScxPrevCore,
+        Rule::ScxIdleCore,
+        Rule::ScxPrev,
+        Rule::ScxIdleCpu,
     ];
 
     pub fn name(self) -> &'static str {
@@ -49,6 +61,11 @@ impl Rule {
             Rule::SelectIdleCluster => "select_idle_cluster",
             Rule::ThinLlc => "thin_llc",
             Rule::ThinRest => "thin_rest",
+            Rule::ScxSync => "scx_sync",
+            Rule::ScxPrevCore => "scx_prev_core",
+            Rule::ScxIdleCore => "scx_idle_core",
+            Rule::ScxPrev => "scx_prev",
+            Rule::ScxIdleCpu => "scx_idle_cpu",
             Rule::Fallback => "fallback",
         }
     }
@@ -64,6 +81,11 @@ impl Rule {
             Rule::SelectIdleCore => "select_idle_core()",
             Rule::SelectIdleCpu | Rule::SelectIdleCluster => "select_idle_cpu()",
             Rule::ThinLlc | Rule::ThinRest => "select_task_rq_fair_thin()",
+            Rule::ScxSync
+            | Rule::ScxPrevCore
+            | Rule::ScxIdleCore
+            | Rule::ScxPrev
+            | Rule::ScxIdleCpu => "scx_select_cpu_dfl()",
         }
     }
 
@@ -77,6 +99,8 @@ impl Rule {
                 | Rule::SelectIdleCluster
                 | Rule::ThinLlc
                 | Rule::ThinRest
+                | Rule::ScxIdleCore
+                | Rule::ScxIdleCpu
         )
     }
 }

@@ -99,6 +99,7 @@ impl Replay {
                 let inp = &mut self.scratch_inputs[i];
                 inp.llcs.clone_from(&st.llcs);
                 inp.avg_scan_cost = st.rqs[p.waker_cpu as usize].avg_scan_cost;
+                inp.scx_distribute_prev = st.scx_distribute_prev[p.waker_cpu as usize];
                 inp.recent = recent;
             }
             let out = if recording {

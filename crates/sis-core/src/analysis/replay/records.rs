@@ -8,13 +8,15 @@ use super::*;
 use crate::kernel::trace::WakeupId;
 
 /// What one preset's select_task_rq_fair read besides the CPU snapshot: its LLC flags
-/// (has_idle_cores, nr_idle_scan, ...), the waker CPU's avg_scan_cost and the wakee's
-/// recent_used_cpu as this preset kept it.
+/// (has_idle_cores, nr_idle_scan, ...), the waker CPU's avg_scan_cost and sched_ext
+/// distribute position, and the wakee's recent_used_cpu as this preset kept it.
 #[derive(Clone, Debug, Default)]
 pub(super) struct PresetInput {
     pub llcs: Vec<crate::kernel::state::LlcShared>,
     pub avg_scan_cost: u64,
     pub recent: Option<u32>,
+    /// The waker CPU's last sched_ext idle pick (cpumask_any_and_distribute's start).
+    pub scx_distribute_prev: u32,
 }
 
 /// One classified wake-up as the replay saw it.
@@ -90,6 +92,7 @@ impl Replay {
         load_snapshot(&mut st, &rec.cpus);
         st.llcs.clone_from(&inp.llcs);
         st.rqs.get_mut(rec.id.waker_cpu as usize)?.avg_scan_cost = inp.avg_scan_cost;
+        *st.scx_distribute_prev.get_mut(rec.id.waker_cpu as usize)? = inp.scx_distribute_prev;
         let allowed = match rec.pinned {
             Some(c) => self.masks.get(c as usize)?,
             None => &self.full,

@@ -71,7 +71,7 @@ impl SchedState {
     fn missed_idle_cpu_by_cpu(&self, p: &Wakee, llc: u32, d: &Decision, out: &mut Vec<u32>) {
         for cpu in self.topo.llc_span(llc).iter() {
             // The thin path takes only fully idle CPUs; the others count sched-idle ones too.
-            let candidate = if self.features.lb_promote {
+            let candidate = if self.features.replaces_sis() {
                 self.rqs[cpu as usize].available_idle()
             } else {
                 self.choose_idle_cpu(cpu)

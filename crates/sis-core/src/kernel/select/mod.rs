@@ -12,6 +12,7 @@ use crate::kernel::trace::{Recorder, Rule, Saw, ScanEnd};
 mod fast_scan;
 mod legacy;
 mod missed;
+mod scx;
 mod thin;
 mod wake_affine;
 pub use wake_affine::{record_wakee, wake_wide, WakeeFlips};
@@ -136,6 +137,9 @@ impl SchedState {
     ) -> Outcome {
         if self.features.lb_promote {
             return self.select_task_rq_fair_thin(p, c, rec);
+        }
+        if self.features.scx_dfl {
+            return self.scx_select_cpu_dfl(p, w, c, rec);
         }
         // want_affine = !wake_wide(p) && cpumask_test_cpu(cpu, p->cpus_ptr)
         let want_affine = !p.wake_wide && p.allowed.test(w.cpu);
