@@ -131,7 +131,8 @@ impl WakeView {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Summary {
     pub presets: Vec<String>,
-    /// Per class (CLASSES order): wake-ups and per preset agreeing wake-ups.
+    /// Per class (CLASSES order): wake-ups and the agreeing wake-ups of each preset, then of
+    /// each baseline (BASELINES order).
     pub classes: Vec<(u64, Vec<u64>)>,
     pub trace: TraceSummary,
 }
@@ -169,7 +170,7 @@ impl Summary {
                 return None;
             }
             let agree: Vec<u64> = f.list("agree")?;
-            if agree.len() != s.presets.len() {
+            if agree.len() != s.presets.len() + sis_core::analysis::replay::BASELINES.len() {
                 return None;
             }
             s.classes.push((f.n("wakeups")?, agree));

@@ -6,7 +6,7 @@
 
 use super::decision_log::detail_view;
 use crate::replay_api::{ReplayJob, ReplayMsg, Summary, WakeView, TOPOLOGY_FIELDS};
-use sis_core::analysis::replay::CLASSES;
+use sis_core::analysis::replay::{BASELINES, CLASSES};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -96,10 +96,11 @@ fn table(s: &Summary) -> Html {
                 { for CLASSES.iter().map(|c| html! { <th>{*c}</th> }) }</tr></thead>
             <tbody>
                 <tr><th>{"wake-ups"}</th>{ for s.classes.iter().map(|(w, _)| html! { <td>{w}</td> }) }</tr>
-                { for s.presets.iter().enumerate().map(|(i, p)| html! {
-                    <tr data-preset={p.clone()}><th>{p}</th>
+                { for s.presets.iter().map(String::as_str).chain(BASELINES).enumerate().map(|(i, p)| html! {
+                    <tr data-preset={p.to_string()} class={classes!((i >= s.presets.len()).then_some("baseline"))}>
+                        <th title={if i >= s.presets.len() { "A baseline, not a preset: keep prev, or take the waker's CPU" } else { "" }}>{p}</th>
                         { for s.classes.iter().zip(CLASSES).map(|((w, a), c)| html! {
-                            <td data-class={c}>{pct(a[i], *w)}</td>
+                            <td data-class={c}>{pct(a.get(i).copied().unwrap_or(0), *w)}</td>
                         }) }
                     </tr>
                 }) }

@@ -75,9 +75,12 @@ fn json_contract_and_every_compression_give_the_same_report() {
         let agree = c["agree"].as_object().unwrap();
         assert_eq!(
             agree.len(),
-            sis_core::presets().len(),
-            "every preset by default"
+            sis_core::presets().len() + 2,
+            "every preset by default, and the baselines"
         );
+        // The baselines (design.md: `agree` also holds keep_prev and waker_cpu).
+        assert!(agree["keep_prev"].as_u64().unwrap() <= n);
+        assert!(agree["waker_cpu"].as_u64().unwrap() <= n);
         assert!(agree.values().all(|k| k.as_u64().unwrap() <= n));
     }
     let text = sample_text();

@@ -81,11 +81,23 @@ fn sample_every_wakeup_is_paired_and_classified_once() {
     let names: Vec<&str> = r.classes.0.iter().map(|(k, _)| *k).collect();
     assert_eq!(names, CLASSES);
     for (_, a) in &r.classes.0 {
-        assert_eq!(a.agree.len(), sis_core::presets().len());
+        // Every preset, then the baselines keep_prev and waker_cpu.
+        assert_eq!(
+            a.agree.len(),
+            sis_core::presets().len() + sis_core::analysis::replay::BASELINES.len()
+        );
         for (p, k) in &a.agree {
             assert!(*k <= a.wakeups, "{p}: {k} > {}", a.wakeups);
         }
     }
+    // The baselines count what they say: keeping prev agrees exactly where the kernel kept it,
+    // never where it moved the task.
+    assert_eq!(
+        agree(&r, "all", "keep_prev"),
+        class(&r, "all") - class(&r, "kernel_moved")
+    );
+    assert_eq!(agree(&r, "kernel_moved", "keep_prev"), 0);
+    assert!(agree(&r, "all", "waker_cpu") <= class(&r, "all"));
     // A prev that is idle is kept by every CFS preset (target or prev is idle at once) as the
     // 4.4 kernel keeps it nearly always (the README's plain count: 5,864 of 5,880). Not by
     // sched_ext's default: a sync wake-up goes to the waker's CPU while any CPU is idle, and

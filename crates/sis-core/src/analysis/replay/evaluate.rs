@@ -126,6 +126,15 @@ impl Replay {
             new_recent[i] = out.recent_used_cpu.unwrap_or(u32::MAX);
             new_waker_recent[i] = out.waker_recent_used_cpu;
         }
+        for (agree, cpu) in self.baseline_agree.iter_mut().zip([p.prev, p.waker_cpu]) {
+            if cpu == kernel {
+                agree[0] += 1;
+                agree[class] += 1;
+                if moved {
+                    agree[4] += 1;
+                }
+            }
+        }
         if let Some(t) = rb.tasks.get_mut(&p.wakee) {
             t.recent.copy_from_slice(&new_recent);
         }

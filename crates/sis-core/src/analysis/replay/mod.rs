@@ -36,6 +36,10 @@ pub const MAX_TRACE_BYTES: u64 = 1 << 30;
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// The agreement classes, in report order.
+/// The baselines every agreement table has beside the presets: keep prev, and take the
+/// waker's CPU. A preset that does not beat keeping prev says so at a glance.
+pub const BASELINES: [&str; 2] = ["keep_prev", "waker_cpu"];
+
 pub const CLASSES: [&str; 5] = [
     "all",
     "prev_idle",
@@ -100,6 +104,9 @@ pub struct Replay {
     counts: TraceCounts,
     cpus_seen: CpuMask,
     class_wakeups: [u64; 5],
+    /// Per class, how often the two baselines chose the kernel's CPU: keeping prev, and the
+    /// waker's CPU (BASELINES' order).
+    baseline_agree: [[u64; 5]; 2],
     on_rq: u64,
     disagreements: Vec<Disagreement>,
     header_cpus: Option<u32>,
@@ -158,6 +165,7 @@ impl Replay {
             counts: TraceCounts::default(),
             cpus_seen: CpuMask::new(crate::kernel::topology::MAX_CPUS),
             class_wakeups: [0; 5],
+            baseline_agree: [[0; 5]; 2],
             on_rq: 0,
             disagreements: Vec::new(),
             header_cpus: None,
@@ -521,6 +529,12 @@ impl Replay {
                                 .iter()
                                 .zip(&names)
                                 .map(|(r, n)| (n.clone(), r.agree[k]))
+                                .chain(
+                                    BASELINES
+                                        .iter()
+                                        .zip(&self.baseline_agree)
+                                        .map(|(b, a)| (b.to_string(), a[k])),
+                                )
                                 .collect(),
                         },
                     )
