@@ -237,6 +237,8 @@ fn draw_fns_work_on_a_real_canvas() {
             util_avg: 700,
             nr_running: 3,
             scanning: false,
+            lock_wait: false,
+            idle_exit: false,
         };
         256
     ];
@@ -328,6 +330,9 @@ fn a_cpu_bar_has_its_state_colour_and_util_height_and_the_chosen_one_its_outline
         util_avg,
         nr_running: u32::from(state != CpuState::Idle),
         scanning: util_avg == 1024,
+        // CPU 0's waker spins for a remote rq lock; CPU 1 is leaving its idle state.
+        lock_wait: util_avg == 512,
+        idle_exit: state == CpuState::Idle,
     };
     let snaps = [
         snap(CpuState::Busy, 512),
@@ -377,6 +382,17 @@ fn a_cpu_bar_has_its_state_colour_and_util_height_and_the_chosen_one_its_outline
         let (p, a) = pixel_a(&c, (x + lay.bw / 2.0) as i32, (y + lay.bar_h) as i32 + 2);
         let band = a == 255 && near(p, pal.accent);
         assert_eq!(band, s.scanning, "CPU {cpu}: {p:?} alpha {a} under the bar");
+        // The lock spin: a band in the waker's colour below the scan's; leaving idle: a band
+        // in the idle colour over the bar.
+        let (p, a) = pixel_a(&c, (x + lay.bw / 2.0) as i32, (y + lay.bar_h) as i32 + 5);
+        let lock = a == 255 && near(p, pal.waker);
+        assert_eq!(lock, s.lock_wait, "CPU {cpu}: {p:?} alpha {a} lock band");
+        let (p, a) = pixel_a(&c, (x + lay.bw / 2.0) as i32, y as i32 - 3);
+        let exit = a == 255 && near(p, pal.idle);
+        assert_eq!(
+            exit, s.idle_exit,
+            "CPU {cpu}: {p:?} alpha {a} idle-exit band"
+        );
     }
     // The revealed decision: the chosen colour outlines CPU 2's bar (a 3 px stroke 2.5 px
     // out), on its left side below the label box at half height; no other bar has it.
