@@ -67,9 +67,7 @@ pub fn main(a: &MachinesArgs) -> Result<String, InputError> {
         })
         .collect();
     if format == "json" {
-        let mut s = serde_json::to_string_pretty(&all).unwrap_or_default();
-        s.push('\n');
-        return Ok(s);
+        return Ok(crate::json_lines(&all));
     }
     let mut s = String::new();
     for m in &all {

@@ -68,6 +68,13 @@ pub fn format_of<'a>(v: &Option<String>, allowed: &[&'a str]) -> Result<&'a str,
     }
 }
 
+/// A catalogue (`sis presets`, `sis machines`) as pretty JSON with a final newline.
+pub fn json_lines<T: serde::Serialize>(all: &T) -> String {
+    let mut s = serde_json::to_string_pretty(all).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
 /// One line for stderr: control characters (newlines in echoed values) become spaces.
 fn one_line(s: &str) -> String {
     s.trim()

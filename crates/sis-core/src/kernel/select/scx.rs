@@ -20,16 +20,7 @@ impl SchedState {
     ) -> Outcome {
         let mut ctx = Ctx::enter_sis(c, rec);
         let prev = p.prev;
-        let mut out = Outcome {
-            cpu: prev,
-            rule: Rule::Fallback,
-            target: prev,
-            found_by_scan: false,
-            probes: 0,
-            select_idle_cpu_ns: None,
-            recent_used_cpu: p.recent_used_cpu,
-            waker_recent_used_cpu: None,
-        };
+        let mut out = Outcome::at_prev(prev, Rule::Fallback, p.recent_used_cpu);
         let n = self.topo.nr_cpus();
         let any_idle = (0..n).any(|cpu| self.rqs[cpu as usize].available_idle());
         // `(wake_flags & SCX_WAKE_SYNC) && !cpumask_empty(idle_masks.cpu) && ...

@@ -16,16 +16,7 @@ impl SchedState {
     ) -> Outcome {
         let mut ctx = Ctx::enter_sis(c, rec);
         let prev = p.prev;
-        let mut out = Outcome {
-            cpu: prev,
-            rule: Rule::Prev,
-            target: prev,
-            found_by_scan: false,
-            probes: 0,
-            select_idle_cpu_ns: None,
-            recent_used_cpu: Some(prev),
-            waker_recent_used_cpu: None,
-        };
+        let mut out = Outcome::at_prev(prev, Rule::Prev, Some(prev));
         if R::ON {
             ctx.rec
                 .step(Rule::Prev, prev, self.rqs[prev as usize].saw(), None);
