@@ -60,23 +60,6 @@ pub struct Outcome {
     pub waker_recent_used_cpu: Option<u32>,
 }
 
-impl Outcome {
-    /// Prev, chosen by `rule` without a scan, the task's recent_used_cpu set to `recent`: where
-    /// a path of its own (the thin path, sched_ext's default) starts from.
-    fn at_prev(prev: u32, rule: Rule, recent: Option<u32>) -> Self {
-        Outcome {
-            cpu: prev,
-            rule,
-            target: prev,
-            found_by_scan: false,
-            probes: 0,
-            select_idle_cpu_ns: None,
-            recent_used_cpu: recent,
-            waker_recent_used_cpu: None,
-        }
-    }
-}
-
 pub(crate) use crate::kernel::throttle::NR_INF;
 
 /// select_idle_cpu()'s loop state, as fair.c's locals: the CPUs left to walk (`cpus`), the

@@ -6,6 +6,23 @@ use crate::kernel::state::SchedState;
 use crate::kernel::stats::Counters;
 use crate::kernel::trace::{Recorder, Rule};
 
+impl Outcome {
+    /// Prev, chosen by `rule` without a scan, the task's recent_used_cpu set to `recent`: where
+    /// a path of its own (the thin path, sched_ext's default) starts from.
+    pub(super) fn at_prev(prev: u32, rule: Rule, recent: Option<u32>) -> Self {
+        Outcome {
+            cpu: prev,
+            rule,
+            target: prev,
+            found_by_scan: false,
+            probes: 0,
+            select_idle_cpu_ns: None,
+            recent_used_cpu: recent,
+            waker_recent_used_cpu: None,
+        }
+    }
+}
+
 impl SchedState {
     /// Seed 002 `select_task_rq_fair_thin()` (LB_PROMOTE).
     pub fn select_task_rq_fair_thin<R: Recorder>(
