@@ -5,7 +5,8 @@
 
 use super::widgets::{on_input_change, preset_select};
 use crate::cpu_canvas::{CpuCanvas, OverlayState};
-use crate::runner::{found_idle, Runner};
+use crate::hooks::use_animation_frame;
+use crate::runner::{found_idle, Runner, Start};
 use sis_core::analysis::sweep::{compare_pct, format_compare_pct};
 use sis_core::kernel::stats::{Counters, Metrics};
 use sis_core::kernel::trace::Decision;
@@ -15,6 +16,9 @@ use yew::prelude::*;
 
 /// Decision pairs kept for the diff.
 const PAIRS: usize = 200;
+/// Real time given to the warm-up at a rebuild and on each later frame, ms.
+const FIRST_SLICE_MS: f64 = 40.0;
+const WARM_SLICE_MS: f64 = 24.0;
 
 /// Scenario `base` with `preset` (bringing its imbalance_pct) and `features`.
 pub fn variant(base: &Scenario, preset: &str, features: &str) -> Result<Scenario, String> {
@@ -142,6 +146,10 @@ struct RunPair {
     baseline: Runner,
     compare: Runner,
     built_from: Option<BuiltFrom>,
+    /// Both still warming up under A's kernel (B switches when they are done).
+    warming: bool,
+    /// When B switched kernel and both started counting, ns.
+    switched_at_ns: Option<u64>,
     /// Newest last.
     pairs: Vec<DecisionPair>,
     /// The step at which the two runs first woke different tasks.
@@ -153,7 +161,77 @@ struct RunPair {
 }
 
 impl RunPair {
+    /// Builds both runs from A's scenario (one run twice: the same state and wake-up stream),
+    /// to be warmed up by [`Self::warm`] as the main view warms up.
+    fn build(&mut self, from: BuiltFrom) {
+        let res = self
+            .baseline
+            .rebuild_pending(&from.baseline, 1, Start::Warm)
+            .and_then(|()| self.compare.rebuild_pending(&from.baseline, 1, Start::Warm));
+        self.built_from = Some(from);
+        self.pairs.clear();
+        self.diverged = None;
+        self.steps = 0;
+        self.switched_at_ns = None;
+        self.warming = res.is_ok();
+        self.error = res.err();
+    }
+
+    /// Warms both runs for about `budget_ms`; when both are warm, brings them to the same
+    /// instant (a deterministic run reaches one state at one time however it was sliced),
+    /// switches B to its kernel and starts both counting there. Returns whether it finished.
+    fn warm(&mut self, budget_ms: f64, clock: &dyn Fn() -> f64) -> bool {
+        if !self.warming {
+            return false;
+        }
+        let a_done = self.baseline.work(budget_ms / 2.0, clock) || self.baseline.pending.is_none();
+        let b_done = self.compare.work(budget_ms / 2.0, clock) || self.compare.pending.is_none();
+        if !(a_done && b_done) {
+            return false;
+        }
+        self.warming = false;
+        let (Some(a), Some(b), Some(from)) = (
+            self.baseline.sim.as_mut(),
+            self.compare.sim.as_mut(),
+            self.built_from.as_ref(),
+        ) else {
+            return true;
+        };
+        let t = a.now_ns().max(b.now_ns());
+        a.step_until(t);
+        b.step_until(t);
+        if let Err(e) = b.switch_kernel(&from.compare) {
+            self.error = Some(e.to_string());
+        }
+        a.restart_counting();
+        b.restart_counting();
+        self.switched_at_ns = Some(t);
+        self.baseline.after_change();
+        self.compare.after_change();
+        true
+    }
+
+    /// Pairs the runs' newest decisions (up to `n`), oldest first: after a jump in time the
+    /// rows show what each run did last.
+    fn pair_newest(&mut self, n: usize) {
+        let take = |r: &Runner| -> Vec<Decision> {
+            r.sim.as_ref().map_or(Vec::new(), |s| {
+                let d = s.decisions();
+                d.iter().skip(d.len().saturating_sub(n)).cloned().collect()
+            })
+        };
+        let (a, b) = (take(&self.baseline), take(&self.compare));
+        for (baseline, compare) in a.into_iter().zip(b) {
+            self.pairs.push(DecisionPair { baseline, compare });
+        }
+        let extra = self.pairs.len().saturating_sub(PAIRS);
+        self.pairs.drain(..extra);
+    }
+
     fn step(&mut self) -> bool {
+        if self.warming {
+            return false;
+        }
         let (Some(sa), Some(sb)) = (self.baseline.step_decision(), self.compare.step_decision())
         else {
             return false;
@@ -232,19 +310,25 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
         match built {
             Ok(from) => {
                 if pr.built_from.as_ref() != Some(&from) {
-                    let res = pr
-                        .baseline
-                        .rebuild(&from.baseline, 1, None)
-                        .and_then(|()| pr.compare.rebuild(&from.compare, 1, None));
-                    pr.built_from = Some(from);
-                    pr.pairs.clear();
-                    pr.diverged = None;
-                    pr.steps = 0;
-                    pr.error = res.err();
+                    pr.build(from);
+                    // The first slice now, the rest on the next frames (the tab stays live).
+                    pr.warm(FIRST_SLICE_MS, &crate::canvas::now_ms);
                 }
             }
             Err(e) => pr.error = Some(e),
         }
+    }
+    // Warm-up slices, one per frame, until both runs count.
+    {
+        let (pair, force) = (pair.clone(), force.clone());
+        use_animation_frame(move |_| {
+            let mut pr = pair.borrow_mut();
+            if pr.warming {
+                pr.warm(WARM_SLICE_MS, &crate::canvas::now_ms);
+                drop(pr);
+                force.force_update();
+            }
+        });
     }
     // Draw both CPU views after every render (each skips an unchanged frame).
     {
@@ -285,6 +369,9 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             {
                 let pr = &mut *pair.borrow_mut();
+                if pr.warming {
+                    return;
+                }
                 for r in [&mut pr.baseline, &mut pr.compare] {
                     if let Some(s) = r.sim.as_mut() {
                         s.run_for(100_000_000);
@@ -294,6 +381,7 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
                 let next = pr.steps + 1;
                 pr.diverged.get_or_insert(next);
                 pr.steps += 1;
+                pr.pair_newest(12);
             }
             force.force_update();
         })
@@ -315,19 +403,22 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
     let table = match (pr.baseline.sim.as_ref(), pr.compare.sim.as_ref()) {
         (Some(a), Some(b)) => {
             let (ca, ma, cb, mb) = (a.counters(), a.metrics(), b.counters(), b.metrics());
-            let now = a.now_ns();
-            let warming = if !a.is_measuring() {
-                format!(
-                    " · counters start after the {} warm-up (now {:.1} ms)",
-                    p.scenario.warmup,
-                    now as f64 / 1e6
-                )
-            } else {
-                String::new()
+            let ms = |ns: u64| ns as f64 / 1e6;
+            let window = match pr.switched_at_ns {
+                Some(t0) => format!(
+                    " · counted from the switch at {:.1} ms: A to {:.1} ms, B to {:.1} ms",
+                    ms(t0),
+                    ms(a.now_ns()),
+                    ms(b.now_ns())
+                ),
+                None => format!(
+                    " · warming up (now {:.1} ms): nothing counted yet",
+                    ms(a.now_ns())
+                ),
             };
             html! {
             <table class="compare-table" data-testid="compare-table">
-                <caption>{format!("baseline = {} · compare = {compare_name} · compare% = 100 × (compare − baseline) / baseline{warming}",
+                <caption>{format!("baseline = {} · compare = {compare_name} · compare% = 100 × (compare − baseline) / baseline{window}",
                     setup.baseline_preset)}</caption>
                 <thead><tr><th>{"quantity"}</th><th>{"baseline"}</th><th>{"compare%"}</th><th>{"compare"}</th></tr></thead>
                 <tbody>
@@ -404,7 +495,8 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
     let diverged_note = match pr.diverged {
         Some(n) => format!("The streams diverged at step {n}: from there the two runs wake different tasks at different times (placement, scan cost and balancing differ), so later rows pair unrelated wake-ups; compare the counters instead."),
         None if pr.steps > 0 => format!("{} steps, still the same wake-up stream; {n_diff} of the shown pairs chose differently.", pr.steps),
-        None => "Both runs start from the same state and the same wake-up stream. Step: each takes its next wake-up decision.".into(),
+        None if pr.warming => format!("Warming up both runs under A's kernel, as the main view warms up: {}.", pr.baseline.progress().unwrap_or_default()),
+        None => format!("Both runs warmed up under A's kernel, as the main view does; then B switched to its kernel at {:.1} ms, as writing sched_features on a running machine would. From there they share one state and one wake-up stream and count the same window. Step: each takes its next wake-up decision.", pr.switched_at_ns.unwrap_or(0) as f64 / 1e6),
     };
     html! {
         <div class="compare" data-testid="compare-view">
@@ -447,6 +539,53 @@ mod tests {
         assert_eq!(change_class(12.0, better_of("wake-up latency us")), "worse");
         assert_eq!(change_class(30.0, better_of("sis_search")), "");
         assert_eq!(change_class(0.0, better_of("se_eff%")), "");
+    }
+
+    #[test]
+    fn both_runs_warm_as_one_then_count_the_same_window_after_b_switches() {
+        // Issue 27: both runs started cold at t = 0 and counted nothing for 400 ms.
+        let base = Scenario::from_pairs([("llc_weight", "16"), ("load", "150")]).unwrap();
+        let from = BuiltFrom {
+            baseline: variant(&base, "linux-5.15", "").unwrap(),
+            compare: variant(&base, "linux-6.0", "").unwrap(),
+            generation: 0,
+        };
+        let mut pr = RunPair::default();
+        pr.build(from);
+        // A clock where every look takes 1 ms: the warm-up takes many slices.
+        let t = std::cell::Cell::new(0.0);
+        let clock = || {
+            t.set(t.get() + 1.0);
+            t.get()
+        };
+        let mut slices = 0;
+        while !pr.warm(4.0, &clock) {
+            assert!(!pr.step(), "no step while warming");
+            slices += 1;
+        }
+        assert!(slices > 1 && !pr.warming, "{slices} slices");
+        let (a, b) = (
+            pr.baseline.sim.as_ref().unwrap(),
+            pr.compare.sim.as_ref().unwrap(),
+        );
+        let t0 = pr.switched_at_ns.unwrap();
+        assert!(t0 >= a.warmup_ns(), "counting starts after the warm-up");
+        assert_eq!((a.now_ns(), b.now_ns()), (t0, t0));
+        assert_eq!(a.wakeups_total(), b.wakeups_total(), "one state");
+        assert_eq!(
+            (a.scenario().preset.as_str(), b.scenario().preset.as_str()),
+            ("linux-5.15", "linux-6.0")
+        );
+        for _ in 0..100 {
+            assert!(pr.step());
+        }
+        let (a, b) = (
+            pr.baseline.sim.as_ref().unwrap(),
+            pr.compare.sim.as_ref().unwrap(),
+        );
+        assert!(a.counters().wakeups >= 100 && b.counters().wakeups >= 100);
+        assert_eq!(pr.pairs.len(), 100);
+        assert!(same_wakeup(&pr.pairs[0].baseline, &pr.pairs[0].compare));
     }
 
     #[test]

@@ -96,6 +96,8 @@ impl Simulation {
             } else {
                 scenario.warmup_ns()
             },
+            recount_from_ns: None,
+            counted_after_seq: 0,
             window_ns: scenario.duration_ns() - scenario.warmup_ns().min(scenario.duration_ns()),
             warmup_auto: scenario.warmup_auto(),
             warmup_settled: false,

@@ -13,6 +13,7 @@ mod price_tests;
 mod report;
 mod roles;
 mod runqueue;
+mod switch;
 #[cfg(test)]
 mod tests;
 mod wakeup;
@@ -179,6 +180,10 @@ pub struct Simulation {
     per_cpu: Vec<PerCpu>,
     /// The warm-up's end (an auto warm-up's grows until settled: warmup.rs).
     warmup_ns: u64,
+    /// Counting restarted here by [`Self::restart_counting`] (else it started at warmup_ns).
+    recount_from_ns: Option<u64>,
+    /// decision_seq when counting started: the counted wake-ups are the decisions after it.
+    counted_after_seq: u64,
     /// The measured window's length: the run ends at warmup_ns + window_ns.
     window_ns: u64,
     warmup_auto: bool,
@@ -241,7 +246,7 @@ impl Simulation {
     }
     /// Simulated time since counting started (after the warm-up), ns.
     fn measured_ns(&self) -> u64 {
-        self.now.saturating_sub(self.warmup_ns.min(self.now))
+        self.now.saturating_sub(self.count_from_ns().min(self.now))
     }
     /// select_idle_cpu's time as a share of all CPU time since counting started, %.
     pub fn scan_cpu_pct(&self) -> f64 {

@@ -183,7 +183,7 @@ impl Simulation {
                 self.measured_ns(),
             ),
             scenario: self.scenario.clone(),
-            sim_time_ns: self.now.saturating_sub(self.warmup_ns.min(self.now)),
+            sim_time_ns: self.measured_ns(),
             wakeups: counters.wakeups,
             migrations: counters.migrations,
             metrics: counters.metrics(),
@@ -207,7 +207,7 @@ impl Simulation {
         if !self.measuring {
             return 0;
         }
-        let from = self.warmup_ns;
+        let from = self.count_from_ns();
         self.st
             .rqs
             .iter()
@@ -233,6 +233,7 @@ impl Simulation {
     pub(super) fn start_measuring(&mut self) {
         self.measuring = true;
         self.measure_at = u64::MAX;
+        self.counted_after_seq = self.decision_seq;
         self.counters = Counters::default();
         self.hist = ScanHistogram::default();
         self.latency = LatencyHistogram::default();

@@ -221,7 +221,8 @@ impl Simulation {
             c.idle_exit_until = now + delay;
         }
         if self.measuring {
-            self.counters.idle_ns += (now + delay).saturating_sub(idle_since.max(self.warmup_ns));
+            self.counters.idle_ns +=
+                (now + delay).saturating_sub(idle_since.max(self.count_from_ns()));
         }
         delay
     }
