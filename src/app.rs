@@ -306,7 +306,8 @@ pub fn App(props: &AppProps) -> Html {
     spark_scanned={canvases.spark_scanned.clone()} /> };
     let log = html! {
         <DecisionLog decisions={snap.decisions.clone()} detail={detail.clone()} selected={state.selected}
-            probe={state.probe} hidden={state.hidden} on_select={on_select} />
+            probe={state.probe} hidden={state.hidden} on_select={on_select}
+            counted_after_seq={if snap.measuring { snap.counted_after_seq } else { u64::MAX }} />
     };
     let export = {
         let (st, st2) = (state.clone(), state.clone());

@@ -105,6 +105,11 @@ pub struct Snapshot {
     pub nr_cpus: u32,
     /// Counting starts after the warm-up (ns).
     pub warmup_ns: u64,
+    /// Counting has started: the counters cover the simulated time since `counted_from_ns`
+    /// and exactly the decisions after `counted_after_seq`.
+    pub measuring: bool,
+    pub counted_from_ns: u64,
+    pub counted_after_seq: u64,
 }
 
 /// Where a rebuilt simulation opens.
@@ -399,7 +404,13 @@ impl Runner {
         };
         let now = *sim.counters();
         let p = self.spark_counters;
-        if now.wakeups <= p.wakeups {
+        if !sim.is_measuring() || now.wakeups < p.wakeups {
+            // Counting (re)started: the sparklines cover the counted window only.
+            self.sparks.clear();
+            self.spark_counters = now;
+            return;
+        }
+        if now.wakeups == p.wakeups {
             return;
         }
         let d = Counters {
@@ -541,6 +552,9 @@ impl Runner {
             achieved_speed: self.achieved_speed,
             nr_cpus: sim.topology().nr_cpus(),
             warmup_ns: sim.warmup_ns(),
+            measuring: sim.is_measuring(),
+            counted_from_ns: sim.counting_since().0,
+            counted_after_seq: sim.counting_since().1,
         }
     }
 }
@@ -601,6 +615,10 @@ mod tests {
         assert_eq!(once.step_decision(), sliced.step_decision());
     }
 
+    fn sim_warmup(r: &Runner) -> u64 {
+        r.sim.as_ref().unwrap().warmup_ns()
+    }
+
     #[test]
     fn a_warm_start_opens_after_the_warm_up() {
         let s = Scenario::from_pairs([("llc_weight", "16"), ("load", "150")]).unwrap();
@@ -615,6 +633,17 @@ mod tests {
         assert!(r.snapshot().now_ns < sim.warmup_ns() + 1_000_000);
         assert!(sim.warmup_ns() >= s.warmup_ns());
         assert!(r.snapshot().wakeups_total > 0);
+        // Issue 27: the metrics and the log agree at every moment: the counted wake-ups are
+        // exactly the logged decisions after counted_after_seq.
+        for _ in 0..3 {
+            let snap = r.snapshot();
+            assert!(snap.measuring && snap.counted_from_ns >= sim_warmup(&r));
+            let after = snap.counted_after_seq;
+            assert_eq!(snap.counters.wakeups, snap.wakeups_total - after);
+            let counted_in_log = snap.decisions.iter().filter(|d| d.id.seq > after).count() as u64;
+            assert_eq!(counted_in_log, snap.counters.wakeups.min(LOG_CAP as u64));
+            r.step_decision();
+        }
         let mut cold = Runner::default();
         cold.rebuild_pending(&s, 1, Start::Cold).unwrap();
         assert!(cold.pending.is_none());

@@ -18,6 +18,8 @@ pub struct DecisionLogProps {
     /// A decision whose result is hidden (predict mode).
     pub hidden: Option<u64>,
     pub on_select: Callback<u64>,
+    /// Decisions up to this seq were made before counting started (the warm-up).
+    pub counted_after_seq: u64,
 }
 
 /// `s` with its first letter upper-cased (ASCII only: the texts are ASCII, and `char::to_uppercase`
@@ -58,6 +60,7 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
         let hidden = p.hidden == Some(d.id.seq);
         let sel = detail_seq == Some(d.id.seq);
         let seq = d.id.seq;
+        let warm = seq <= p.counted_after_seq;
         let on_select = p.on_select.clone();
         let onclick = Callback::from(move |_: MouseEvent| on_select.emit(seq));
         let result = if hidden {
@@ -71,11 +74,13 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
             </> }
         };
         html! {
-            <li data-testid="decision" class={classes!(sel.then_some("selected"))} key={d.id.seq.to_string()}>
+            <li data-testid="decision" class={classes!(sel.then_some("selected"), warm.then_some("warm"))} key={d.id.seq.to_string()}
+                title={warm.then_some("made in the warm-up: not in the counters")}>
                 <button class="row" {onclick} aria-current={sel.then_some("true")}>
                     <span class="seq">{format!("#{}", d.id.seq)}</span>
                     <span class="who">{format!("task {} · W{} P{} T{}", d.id.wakee, d.id.waker_cpu, d.id.prev, d.target)}</span>
                     {result}
+                    { if warm { html!{ <span class="warm-tag">{"warm-up"}</span> } } else { html!{} } }
                 </button>
             </li>
         }
@@ -90,7 +95,7 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
         <section class="panel log-panel">
             <div class="panel-head">
                 <h2>{kernel_term("select_idle_sibling", "Decisions")}</h2>
-                <span class="hint">{"newest first · click one to inspect"}</span>
+                <span class="hint">{"newest first · click one to inspect · "}{if p.counted_after_seq == u64::MAX { "still warming up: none counted yet".to_string() } else { format!("counted: after #{}", p.counted_after_seq) }}</span>
             </div>
             <div class="log-grid">
                 <ol class="log" data-testid="decision-log">{ for items }</ol>

@@ -33,15 +33,47 @@ pub fn fmt_time(ns: u64) -> String {
     format!("{:.3} ms", ns as f64 / 1e6)
 }
 
+/// A metric's text: "–" where its denominator is 0 (a 0/0 is no data, not the metric's
+/// default), else the value with `decimals`.
+pub fn metric_text(v: f64, denominator: u64, decimals: usize) -> String {
+    if denominator == 0 {
+        "–".into()
+    } else {
+        format!("{v:.decimals$}")
+    }
+}
+
+/// The window the counters, metrics, histogram and sparklines cover, in words.
+pub fn window_text(s: &Snapshot) -> String {
+    if !s.measuring {
+        return format!(
+            "Warming up: nothing is counted until {:.0} ms (PELT and nr_idle_scan settle first).",
+            s.warmup_ns as f64 / 1e6
+        );
+    }
+    format!(
+        "Counted since {:.1} ms, the warm-up's end: the {} wake-ups after #{} ({} of simulated time).",
+        s.counted_from_ns as f64 / 1e6,
+        s.counters.wakeups,
+        s.counted_after_seq,
+        fmt_time(s.now_ns.saturating_sub(s.counted_from_ns)),
+    )
+}
+
 #[component]
 pub fn Metrics(p: &MetricsProps) -> Html {
     let s = &p.snap;
     let m = &s.metrics;
-    let big = |id: &'static str, term: &'static str, label: &'static str, v: f64| {
+    let c = &s.counters;
+    let big = |id: &'static str,
+               term: &'static str,
+               label: &'static str,
+               v: f64,
+               denominator: u64| {
         html! {
             <div class="metric">
                 <div class="metric-label">{kernel_term(term, label)}</div>
-                <div class="metric-value"><span data-testid={format!("metric-{id}")}>{format!("{v:.3}")}</span><small>{"%"}</small></div>
+                <div class="metric-value"><span data-testid={format!("metric-{id}")}>{metric_text(v, denominator, 3)}</span><small>{"%"}</small></div>
             </div>
         }
     };
@@ -72,31 +104,31 @@ pub fn Metrics(p: &MetricsProps) -> Html {
                 <h2>{"Metrics"}</h2>
                 <span class="hint">{speed_note}</span>
             </div>
-            { if s.now_ns < s.warmup_ns { html!{ <p class="hint warm">{format!("Counting starts after the {:.0} ms warm-up.", s.warmup_ns as f64 / 1e6)}</p> } } else { html!{} } }
+            <p class="hint window" data-testid="metrics-window">{window_text(s)}</p>
             <div class="metric-grid">
-                {big("se_eff", "se_eff", "se_eff", m.se_eff)}
-                {big("dom_eff", "dom_eff", "dom_eff", m.dom_eff)}
-                {big("fast_rate", "fast_rate", "fast_rate", m.fast_rate)}
-                {big("success_rate", "success_rate", "success_rate", m.success_rate)}
+                {big("se_eff", "se_eff", "se_eff", m.se_eff, c.sis_scanned)}
+                {big("dom_eff", "dom_eff", "dom_eff", m.dom_eff, c.sis_domain_search)}
+                {big("fast_rate", "fast_rate", "fast_rate", m.fast_rate, c.sis_search)}
+                {big("success_rate", "success_rate", "success_rate", m.success_rate, c.sis_search)}
             </div>
             <div class="stat-row">
                 <div class="stat">{kernel_term("nr_idle_scan", "nr_idle_scan")}<b data-testid="nr-scan">{s.nr_idle_scan}</b></div>
                 <div class="stat">{kernel_term("sum_util", "sum_util")}<b>{format!("{:.1}%", s.util_balance_pct)}</b></div>
                 <div class="stat">{kernel_term("has_idle_cores", "has_idle_cores")}<b>{s.has_idle_cores.to_string()}</b></div>
-                <div class="stat">{kernel_term("scanned_per_wakeup", "scanned / wake-up")}<b data-testid="scanned-per-wakeup">{format!("{:.2}", m.scanned_per_wakeup)}</b></div>
-                <div class="stat">{kernel_term("scan_cpu_pct", "CPU time scanning")}<b data-testid="scan-cpu-pct">{format!("{:.1}%", s.scan_cpu_pct)}</b></div>
+                <div class="stat">{kernel_term("scanned_per_wakeup", "scanned / wake-up")}<b data-testid="scanned-per-wakeup">{metric_text(m.scanned_per_wakeup, c.wakeups, 2)}</b></div>
+                <div class="stat">{kernel_term("scan_cpu_pct", "CPU time scanning")}<b data-testid="scan-cpu-pct">{if s.measuring { format!("{:.1}%", s.scan_cpu_pct) } else { "–".into() }}</b></div>
                 <div class="stat">{kernel_term("migrations", "migrations")}<b data-testid="migrations">{s.counters.migrations}</b></div>
                 <div class="stat">{kernel_term("wakeups", "wake-ups")}<b data-testid="wakeups">{s.counters.wakeups}</b></div>
                 <div class="stat"><span>{"simulated time"}</span><b data-testid="sim-time">{fmt_time(s.now_ns)}</b></div>
             </div>
             <div class="sparks">
                 <figure>
-                    <figcaption>{kernel_term("se_eff", "se_eff over time")}{format!(" ({})", se_last.map_or("–".into(), |v| format!("{v:.1}%")))}</figcaption>
+                    <figcaption>{kernel_term("se_eff", "se_eff per 250 ms of play")}{format!(" ({})", se_last.map_or("–".into(), |v| format!("{v:.1}%")))}</figcaption>
                     <canvas ref={p.spark_se_eff.clone()} class="spark" data-testid="spark-se_eff"
                         role="img" aria-label="se_eff over recent windows, 0 to 100%"></canvas>
                 </figure>
                 <figure>
-                    <figcaption>{kernel_term("scanned_per_wakeup", "scanned / wake-up over time")}{format!(" ({})", sc_last.map_or("–".into(), |v| format!("{v:.2}")))}</figcaption>
+                    <figcaption>{kernel_term("scanned_per_wakeup", "scanned / wake-up per 250 ms")}{format!(" ({})", sc_last.map_or("–".into(), |v| format!("{v:.2}")))}</figcaption>
                     <canvas ref={p.spark_scanned.clone()} class="spark" data-testid="spark-scanned"
                         role="img" aria-label="runqueues scanned per wake-up over recent windows"></canvas>
                 </figure>
@@ -120,6 +152,9 @@ mod tests {
     #[test]
     fn time_and_bucket_readouts() {
         assert_eq!(fmt_time(1_234_567), "1.235 ms");
+        // Issue 27: 0/0 read "se_eff 100.000%" beside "wake-ups 0".
+        assert_eq!(metric_text(100.0, 0, 3), "–");
+        assert_eq!(metric_text(15.8, 19, 3), "15.800");
         let b = [0, 5, 7];
         assert_eq!(bucket_at(&b, 1.2), Some((ScanHistogram::label(1), 5)));
         assert_eq!(bucket_at(&b, -0.7), None);
