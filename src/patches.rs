@@ -16,7 +16,7 @@ pub struct PatchScenario {
 /// Workbench keys in a patch scenario's query (everything else is a scenario field).
 pub const WORKBENCH_KEYS: &[&str] = &["tab", "presets", "loads"];
 
-pub const PATCH_SCENARIOS: &[PatchScenario] = &[
+pub static PATCH_SCENARIOS: &[PatchScenario] = &[
     PatchScenario {
         id: "sis-util-netperf",
         title: "netperf TCP_RR, 112 CPUs",

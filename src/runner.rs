@@ -1,7 +1,7 @@
 //! The Simulation and what the views derive from it, kept outside Yew state (in an
 //! `Rc<RefCell<Runner>>`): advancing it every animation frame must not re-render Yew.
 
-use crate::draw::cpus::{CpuSnap, LlcSnap};
+use crate::draw::cpus::{CpuSnap, LlcSnap, Throttle};
 use crate::draw::curve::{CurveData, OperatingPoint};
 use sis_core::kernel::stats::{Counters, Metrics};
 use sis_core::kernel::trace::{Decision, ScanEnd, WakeupId};
@@ -489,11 +489,33 @@ impl Runner {
             return Vec::new();
         };
         let w = sim.scenario().llc_weight as u64 * 1024;
+        let f = sim.features();
+        let rule = !sim.scenario().nr_expr.is_empty();
+        let topo = sim.topology();
         (0..sim.scenario().llcs)
             .map(|l| {
                 let s = sim.llc(l);
+                // The budget of the newest decision in this LLC (SIS_PROP's is the waker's).
+                let last_nr = || {
+                    sim.decisions()
+                        .iter()
+                        .rev()
+                        .filter(|d| topo.llc_of(d.target) == l)
+                        .find_map(|d| d.nr_before)
+                };
+                let throttle = if f.replaces_sis() {
+                    Throttle::OwnPath
+                } else if rule {
+                    Throttle::Rule(last_nr())
+                } else if f.sis_util {
+                    Throttle::NrIdleScan(s.nr_idle_scan)
+                } else if f.sis_prop {
+                    Throttle::SisProp(last_nr())
+                } else {
+                    Throttle::Unthrottled
+                };
                 LlcSnap {
-                    nr_idle_scan: s.nr_idle_scan,
+                    throttle,
                     has_idle_cores: s.has_idle_cores,
                     sum_util_pct: (s.last_sum_util * 100 / w.max(1)) as u32,
                 }

@@ -78,7 +78,7 @@ const fn row(
 }
 
 /// The compare table's rows.
-pub const TABLE: &[CompareRow] = &[
+pub static TABLE: &[CompareRow] = &[
     row("wakeups", |c, _| c.wakeups as f64, false, 1),
     row("migrations", |c, _| c.migrations as f64, false, -1),
     row("sis_search", |c, _| c.sis_search as f64, false, 0),

@@ -73,7 +73,7 @@ pub fn Metrics(p: &MetricsProps) -> Html {
         html! {
             <div class="metric">
                 <div class="metric-label">{kernel_term(term, label)}</div>
-                <div class="metric-value"><span data-testid={format!("metric-{id}")}>{metric_text(v, denominator, 3)}</span><small>{"%"}</small></div>
+                <div class="metric-value"><span data-testid={format!("metric-{id}")}>{metric_text(v, denominator, 3)}</span>{if denominator > 0 { html!{<small>{"%"}</small>} } else { html!{} }}</div>
             </div>
         }
     };

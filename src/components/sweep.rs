@@ -22,7 +22,7 @@ pub struct PlottedMetric {
     pub label: &'static str,
 }
 
-pub const PLOTTED: &[PlottedMetric] = &[
+pub static PLOTTED: &[PlottedMetric] = &[
     PlottedMetric {
         key: "scanned_per_wakeup",
         label: "runqueues scanned per wake-up",

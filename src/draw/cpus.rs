@@ -3,7 +3,7 @@
 //! current wake-up drawn over it. Layout is pure (tested natively); drawing uses the raw 2D
 //! context, already scaled to CSS pixels by the caller.
 
-use super::{Palette, Rgb};
+use super::{labels, Palette, Rgb};
 use sis_core::kernel::state::CpuState;
 use sis_core::kernel::trace::{Decision, Rule, Saw};
 use web_sys::CanvasRenderingContext2d;
@@ -18,8 +18,8 @@ pub struct CpuLayout {
     /// Space above a bar (role tags, probe marks) and below it (CPU ids).
     pub head: f64,
     pub bar_h: f64,
+    /// Space under the bars: the scan's bands and the CPU numbers.
     pub foot: f64,
-    pub show_ids: bool,
     /// Per CPU id: top-left of its bar area.
     pub pos: Vec<(f64, f64)>,
     /// Per LLC: its box (x, y, w, h).
@@ -36,6 +36,8 @@ const PAD: f64 = 8.0;
 const LLC_LABEL: f64 = 24.0;
 const INNER: f64 = 8.0;
 const LLC_GAP: f64 = 12.0;
+/// A role chip's side (W, P, T over the bars), px.
+const CHIP: f64 = 14.0;
 
 /// Lays out `groups` (per LLC: cores, each the CPU ids of its SMT siblings) in `width` px.
 /// The widest bars (at least 9 px) that keep every LLC on one line and fit [`MAX_HEIGHT`];
@@ -66,9 +68,8 @@ fn try_layout(width: f64, groups: &[Vec<Vec<u32>>], nr_cpus: usize, bw: f64) -> 
     let core_gap = (bw * 0.5).clamp(2.0, 10.0);
     let core_w = smt * bw + (smt - 1.0) * tg;
     let unit = core_w + core_gap;
-    let show_ids = bw >= 18.0;
     let head = 34.0;
-    let foot = if show_ids { 18.0 } else { 6.0 };
+    let foot = 20.0;
     let bar_h = if bw >= 20.0 {
         150.0
     } else if bw >= 9.0 {
@@ -143,7 +144,6 @@ fn try_layout(width: f64, groups: &[Vec<Vec<u32>>], nr_cpus: usize, bw: f64) -> 
         head,
         bar_h,
         foot,
-        show_ids,
         pos,
         llcs,
     };
@@ -180,10 +180,38 @@ pub struct CpuSnap {
     pub idle_exit: bool,
 }
 
+/// The scan throttle the preset actually uses, as the LLC header names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Throttle {
+    /// SIS_UTIL: nr_idle_scan as the last periodic balance wrote it.
+    NrIdleScan(u32),
+    /// SIS_PROP: the budget nr the newest decision computed from its waker (none yet: None).
+    SisProp(Option<i64>),
+    /// A rule of the user's (`nr_expr`): the newest decision's budget.
+    Rule(Option<i64>),
+    /// No throttle: the scan may visit the whole LLC.
+    Unthrottled,
+    /// A path of its own with no scan budget (LB_PROMOTE's thin path, sched_ext).
+    OwnPath,
+}
+
+impl Throttle {
+    pub fn text(self) -> String {
+        let nr = |v: Option<i64>| v.map_or("–".to_string(), |v| v.to_string());
+        match self {
+            Throttle::NrIdleScan(n) => format!("nr_idle_scan {n}"),
+            Throttle::SisProp(v) => format!("SIS_PROP nr {}", nr(v)),
+            Throttle::Rule(v) => format!("your rule's nr {}", nr(v)),
+            Throttle::Unthrottled => "no scan throttle".into(),
+            Throttle::OwnPath => "no scan budget (own path)".into(),
+        }
+    }
+}
+
 /// One LLC's header values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LlcSnap {
-    pub nr_idle_scan: u32,
+    pub throttle: Throttle,
     pub has_idle_cores: bool,
     pub sum_util_pct: u32,
 }
@@ -248,11 +276,13 @@ pub fn draw_cpus(
             ctx.set_font(&format!("{font}px system-ui, sans-serif"));
             let text = if w > 420.0 {
                 format!(
-                    "LLC {l} · sum_util {}% · nr_idle_scan {} · has_idle_cores {}",
-                    s.sum_util_pct, s.nr_idle_scan, s.has_idle_cores
+                    "LLC {l} · sum_util {}% · {} · has_idle_cores {}",
+                    s.sum_util_pct,
+                    s.throttle.text(),
+                    s.has_idle_cores
                 )
             } else if w > 200.0 {
-                format!("LLC {l} · nr_idle_scan {}", s.nr_idle_scan)
+                format!("LLC {l} · {}", s.throttle.text())
             } else {
                 format!("LLC {l}")
             };
@@ -325,19 +355,48 @@ pub fn draw_cpus(
             ctx.fill_rect(x, y - 4.0, bw, 3.0);
         }
     }
-    if lay.show_ids {
-        ctx.set_fill_style_str(&pal.muted.css());
-        ctx.set_text_align("center");
-        ctx.set_font(&format!(
-            "{}px system-ui, sans-serif",
-            if bw >= 24.0 { 13 } else { 11 }
-        ));
-        for (cpu, &(x, y)) in lay.pos.iter().enumerate() {
-            let _ = ctx.fill_text(&cpu.to_string(), x + bw / 2.0, y + lay.bar_h + 10.0);
-        }
-    }
+    draw_ids(ctx, lay, ov, pal);
     if let Some(ov) = ov {
         draw_overlay(ctx, lay, ov, pal);
+    }
+}
+
+/// The CPU numbers under each row of bars, thinned to what fits; the decision's waker, prev,
+/// target, current probe and chosen CPU always numbered, in bold.
+fn draw_ids(ctx: &CanvasRenderingContext2d, lay: &CpuLayout, ov: Option<&Overlay>, pal: &Palette) {
+    let mut marked: Vec<u32> = Vec::new();
+    if let Some(ov) = ov {
+        let d = ov.decision;
+        marked.extend([d.id.waker_cpu, d.id.prev, d.target]);
+        if let Some(s) = d.steps[..ov.shown.min(d.steps.len())].last() {
+            marked.push(s.cpu);
+        }
+        if ov.reveal {
+            marked.push(d.result);
+        }
+    }
+    // Rows: the CPUs sharing a bar top, left to right.
+    let mut rows: Vec<(f64, Vec<(u32, f64)>)> = Vec::new();
+    for (cpu, &(x, y)) in lay.pos.iter().enumerate() {
+        let at = (cpu as u32, x + lay.bw / 2.0);
+        match rows.iter_mut().find(|r| (r.0 - y).abs() < 0.5) {
+            Some(r) => r.1.push(at),
+            None => rows.push((y, vec![at])),
+        }
+    }
+    ctx.set_text_align("center");
+    ctx.set_text_baseline("middle");
+    for (y, row) in rows {
+        for (cpu, x) in labels::thin_ids(&row, lay.bw, &marked) {
+            let bold = marked.contains(&cpu);
+            ctx.set_font(if bold {
+                "bold 11px system-ui, sans-serif"
+            } else {
+                "11px system-ui, sans-serif"
+            });
+            ctx.set_fill_style_str(&if bold { pal.fg } else { pal.muted }.css());
+            let _ = ctx.fill_text(&cpu.to_string(), x, y + lay.bar_h + 13.0);
+        }
     }
 }
 
@@ -368,13 +427,38 @@ fn draw_overlay(ctx: &CanvasRenderingContext2d, lay: &CpuLayout, ov: &Overlay, p
             None => tags.push((c, vec![(t, col)])),
         }
     }
+    // One chip per role, pushed apart so none covers another (W, P and T are often one CPU),
+    // each with a leader to its bar's centre; chips of one row of bars are placed together.
+    let mut chips: Vec<(f64, f64, &str, Rgb)> = Vec::new(); // (bar centre x, bar top, tag, colour)
     for (c, list) in &tags {
         let (cx, y) = centre(*c);
-        let step = 10.0;
-        let x0 = cx - step * (list.len() as f64 - 1.0) / 2.0;
-        for (i, (t, col)) in list.iter().enumerate() {
+        chips.extend(list.iter().map(|&(t, col)| (cx, y, t, col)));
+    }
+    // At most three: an insertion sort by (row, x) (no slice::sort in the page's wasm).
+    for i in 1..chips.len() {
+        let mut j = i;
+        while j > 0 && (chips[j].1, chips[j].0) < (chips[j - 1].1, chips[j - 1].0) {
+            chips.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    ctx.set_font("bold 11px system-ui, sans-serif");
+    for row in chips.chunk_by(|a, b| (a.1 - b.1).abs() < 0.5) {
+        let want: Vec<f64> = row.iter().map(|c| c.0).collect();
+        let at = labels::place_apart(&want, CHIP, 2.0, 0.0, lay.width);
+        for (&(cx, y, t, col), x) in row.iter().zip(at) {
+            ctx.set_stroke_style_str(&col.css());
+            ctx.set_line_width(1.0);
+            ctx.begin_path();
+            ctx.move_to(x, y - 25.0 + CHIP / 2.0);
+            ctx.line_to(cx, y - 3.0);
+            ctx.stroke();
             ctx.set_fill_style_str(&col.css());
-            let _ = ctx.fill_text(t, x0 + i as f64 * step, y - 25.0);
+            ctx.begin_path();
+            let _ = ctx.round_rect_with_f64(x - CHIP / 2.0, y - 25.0 - CHIP / 2.0, CHIP, CHIP, 3.0);
+            ctx.fill();
+            ctx.set_fill_style_str(&pal.bg.css());
+            let _ = ctx.fill_text(t, x, y - 24.5);
         }
     }
     // Missed idle CPUs: dashed outline (only once the decision is revealed).
@@ -436,7 +520,9 @@ fn draw_overlay(ctx: &CanvasRenderingContext2d, lay: &CpuLayout, ov: &Overlay, p
                     }
                     _ => cur.rule.name().to_string(),
                 };
-                label_box(ctx, &label, cx, y - 25.0, lay.width, pal);
+                // Across the bar, where the result's label goes once revealed: the chips' lane
+                // above stays clear.
+                label_box(ctx, &label, cx, y + lay.bar_h / 2.0, lay.width, pal);
             }
         }
     }
@@ -539,7 +625,6 @@ mod tests {
         let l = layout(1200.0, &groups(1, 16, 2), 16);
         let rows: std::collections::BTreeSet<i64> = l.pos.iter().map(|p| p.1 as i64).collect();
         assert_eq!(rows.len(), 1, "16 CPUs fit one row");
-        assert!(l.show_ids);
         let l = layout(1200.0, &groups(1, 256, 2), 256);
         assert!(l.height <= MAX_HEIGHT, "{}", l.height);
         let rows: std::collections::BTreeSet<i64> = l.pos.iter().map(|p| p.1 as i64).collect();

@@ -172,24 +172,72 @@ pub fn draw_scan_curve(
         let at = (u.clamp(0.0, 100.0), nr as f64);
         dot(at, 7, plot::alpha(pal.fg, 1.0))?;
         dot(at, 4, plot::alpha(pal.accent, 1.0))?;
-        // Label beside the point, away from the curve: below-right when high, above when low.
-        let (h, dx) = if u > 55.0 {
-            (HPos::Right, -1.5)
-        } else {
-            (HPos::Left, 1.5)
-        };
-        let (ly, v) = if at.1 > ymax * 0.5 {
-            (at.1 - ymax * 0.1, VPos::Top)
-        } else {
-            (at.1 + ymax * 0.08, VPos::Bottom)
-        };
+        // The label where its box touches neither the curve nor the plot's edge.
+        let label = format!("now: {}% → nr_idle_scan {nr}", plot::num(u, 1));
+        let (pw, ph) = area.dim_in_pixel();
+        // 16 px type: ~8.6 px a character, 20 px a line; in data units.
+        let size = (
+            label.chars().count() as f64 * 8.6 * 100.0 / pw.max(1) as f64,
+            20.0 * ymax / ph.max(1) as f64,
+        );
+        let (x0, y0) = label_spot(&d.points, at, size, ymax);
         text(
-            format!("now: {}% → nr_idle_scan {nr}", plot::num(u, 1)),
-            (at.0 + dx, ly),
-            plot::text_style(16, pal.fg, h, v),
+            label,
+            (x0, y0 + size.1),
+            plot::text_style(16, pal.fg, HPos::Left, VPos::Top),
         )?;
     }
     Ok(ChartMap::of(&chart))
+}
+
+/// The bottom-left corner (data units) of a `size` label for the operating point `at`, such
+/// that the box holds no point of the curve (checked at every integer percent and between)
+/// and stays inside 0..100 x 0..ymax: beside the point on either side where the curve leaves
+/// room (above-right and below-left of a falling curve never meet it), else in a free corner.
+pub fn label_spot(curve: &[(u32, u32)], at: (f64, f64), size: (f64, f64), ymax: f64) -> (f64, f64) {
+    let (w, h) = size;
+    let (gx, gy) = (1.5, ymax * 0.04);
+    let candidates = [
+        (at.0 + gx, at.1 + gy),         // above-right
+        (at.0 - gx - w, at.1 - gy - h), // below-left
+        (at.0 - gx - w, at.1 + gy),     // above-left
+        (at.0 + gx, at.1 - gy - h),     // below-right
+        (2.0, ymax * 0.02),             // bottom-left corner
+        (98.0 - w, ymax * 0.55),        // right, half-way up
+        (98.0 - w, ymax * 0.2),
+    ];
+    let at_x = |x: f64| {
+        // The curve's value at x (linear between integer percents).
+        let i = (x.floor().clamp(0.0, 99.0)) as usize;
+        let (a, b) = (curve.get(i), curve.get(i + 1));
+        match (a, b) {
+            (Some(&(_, ya)), Some(&(_, yb))) => {
+                let t = (x - i as f64).clamp(0.0, 1.0);
+                ya as f64 + (yb as f64 - ya as f64) * t
+            }
+            (Some(&(_, ya)), None) => ya as f64,
+            _ => 0.0,
+        }
+    };
+    let clear = |&(x, y): &(f64, f64)| {
+        if x < 0.5 || x + w > 99.5 || y < 0.0 || y + h > ymax * 0.93 {
+            return false;
+        }
+        // The curve is continuous: it crosses the box iff its value at some x of the box
+        // falls in [y, y + h] or it passes from below to above within it.
+        let steps = (w * 4.0).ceil().max(2.0) as usize;
+        let (mut below, mut above) = (false, false);
+        for k in 0..=steps {
+            let v = at_x(x + w * k as f64 / steps as f64);
+            if v >= y && v <= y + h {
+                return false;
+            }
+            below |= v < y;
+            above |= v > y + h;
+        }
+        !(below && above)
+    };
+    candidates.into_iter().find(clear).unwrap_or(candidates[4])
 }
 
 #[cfg(test)]
@@ -206,5 +254,36 @@ mod tests {
             [112, 111, 108, 102, 93, 81, 65, 47, 25, 1, 0]
         );
         assert!((d.cutoff_pct() - 85.47).abs() < 0.01);
+    }
+
+    #[test]
+    fn the_operating_point_label_never_crosses_the_curve() {
+        // Issue 27: "now: 63% -> nr_idle_scan 7" was drawn across the curve.
+        for (lw, pct) in [(112, 117), (8, 117), (16, 125), (256, 110)] {
+            let d = CurveData::new(lw, pct);
+            let ymax = d.y_max();
+            for u in (0..=100).step_by(3) {
+                let at = (u as f64, d.points[u].1 as f64);
+                let size = (30.0, ymax * 0.06);
+                let (x, y) = label_spot(&d.points, at, size, ymax);
+                // The polyline's vertices under the box, and its ends at the box's sides.
+                let (lo, hi) = (x.floor() as usize, ((x + size.0).ceil() as usize).min(100));
+                let vs: Vec<f64> = (lo..=hi).map(|i| d.points[i].1 as f64).collect();
+                let inner = &vs[1..vs.len() - 1];
+                assert!(
+                    inner.iter().all(|&v| v < y || v > y + size.1),
+                    "{lw}/{pct} at {u}%: box {x},{y} holds a vertex of {inner:?}"
+                );
+                let (below, above) = (
+                    vs.iter().any(|&v| v < y),
+                    vs.iter().any(|&v| v > y + size.1),
+                );
+                assert!(
+                    !(below && above) || vs.len() <= 2,
+                    "{lw}/{pct} at {u}%: the curve passes through {x},{y}"
+                );
+                assert!(x >= 0.0 && x + size.0 <= 100.0, "{lw}/{pct} at {u}%: x {x}");
+            }
+        }
     }
 }

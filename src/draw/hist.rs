@@ -23,13 +23,27 @@ pub fn draw_scan_hist(
     let root = plot::root(canvas, dpr, pal)?;
     let w = root.dim_in_pixel().0 as f64;
     let k = shown_buckets(buckets, 8).max(1);
-    // Horizontal labels when each bar has room for "[16K, 32K)", else rotated.
-    let horizontal = (w - 70.0) / k as f64 >= 74.0;
+    // Labels horizontal when each bar has room for the longest (13 px type, ~7 px a
+    // character), horizontal on two staggered rows when two bars have, else rotated.
+    let longest = (0..k)
+        .map(|i| ScanHistogram::label(i).len())
+        .max()
+        .unwrap_or(3);
+    let room = (w - 70.0) / k as f64;
+    let need = longest as f64 * 7.0 + 8.0;
+    let rows = if room >= need {
+        1
+    } else if 2.0 * room >= need {
+        2
+    } else {
+        0
+    };
+    let horizontal = rows > 0;
     let max = buckets.iter().copied().max().unwrap_or(0).max(1);
     let ymax = (max + max / 10 + 1) as f64;
     let mut chart = ChartBuilder::on(&root)
         .margin(8)
-        .x_label_area_size(if horizontal { 30 } else { 78 })
+        .x_label_area_size([78, 30, 46][rows])
         .y_label_area_size(56)
         .build_cartesian_2d(-0.5..k as f64 - 0.5, 0.0..ymax)
         .map_err(plot::err)?;
@@ -55,7 +69,7 @@ pub fn draw_scan_hist(
         area.draw(&Rectangle::new([(x - 0.4, 0.0), (x + 0.4, n as f64)], bar))
             .map_err(plot::err)?;
     }
-    // Bucket labels under the bars (rotated when narrow), between tick marks at the edges.
+    // Bucket labels under the bars, between tick marks at the edges.
     let map = ChartMap::of(&chart);
     let label = if horizontal {
         plot::text_style(13, pal.muted, HPos::Center, VPos::Top)
@@ -70,9 +84,10 @@ pub fn draw_scan_hist(
     }
     for i in 0..k {
         let (x, b) = map.to_px(i as f64, 0.0);
+        let dy = if rows == 2 && i % 2 == 1 { 24 } else { 8 };
         root.draw(&Text::new(
             ScanHistogram::label(i),
-            (x, b + 8),
+            (x, b + dy),
             label.clone(),
         ))
         .map_err(plot::err)?;

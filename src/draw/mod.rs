@@ -7,6 +7,7 @@
 pub mod cpus;
 pub mod curve;
 pub mod hist;
+pub mod labels;
 pub mod plot;
 pub mod spark;
 pub mod sweep;

@@ -84,7 +84,7 @@ pub struct FeatureInfo {
 
 macro_rules! feature_table {
     ($($name:literal, $field:ident, $help:literal;)*) => {
-        pub const FEATURES: &[FeatureInfo] = &[
+        pub static FEATURES: &[FeatureInfo] = &[
             $(FeatureInfo { name: $name, help: $help, get: |f| f.$field, set: |f, v| f.$field = v },)*
         ];
     };

@@ -181,7 +181,7 @@ const WFI_STATES: &[IdleState] = &[IdleState {
 /// 3.8 us, a floor for a small working set's refill (docs/machines.md).
 const COLD_START_NS: u64 = 3_800;
 
-pub const MACHINES: &[Machine] = &[
+pub static MACHINES: &[Machine] = &[
     Machine {
         name: "xeon-spr",
         summary: "seed 000's machine: a 2022 Xeon (Sapphire Rapids), one LLC of 112 CPUs, SMT2",

@@ -24,7 +24,7 @@ pub enum WorkloadKind {
     Pinned,
 }
 
-pub const WORKLOADS: &[(&str, WorkloadKind, &str)] = &[
+pub static WORKLOADS: &[(&str, WorkloadKind, &str)] = &[
     ("netperf", WorkloadKind::Netperf, "TCP_RR pairs: client and server wake each other (sync), ~10 us runs; load = pairs per CPU"),
     ("tbench", WorkloadKind::Tbench, "like netperf with longer server runs (~50 us); load = pairs per CPU"),
     ("hackbench", WorkloadKind::Hackbench, "groups of senders and receivers; each sender wakes every receiver of its group"),
@@ -96,7 +96,7 @@ macro_rules! scenario_fields {
         }
 
         /// Every field, in URL/CLI order.
-        pub const FIELDS: &[Field] = &[
+        pub static FIELDS: &[Field] = &[
             $( Field {
                 name: stringify!($name),
                 kind: $kind,

@@ -138,7 +138,7 @@ pub struct Quantity {
 }
 
 /// Every quantity of the CSV and JSON, in their column order.
-pub const QUANTITIES: &[Quantity] = &[
+pub static QUANTITIES: &[Quantity] = &[
     Quantity {
         key: "wakeups",
         label: "wakeups",
