@@ -329,11 +329,34 @@ pub fn App(props: &AppProps) -> Html {
         version={snap.version} {canvases} {on_load} {on_error} /> }
     };
     let theme_class = if dark { "theme-dark" } else { "theme-light" };
-    // An embed shows its view alone unless it asks for the controls (`controls=1`).
-    let embed_controls = if state.controls {
-        controls(true)
-    } else {
-        html! {}
+    // An iframe embed of one view fits its frame (the window); a mounted one or the full view
+    // takes the height it needs.
+    let fit = state.embed && init.sync_url && state.view != View::Full;
+    main_view.borrow_mut().cpu_canvas.fit_window = fit;
+    // An embed shows play, step and a link to the full app; `controls=1` the control panel
+    // instead, `controls=0` nothing but its view.
+    let embed_controls = match state.controls {
+        url::EmbedControls::Full => controls(true),
+        url::EmbedControls::Hidden => html! {},
+        url::EmbedControls::Bar => {
+            let open = url::to_query(
+                &state.scenario,
+                &url::ViewState {
+                    theme: state.theme,
+                    ..Default::default()
+                },
+            );
+            let (play, step) = (on_play.clone(), on_step.clone());
+            html! {
+                <div class="embed-bar" data-testid="embed-bar">
+                    <button data-testid="play" aria-pressed={state.playing.to_string()} onclick={move |_| play.emit(())}
+                        title="Play / pause (space)">{if state.playing { "❚❚ Pause" } else { "▶ Play" }}</button>
+                    <button data-testid="step" onclick={move |_| step.emit(())}
+                        title="The next wake-up decision (→)">{"Step →"}</button>
+                    <a data-testid="open-app" href={format!("{}{open}", state.app)} target="_blank" rel="noopener">{"open in sisviz ↗"}</a>
+                </div>
+            }
+        }
     };
     let body = match (state.embed, state.view) {
         (true, View::Curve) => html! { <>{errors}{embed_controls}{curve}</> },
@@ -362,6 +385,7 @@ pub fn App(props: &AppProps) -> Html {
         "sisviz",
         theme_class,
         state.embed.then_some("embed"),
+        fit.then_some("fit"),
         format!("view-{}", state.view.name())
     );
     // An embed has no header: its heading is for screen readers.

@@ -3,7 +3,7 @@
 //! `draw::cpus` with the shown decision overlaid, and says which CPU a click hit.
 
 use crate::canvas;
-use crate::draw::cpus::{draw_cpus, layout, CpuLayout, CpuSnap, Overlay};
+use crate::draw::cpus::{draw_cpus, layout, CpuLayout, CpuSnap, Overlay, MAX_HEIGHT};
 use crate::draw::Palette;
 use crate::runner::{found_idle, Runner};
 use crate::state::Guess;
@@ -39,6 +39,10 @@ pub struct CpuCanvas {
     layout_groups: Vec<Vec<Vec<u32>>>,
     drawn: Option<Drawn>,
     snaps: Vec<CpuSnap>,
+    /// Fit the bars into the window below the canvas's top (an iframe embed of the CPU view)
+    /// rather than up to [`MAX_HEIGHT`].
+    pub fit_window: bool,
+    max_height: f64,
 }
 
 impl CpuCanvas {
@@ -59,14 +63,27 @@ impl CpuCanvas {
             return false;
         }
         let dpr = canvas::device_pixel_ratio();
-        let stale = self.layout_groups != runner.groups
+        let max_height = if self.fit_window {
+            let top = canvas.get_bounding_client_rect().top();
+            let win = web_sys::window()
+                .and_then(|w| w.inner_height().ok())
+                .and_then(|h| h.as_f64())
+                .unwrap_or(MAX_HEIGHT);
+            (win - top - 14.0).clamp(120.0, MAX_HEIGHT)
+        } else {
+            MAX_HEIGHT
+        };
+        let stale = (max_height - self.max_height).abs() > 0.5
+            || self.layout_groups != runner.groups
             || self
                 .layout
                 .as_ref()
                 .is_none_or(|l| (l.width - css_width as f64).abs() > 0.5);
         if stale {
+            self.max_height = max_height;
             let l = layout(
                 css_width as f64,
+                max_height,
                 &runner.groups,
                 sim.topology().nr_cpus() as usize,
             );

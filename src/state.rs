@@ -55,8 +55,9 @@ pub struct UiState {
     pub errors: Vec<String>,
     pub view: View,
     pub embed: bool,
-    /// An embed shows its controls too.
-    pub controls: bool,
+    /// What an embed shows beside its view, and the full app's address for its link.
+    pub controls: crate::url::EmbedControls,
+    pub app: String,
     /// Build at t = 0 instead of after the warm-up.
     pub cold: bool,
     pub theme: Theme,
@@ -83,6 +84,7 @@ impl UiState {
             view: view.view,
             embed: view.embed,
             controls: view.controls,
+            app: view.app.clone(),
             cold: view.cold,
             theme: view.theme,
         }
@@ -103,6 +105,7 @@ impl UiState {
             predict: self.predict,
             cold: self.cold,
             controls: self.controls,
+            app: self.app.clone(),
         }
     }
 

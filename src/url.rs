@@ -10,7 +10,7 @@ pub use sis_core::sim::query::{decode, encode, split_query};
 
 /// Query keys that are view state, not scenario fields.
 pub const VIEW_KEYS: &[&str] = &[
-    "step", "sel", "probe", "view", "embed", "theme", "speed", "predict", "cold", "controls",
+    "step", "sel", "probe", "view", "embed", "theme", "speed", "predict", "cold", "controls", "app",
 ];
 
 /// The largest `step` a URL may ask for: replaying it takes a few seconds (in chunks, with
@@ -95,8 +95,23 @@ pub struct ViewState {
     pub predict: bool,
     /// Open at t = 0 instead of after the scenario's warm-up (`cold=1`).
     pub cold: bool,
-    /// An embed shows its controls too (`controls=1`).
-    pub controls: bool,
+    /// What an embed shows beside its view (`controls=1` / `controls=0`).
+    pub controls: EmbedControls,
+    /// The full app's address, for an embed's "open in sisviz" link (a `mount()`ed instance
+    /// lives on another page; an iframe's own address is the app's).
+    pub app: String,
+}
+
+/// What an embed shows beside its view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EmbedControls {
+    /// Play, step and an "open in sisviz" link (the default).
+    #[default]
+    Bar,
+    /// The control panel too (`controls=1`).
+    Full,
+    /// The view alone (`controls=0`).
+    Hidden,
 }
 
 impl Default for ViewState {
@@ -111,7 +126,8 @@ impl Default for ViewState {
             speed: DEFAULT_SPEED,
             predict: false,
             cold: false,
-            controls: false,
+            controls: EmbedControls::Bar,
+            app: String::new(),
         }
     }
 }
@@ -168,7 +184,23 @@ fn parse_view(pairs: &[(String, String)], errors: &mut Vec<String>) -> ViewState
             },
             "predict" => v.predict = matches!(val.as_str(), "1" | "true" | "on"),
             "cold" => v.cold = matches!(val.as_str(), "1" | "true" | "on" | ""),
-            "controls" => v.controls = matches!(val.as_str(), "1" | "true" | "on" | ""),
+            "controls" => match val.as_str() {
+                "1" | "true" | "on" | "" => v.controls = EmbedControls::Full,
+                "0" | "false" | "off" => v.controls = EmbedControls::Hidden,
+                _ => errors.push(format!(
+                    "invalid controls '{val}': expected 1 (the control panel), 0 (the view alone) or none (play, step and an open link)"
+                )),
+            },
+            // Only an http(s) or relative address: it becomes a link's href.
+            "app" => {
+                let ok = ["https://", "http://", "/", "./", "../"].iter().any(|p| val.starts_with(p))
+                    && !val.contains(['"', '<', '>', ' ']);
+                if ok {
+                    v.app = val.clone();
+                } else {
+                    errors.push(format!("invalid app '{val}': expected the app's http(s) or relative address"));
+                }
+            }
             _ => {}
         }
     }
@@ -288,8 +320,10 @@ pub fn to_query(s: &Scenario, v: &ViewState) -> String {
     if v.embed {
         parts.push("embed=1".into());
     }
-    if v.controls {
-        parts.push("controls=1".into());
+    match v.controls {
+        EmbedControls::Full => parts.push("controls=1".into()),
+        EmbedControls::Hidden => parts.push("controls=0".into()),
+        EmbedControls::Bar => {}
     }
     if v.theme != Theme::Auto {
         parts.push(format!("theme={}", v.theme.name()));
@@ -322,7 +356,8 @@ mod tests {
             speed: 500,
             predict: true,
             cold: true,
-            controls: true,
+            controls: EmbedControls::Hidden,
+            app: String::new(),
         };
         let q = to_query(&s, &v);
         assert!(q.contains("llc_weight=112"), "{q}");

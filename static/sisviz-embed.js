@@ -72,5 +72,6 @@ export async function mount(element, scenario) {
     );
   }
   const bindings = await load();
-  return bindings.mount(element, scenario);
+  // The full app's address, for the instance's "open in sisviz" link (the scenario's own wins).
+  return bindings.mount(element, { app: new URL('../index.html', import.meta.url).href, ...scenario });
 }

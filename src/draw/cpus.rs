@@ -30,8 +30,8 @@ const BAR_WIDTHS: [f64; 19] = [
     96.0, 80.0, 64.0, 56.0, 44.0, 36.0, 30.0, 24.0, 20.0, 16.0, 13.0, 11.0, 9.0, 7.0, 6.0, 5.0,
     4.0, 3.0, 2.0,
 ];
-/// Above this height the next narrower bar width is tried.
-const MAX_HEIGHT: f64 = 560.0;
+/// Above this height the next narrower bar width is tried (unless the caller gives less room).
+pub const MAX_HEIGHT: f64 = 560.0;
 const PAD: f64 = 8.0;
 const LLC_LABEL: f64 = 24.0;
 const INNER: f64 = 8.0;
@@ -43,15 +43,15 @@ const CHIP: f64 = 14.0;
 /// The widest bars (at least 9 px) that keep every LLC on one line and fit [`MAX_HEIGHT`];
 /// failing that, the
 /// widest that fit (wrapping LLCs into rows); failing that, the narrowest.
-pub fn layout(width: f64, groups: &[Vec<Vec<u32>>], nr_cpus: usize) -> CpuLayout {
+pub fn layout(width: f64, max_height: f64, groups: &[Vec<Vec<u32>>], nr_cpus: usize) -> CpuLayout {
     let all: Vec<(CpuLayout, bool)> = BAR_WIDTHS
         .iter()
         .map(|&bw| try_layout(width, groups, nr_cpus, bw))
         .collect();
     let pick = all
         .iter()
-        .position(|(l, wrapped)| !wrapped && l.height <= MAX_HEIGHT && l.bw >= 9.0)
-        .or_else(|| all.iter().position(|(l, _)| l.height <= MAX_HEIGHT))
+        .position(|(l, wrapped)| !wrapped && l.height <= max_height && l.bw >= 9.0)
+        .or_else(|| all.iter().position(|(l, _)| l.height <= max_height))
         .unwrap_or(all.len() - 1);
     all.into_iter()
         .nth(pick)
@@ -602,7 +602,7 @@ mod tests {
         ] {
             let g = groups(llcs, w, smt);
             let n = (llcs * w) as usize;
-            let l = layout(width, &g, n);
+            let l = layout(width, MAX_HEIGHT, &g, n);
             let mut seen = std::collections::BTreeSet::new();
             for (cpu, &(x, y)) in l.pos.iter().enumerate() {
                 assert!(
@@ -620,12 +620,12 @@ mod tests {
 
     #[test]
     fn few_cpus_get_wide_bars_many_get_rows() {
-        let l = layout(1200.0, &groups(1, 4, 2), 4);
+        let l = layout(1200.0, MAX_HEIGHT, &groups(1, 4, 2), 4);
         assert!(l.bw >= 80.0);
-        let l = layout(1200.0, &groups(1, 16, 2), 16);
+        let l = layout(1200.0, MAX_HEIGHT, &groups(1, 16, 2), 16);
         let rows: std::collections::BTreeSet<i64> = l.pos.iter().map(|p| p.1 as i64).collect();
         assert_eq!(rows.len(), 1, "16 CPUs fit one row");
-        let l = layout(1200.0, &groups(1, 256, 2), 256);
+        let l = layout(1200.0, MAX_HEIGHT, &groups(1, 256, 2), 256);
         assert!(l.height <= MAX_HEIGHT, "{}", l.height);
         let rows: std::collections::BTreeSet<i64> = l.pos.iter().map(|p| p.1 as i64).collect();
         assert!(rows.len() >= 2);
