@@ -69,7 +69,7 @@ impl CpuCanvas {
                 .and_then(|w| w.inner_height().ok())
                 .and_then(|h| h.as_f64())
                 .unwrap_or(MAX_HEIGHT);
-            (win - top - 14.0).clamp(120.0, MAX_HEIGHT)
+            (win - top - 24.0).clamp(120.0, MAX_HEIGHT)
         } else {
             MAX_HEIGHT
         };

@@ -36,4 +36,7 @@ if (window.parent !== window && ['1', 'true', 'yes', 'on', ''].includes(embedPar
     else requestAnimationFrame(watch);
   };
   watch();
+  // A fitted view's box keeps the window's height while what overflows it changes (no resize
+  // to observe): look again twice a second.
+  setInterval(post, 500);
 }

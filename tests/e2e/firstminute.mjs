@@ -5,7 +5,8 @@
 //
 //   node tests/e2e/firstminute.mjs        (after trunk build --release)
 
-import { byId, waitFor, state, runFile, textOf, APP_TIMEOUT, settled } from './_lib.mjs';
+import path from 'node:path';
+import { byId, waitFor, state, runFile, textOf, APP_TIMEOUT, settled, SHOTS } from './_lib.mjs';
 
 const checks = [];
 const check = (name, fn) => checks.push({ name, fn });
@@ -119,64 +120,68 @@ check('warm start: at llc_weight=112&load=200 the first Step (no Play) is an LLC
   }
 });
 
-check('embed view=cpus in a 700x450 iframe: the whole CPU canvas, no controls, its height posted', async (browser) => {
-  const context = await browser.newContext({ viewport: { width: 900, height: 700 } });
-  const page = await context.newPage();
-  try {
-    // A host page on the same server (any page there will do) with one iframe and a listener.
-    await page.goto(`${state.baseUrl}embed.html`);
-    await page.evaluate((src) => {
-      window.__heights = [];
-      addEventListener('message', (e) => {
-        if (e.data && e.data.type === 'sisviz:height') window.__heights.push(e.data.height);
-      });
-      document.body.innerHTML = '';
-      const f = document.createElement('iframe');
-      Object.assign(f, { src, width: 700, height: 450, title: 'sisviz' });
-      f.style.border = '0';
-      f.dataset.testid = 'frame';
-      document.body.append(f);
-    }, `${state.baseUrl}?llc_weight=16&load=150&embed=1&view=cpus`);
-    const frame = page.frameLocator('iframe');
-    await frame.locator(byId('cpu-bars')).waitFor({ state: 'attached', timeout: APP_TIMEOUT });
-    const f = page.frames().find((x) => x !== page.mainFrame());
-    // The warm-up's progress line takes a line above the view until it is done.
-    await waitFor(async () => (await frame.locator(byId('progress')).count()) === 0, 60_000);
-    await page.waitForTimeout(200);
-    const geo = await waitFor(async () => {
-      const g = await f.evaluate(() => {
-        const c = document.querySelector('[data-testid="cpu-bars"]').getBoundingClientRect();
-        return { top: c.top, bottom: c.bottom, left: c.left, right: c.right, h: c.height,
-          innerHeight, innerWidth, scrollH: document.scrollingElement.scrollHeight };
-      });
-      return g.h > 50 ? g : null;
-    });
-    if (!geo) throw new Error('the CPU canvas has no height');
-    if (geo.top < 0 || geo.bottom > geo.innerHeight || geo.right > geo.innerWidth) {
-      throw new Error(`the CPU canvas is cut off: ${JSON.stringify(geo)}`);
+// Issue 27: an embed fits the frame it is given (600x450 included) with no scrolling, shows
+// play / step and an "open in sisviz" link unless controls=0, and posts its height.
+for (const [view, w, h] of [['cpus', 600, 450], ['curve', 600, 450], ['trace', 600, 450], ['cpus', 1000, 600]]) {
+  check(`embed view=${view} in a ${w}x${h} iframe at 112 CPUs: fits without scrolling, play/step/open link, height posted`, async (browser) => {
+    const context = await browser.newContext({ viewport: { width: w + 200, height: h + 250 } });
+    const page = await context.newPage();
+    try {
+      // A host page on the same server (any page there will do) with one iframe and a listener.
+      await page.goto(`${state.baseUrl}embed.html`);
+      await page.evaluate(({ src, w, h }) => {
+        window.__heights = [];
+        addEventListener('message', (e) => {
+          if (e.data && e.data.type === 'sisviz:height') window.__heights.push(e.data.height);
+        });
+        document.body.innerHTML = '';
+        const f = document.createElement('iframe');
+        Object.assign(f, { src, width: w, height: h, title: 'sisviz' });
+        f.style.border = '0';
+        document.body.append(f);
+      }, { src: `${state.baseUrl}?llc_weight=112&load=200&embed=1&view=${view}`, w, h });
+      const frame = page.frameLocator('iframe');
+      await frame.locator(byId('step')).waitFor({ timeout: APP_TIMEOUT });
+      const f = page.frames().find((x) => x !== page.mainFrame());
+      await waitFor(async () => (await frame.locator(byId('progress')).count()) === 0, 60_000);
+      await frame.locator(byId('step')).click();
+      await page.waitForTimeout(400);
+      const main = { cpus: 'cpu-bars', curve: 'scan-curve', trace: 'decision-detail' }[view];
+      const geo = await f.evaluate((id) => {
+        const c = document.querySelector(`[data-testid="${id}"]`).getBoundingClientRect();
+        return { top: c.top, bottom: c.bottom, right: c.right, h: c.height, innerHeight, innerWidth,
+          scrollH: document.scrollingElement.scrollHeight, scrollW: document.scrollingElement.scrollWidth };
+      }, main);
+      if (geo.h < 60 || geo.top < 0 || geo.bottom > geo.innerHeight + 0.5 || geo.right > geo.innerWidth + 0.5) {
+        throw new Error(`${main} does not fit the ${w}x${h} frame: ${JSON.stringify(geo)}`);
+      }
+      if (geo.scrollH > geo.innerHeight + 1 || geo.scrollW > geo.innerWidth + 1) {
+        throw new Error(`the frame scrolls: content ${geo.scrollW}x${geo.scrollH}`);
+      }
+      const href = await frame.locator(byId('open-app')).getAttribute('href');
+      if (!/llc_weight=112/.test(href) || /embed=|view=/.test(href)) throw new Error(`open link ${href}`);
+      if (await frame.locator(byId('llc-weight')).count()) throw new Error('the panel shows without controls=1');
+      const rootH = await f.evaluate(() => Math.ceil(document.querySelector('.sisviz').getBoundingClientRect().height));
+      const heights = await waitFor(() => page.evaluate((rh) =>
+        window.__heights.length && window.__heights[window.__heights.length - 1] === rh && window.__heights, rootH));
+      if (!heights) throw new Error(`no sisviz:height message of the content's ${rootH} px: ${await page.evaluate(() => window.__heights)}`);
+      await page.screenshot({ path: path.join(SHOTS, `embed-${view}-${w}x${h}.png`) });
+      console.log(`      ${main} ${Math.round(geo.top)}..${Math.round(geo.bottom)} px of ${h}, posted ${heights.join(', ')}`);
+      // controls=0: the view alone; controls=1: the panel.
+      await page.evaluate((src) => { document.querySelector('iframe').src = src; },
+        `${state.baseUrl}?llc_weight=16&embed=1&view=${view}&controls=0`);
+      await frame.locator(byId(main)).waitFor({ state: 'attached', timeout: APP_TIMEOUT });
+      if (await frame.locator(byId('embed-bar')).count()) throw new Error('controls=0 still shows the bar');
+      await page.evaluate((src) => { document.querySelector('iframe').src = src; },
+        `${state.baseUrl}?llc_weight=16&embed=1&view=${view}&controls=1`);
+      if (!(await waitFor(async () => (await frame.locator(byId('llc-weight')).count()) > 0, APP_TIMEOUT))) {
+        throw new Error('controls=1 shows no panel');
+      }
+    } finally {
+      await context.close();
     }
-    for (const id of ['play', 'step', 'llc-weight']) {
-      if (await frame.locator(byId(id)).count()) throw new Error(`the embed shows ${id} without controls=1`);
-    }
-    const rootH = await f.evaluate(() => Math.ceil(document.querySelector('.sisviz').getBoundingClientRect().height));
-    const heights = await waitFor(() => page.evaluate((h) =>
-      window.__heights.length && window.__heights[window.__heights.length - 1] === h && window.__heights, rootH));
-    if (!heights) throw new Error(`no sisviz:height message of the content's ${rootH} px: ${await page.evaluate(() => window.__heights)}`);
-    const last = heights[heights.length - 1];
-    if (!(last > geo.bottom && last <= Math.max(geo.scrollH, geo.innerHeight) + 1)) {
-      throw new Error(`posted height ${last}, canvas bottom ${geo.bottom}, content ${geo.scrollH}`);
-    }
-    console.log(`      canvas ${Math.round(geo.top)}..${Math.round(geo.bottom)} px of 450, posted heights ${heights.join(', ')}`);
-    // controls=1 brings the controls back.
-    await page.evaluate((src) => { document.querySelector('iframe').src = src; },
-      `${state.baseUrl}?llc_weight=16&embed=1&view=cpus&controls=1`);
-    if (!(await waitFor(async () => (await frame.locator(byId('step')).count()) > 0, APP_TIMEOUT))) {
-      throw new Error('controls=1 shows no step button');
-    }
-  } finally {
-    await context.close();
-  }
-});
+  });
+}
 
 for (const query of ['', '?llc_weight=112&load=200', '?llc_weight=16&embed=1&view=curve']) {
   check(`390 px wide${query ? ` (${query})` : ''}: no sideways scroll (workbench tabs too), canvases within the width; taps step and select`, async (browser) => {
