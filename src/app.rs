@@ -346,13 +346,15 @@ pub fn App(props: &AppProps) -> Html {
                     ..Default::default()
                 },
             );
-            let (play, step) = (on_play.clone(), on_step.clone());
+            let (play, step, probe) = (on_play.clone(), on_step.clone(), on_probe.clone());
             html! {
                 <div class="embed-bar" data-testid="embed-bar">
                     <button data-testid="play" aria-pressed={state.playing.to_string()} onclick={move |_| play.emit(())}
                         title="Play / pause (space)">{if state.playing { "❚❚ Pause" } else { "▶ Play" }}</button>
                     <button data-testid="step" onclick={move |_| step.emit(())}
                         title="The next wake-up decision (→)">{"Step →"}</button>
+                    <button data-testid="step-probe" onclick={move |_| probe.emit(())}
+                        title="Walk the decision one check at a time">{"Step probe ›"}</button>
                     <a data-testid="open-app" href={format!("{}{open}", state.app)} target="_blank" rel="noopener">{"open in sisviz ↗"}</a>
                 </div>
             }
