@@ -23,6 +23,8 @@ use yew::prelude::*;
 /// Real time the render that rebuilds the simulation spends on its replay or warm-up (the
 /// rest runs one slice per animation frame), ms.
 const FIRST_SLICE_MS: f64 = 25.0;
+/// Scenario changes closer together than this (typing a number) make one history entry, ms.
+const HISTORY_SETTLE_MS: f64 = 800.0;
 
 /// How the app was started.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,6 +55,8 @@ pub fn App(props: &AppProps) -> Html {
         })
     };
     let runner = use_mut_ref(Runner::default);
+    // `?`: every term's explanation shown in place (no tab stop per term).
+    let explain = use_state(|| false);
     let main_view = use_mut_ref(MainView::default);
     let force = use_force_update();
     let canvases = use_memo((), |_| MainCanvases::default());
@@ -113,16 +117,52 @@ pub fn App(props: &AppProps) -> Html {
         });
     }
 
-    // Keep the URL in sync (replaceState, no reload).
+    // Keep the URL in sync, no reload: a settled change of the scenario is a new history
+    // entry (Back undoes it; changes less than HISTORY_SETTLE_MS apart, like typing, make one),
+    // anything else (steps, selection, speed) replaces the current one.
     {
         let q = url::to_query(&state.scenario, &state.view_state());
+        let scenario_q = url::to_query(&state.scenario, &url::ViewState::default());
         let sync = init.sync_url;
+        let last = use_mut_ref(|| (String::new(), 0.0f64));
         use_effect_with(q, move |q| {
-            if sync {
-                if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
-                    let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(q));
+            let win = web_sys::window();
+            let here = win.as_ref().and_then(|w| w.location().search().ok());
+            if let (true, Some(h)) = (sync, win.and_then(|w| w.history().ok())) {
+                let mut last = last.borrow_mut();
+                let now = canvas::now_ms();
+                let null = wasm_bindgen::JsValue::NULL;
+                if here.as_deref() == Some(q.as_str()) {
+                    // Back/Forward brought this state: nothing to write.
+                } else if !last.0.is_empty()
+                    && last.0 != scenario_q
+                    && now - last.1 > HISTORY_SETTLE_MS
+                {
+                    let _ = h.push_state_with_url(&null, "", Some(q));
+                    last.1 = now;
+                } else {
+                    let _ = h.replace_state_with_url(&null, "", Some(q));
+                    if last.0 != scenario_q {
+                        last.1 = now;
+                    }
                 }
+                last.0 = scenario_q;
             }
+        });
+    }
+    // Back and Forward restore the scenario and view that entry holds.
+    {
+        let (state, sync) = (state.clone(), init.sync_url);
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().filter(|_| sync).map(|w| {
+                gloo::events::EventListener::new(&w, "popstate", move |_| {
+                    let q = web_sys::window()
+                        .and_then(|w| w.location().search().ok())
+                        .unwrap_or_default();
+                    state.dispatch(Action::Restore(Rc::new(url::parse_query(&q))));
+                })
+            });
+            move || drop(listener)
         });
     }
 
@@ -254,6 +294,10 @@ pub fn App(props: &AppProps) -> Html {
         Shortcuts {
             play_pause: on_play.clone(),
             step: on_step.clone(),
+            explain: {
+                let explain = explain.clone();
+                Callback::from(move |()| explain.set(!*explain))
+            },
         },
     );
 
@@ -329,6 +373,10 @@ pub fn App(props: &AppProps) -> Html {
         version={snap.version} {canvases} {on_load} {on_error} /> }
     };
     let theme_class = if dark { "theme-dark" } else { "theme-light" };
+    let on_explain = {
+        let explain = explain.clone();
+        Callback::from(move |_: MouseEvent| explain.set(!*explain))
+    };
     // An iframe embed of one view fits its frame (the window); a mounted one or the full view
     // takes the height it needs.
     let fit = state.embed && init.sync_url && state.view != View::Full;
@@ -378,7 +426,9 @@ pub fn App(props: &AppProps) -> Html {
             {export}
             <Workbench scenario={state.scenario.clone()} dark={dark} on_scenario={on_scenario} />
             <footer class="foot">
-                {"Keyboard: space = play/pause, → = step. Hover a dotted term for what it means. "}
+                <button class="ghost" data-testid="explain" aria-pressed={explain.to_string()} onclick={on_explain}>
+                    {if *explain { "Hide the terms' explanations" } else { "Explain every term (?)" }}</button>
+                {" Keyboard: space = play/pause, → = step, ? = explain every dotted term in place. Hover one for what it means; a focused control explains its own under the controls. "}
                 {"The URL always holds the whole state: copy it to share."}
             </footer>
         </> },
@@ -388,6 +438,7 @@ pub fn App(props: &AppProps) -> Html {
         theme_class,
         state.embed.then_some("embed"),
         fit.then_some("fit"),
+        explain.then_some("explain"),
         format!("view-{}", state.view.name())
     );
     // An embed has no header: its heading is for screen readers.

@@ -172,6 +172,8 @@ pub enum Action {
     },
     /// Rebuild the simulation from the current scenario (back to t = 0).
     Reset,
+    /// Back / Forward: the scenario and view of a history entry (its URL, parsed).
+    Restore(Rc<crate::url::Parsed>),
     SetPlaying(bool),
     SetSpeed(u32),
     /// The app advanced the simulation to decision `seq`; `total` = wakeups_total().
@@ -220,6 +222,12 @@ impl Reducible for UiState {
             Action::Reset => {
                 let sc = s.scenario.clone();
                 s.rebuilt(sc);
+            }
+            Action::Restore(p) => {
+                let mut r = UiState::new(p.scenario.clone(), &p.view, p.errors.clone());
+                r.generation = s.generation + 1;
+                r.score = s.score;
+                return Rc::new(r);
             }
             Action::SetPlaying(p) => {
                 s.playing = p;
@@ -335,6 +343,21 @@ mod tests {
             &ViewState::default(),
             vec![],
         ))
+    }
+
+    #[test]
+    fn back_restores_the_scenario_of_the_history_entry() {
+        let s = st().reduce(Action::SetField {
+            name: "llc_weight".into(),
+            value: "112".into(),
+        });
+        let g = s.generation;
+        let s = s.reduce(Action::Restore(Rc::new(crate::url::parse_query(
+            "?llc_weight=16&load=150&step=40",
+        ))));
+        assert_eq!((s.scenario.llc_weight, s.scenario.load), (16, 150));
+        assert_eq!(s.restore_step, Some(40), "the entry's step is replayed");
+        assert!(s.generation > g, "the simulation is rebuilt");
     }
 
     #[test]

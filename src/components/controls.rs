@@ -33,6 +33,9 @@ struct NumProps {
     dispatch: Callback<Action>,
     #[prop_or_default]
     invalid: bool,
+    /// The arrows' step (llc_weight moves by whole cores: smt).
+    #[prop_or(1)]
+    step: u32,
 }
 
 #[component]
@@ -86,7 +89,7 @@ fn NumField(p: &NumProps) -> Html {
         <label class={classes!("field", p.invalid.then_some("invalid"))}>
             <span class="label">{p.label.clone()}</span>
             <input type="number" data-testid={p.testid.clone()} name={p.field.clone()}
-                min={p.min.to_string()} max={p.max.to_string()} value={p.value.clone()}
+                min={p.min.to_string()} max={p.max.to_string()} step={p.step.to_string()} value={p.value.clone()}
                 inputmode="numeric" aria-invalid={p.invalid.to_string()}
                 {onchange} {onkeydown} {oninput} />
         </label>
@@ -135,14 +138,39 @@ pub fn Controls(p: &ControlsProps) -> Html {
             .any(|e| e.contains(&format!("invalid {f} ")))
     };
     // Each number input's range is its field's in sis-core's table (the one that validates it).
+    // llc_weight steps by whole cores (a multiple of smt), so its arrows never land on an
+    // invalid value; a typed one is reported by the field's error.
     let num = |testid: &'static str, field: &'static str, value: String| {
         let (min, max) = sis_core::sim::scenario::int_range(field).unwrap_or((0, u64::MAX));
+        let step = if field == "llc_weight" {
+            sc.smt.max(1)
+        } else {
+            1
+        };
         html! {
             <NumField testid={testid} field={field} label={html!{{kernel_term(field, field)}}}
-                value={value} min={min} max={max} dispatch={dispatch.clone()}
-                invalid={err_field(field)} />
+                value={value} min={min.max(step as u64)} max={max} dispatch={dispatch.clone()}
+                invalid={err_field(field)} {step} />
         }
     };
+    // The focused control's term, explained under the panel (terms are not tab stops).
+    let focus_help = use_state(String::new);
+    let onfocusin = {
+        let focus_help = focus_help.clone();
+        Callback::from(move |e: FocusEvent| {
+            let name = e
+                .target_dyn_into::<web_sys::Element>()
+                .and_then(|el| el.get_attribute("name"))
+                .unwrap_or_default();
+            let help = crate::terms::term(&name);
+            focus_help.set(if help.is_empty() {
+                String::new()
+            } else {
+                format!("{name}: {help}")
+            });
+        })
+    };
+    let help_line = html! { <p class="hint focus-help" data-testid="focus-help" aria-live="polite">{(*focus_help).clone()}</p> };
     let presets = sis_core::presets();
     let preset_desc = presets
         .iter()
@@ -297,7 +325,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
     };
     if p.compact {
         return html! {
-            <div class="controls compact">
+            <div class="controls compact" {onfocusin}>
                 {buttons}
                 <div class="fields">
                     {num("llc-weight", "llc_weight", sc.llc_weight.to_string())}
@@ -305,6 +333,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
                     {num("load", "load", sc.load.to_string())}
                     {preset_sel}
                 </div>
+                {help_line}
             </div>
         };
     }
@@ -329,7 +358,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
         }
     });
     html! {
-        <div class="controls">
+        <div class="controls" {onfocusin}>
             {buttons}
             <div class="groups">
                 <fieldset>
@@ -357,6 +386,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
                 <summary>{"Feature overrides "}<span class="hint">{format!("({})", if sc.features.is_empty() { "none" } else { sc.features.as_str() })}</span></summary>
                 <div class="feature-grid">{ for feature_boxes }</div>
             </details>
+            {help_line}
         </div>
     }
 }

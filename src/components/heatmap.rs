@@ -6,7 +6,7 @@
 use super::sweep::estimate_text;
 use super::widgets::{preset_select, sweep_progress, PoolSetup};
 use crate::draw::plot::ChartMap;
-use crate::draw::sweep::{draw_heatmap, Heat};
+use crate::draw::sweep::{draw_heatmap, heat_colour, Heat};
 use crate::draw::Palette;
 use crate::hooks::use_sweep_job;
 use sis_core::analysis::sweep::stats::{quantity, Estimate};
@@ -202,7 +202,7 @@ pub fn HeatmapPanel(p: &HeatmapPanelProps) -> Html {
         .collect();
     {
         let (c1, c2, dark, maps) = (c1.clone(), c2.clone(), p.dark, maps.clone());
-        use_effect_with((heats, dark), move |(heats, dark)| {
+        use_effect_with((heats.clone(), dark), move |(heats, dark)| {
             let pal = Palette::of(*dark);
             for (i, (c, hot)) in [(c1, pal.busy), (c2, pal.idle)].into_iter().enumerate() {
                 if let Some(c) = c.cast::<HtmlCanvasElement>() {
@@ -247,6 +247,24 @@ pub fn HeatmapPanel(p: &HeatmapPanelProps) -> Html {
     };
     let sc = &p.scenario;
     let tip = (*hover).clone();
+    // Each map's colour scale: its lowest and highest value at the ends of its ramp.
+    let pal = Palette::of(p.dark);
+    let scale = |i: usize, hot: crate::draw::Rgb| {
+        let Some((lo, hi)) = heats[i].range() else {
+            return html! {};
+        };
+        let d = MAPS[i].3;
+        let ramp = format!(
+            "background: linear-gradient(to right, {}, {})",
+            heat_colour(&pal, hot, 0.0).css(),
+            heat_colour(&pal, hot, 1.0).css()
+        );
+        html! {
+            <div class="heat-scale" data-testid={format!("{}-scale", MAPS[i].0)}>
+                <span>{format!("{lo:.d$}")}</span><span class="ramp" style={ramp}></span><span>{format!("{hi:.d$}")}</span>
+            </div>
+        }
+    };
     html! {
         <div class="sweep heat" data-testid="heat-view">
             <p class="caption">
@@ -269,10 +287,16 @@ pub fn HeatmapPanel(p: &HeatmapPanelProps) -> Html {
             if let Some(e) = (*err).clone() { <div class="error" role="alert">{e}</div> }
             {sweep_progress(&run, "runs")}
             <div class="heat-row">
-                <canvas ref={c1} class="chart heat-chart" data-testid={MAPS[0].0} role="img" aria-label="heatmap of runqueues scanned per wake-up"
-                    title={tip.clone()} onmousemove={on_hover(0)}></canvas>
-                <canvas ref={c2} class="chart heat-chart" data-testid={MAPS[1].0} role="img" aria-label="heatmap of success rate"
-                    title={tip.clone()} onmousemove={on_hover(1)}></canvas>
+                <figure>
+                    <canvas ref={c1} class="chart heat-chart" data-testid={MAPS[0].0} role="img" aria-label="heatmap of runqueues scanned per wake-up"
+                        title={tip.clone()} onmousemove={on_hover(0)}></canvas>
+                    {scale(0, pal.busy)}
+                </figure>
+                <figure>
+                    <canvas ref={c2} class="chart heat-chart" data-testid={MAPS[1].0} role="img" aria-label="heatmap of success rate"
+                        title={tip.clone()} onmousemove={on_hover(1)}></canvas>
+                    {scale(1, pal.idle)}
+                </figure>
             </div>
             <div class="hover-readout" data-testid="heat-hover" aria-live="polite">{tip}</div>
         </div>

@@ -37,7 +37,9 @@ pub fn Term(p: &TermProps) -> Html {
     } else {
         p.children.clone()
     };
-    html! { <abbr class="term" title={help} tabindex="0">{body}</abbr> }
+    // Not a tab stop (40 of them stood between the controls and the metrics): the controls
+    // explain their term on focus, and `?` shows every term's explanation in place.
+    html! { <abbr class="term" title={help}>{body}</abbr> }
 }
 
 /// `<Term name={name}>{label}</Term>`. The components call this instead of writing the

@@ -12,8 +12,8 @@ pub struct PatchScenarioListProps {
 #[component]
 pub fn PatchScenarioList(p: &PatchScenarioListProps) -> Html {
     html! {
-        <details class="patch-scenarios" open=true>
-            <summary>{"Reproduce the patches' results: one click sets the scenario (and runs a sweep)"}</summary>
+        <details class="patch-scenarios">
+            <summary data-testid="patch-menu">{format!("Reproduce a patch's result ({} scenarios) ▾", PATCH_SCENARIOS.len())}</summary>
             <ul data-testid="patch-scenarios">
                 { for PATCH_SCENARIOS.iter().map(|s| {
                     let onclick = p.on_choose.reform(move |_: MouseEvent| s);

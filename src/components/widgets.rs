@@ -64,7 +64,7 @@ impl PoolSetup {
             <>
                 <label title="replicates: run every point with each seed (as sis sweep --seeds), like 1-5 or 1,2,3; empty = the scenario's seed">
                     {"seeds "}<input type="text" data-testid={format!("{prefix}-seeds")} value={self.seeds.clone()}
-                        placeholder="scenario's" onchange={on_input_change(self.on_seeds.clone())} size="8" />
+                        placeholder="the scenario's" onchange={on_input_change(self.on_seeds.clone())} size="12" />
                 </label>
                 <label title="Web Workers running the points: auto = one per core (at most 4), or 1-16">
                     {"workers "}<input type="text" data-testid={format!("{prefix}-workers")} value={self.workers.clone()}

@@ -188,6 +188,22 @@ pub struct Heat {
     pub decimals: usize,
 }
 
+impl Heat {
+    /// The lowest and highest known value: the colour scale's ends.
+    pub fn range(&self) -> Option<(f64, f64)> {
+        let known = self
+            .values
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|v| v.is_finite());
+        known.fold(None, |r, v| match r {
+            None => Some((v, v)),
+            Some((a, b)) => Some((a.min(v), b.max(v))),
+        })
+    }
+}
+
 /// Mixes the palette's background and `hot` by `t` in 0..=1.
 pub fn heat_colour(pal: &Palette, hot: Rgb, t: f64) -> Rgb {
     let t = t.clamp(0.0, 1.0);
@@ -244,8 +260,7 @@ pub fn draw_heatmap(
         },
         pal,
     )?;
-    let known = h.values.iter().flatten().copied().filter(|v| v.is_finite());
-    let (lo, hi) = known.fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    let (lo, hi) = h.range().unwrap_or((0.0, 1.0));
     let span = if hi > lo { hi - lo } else { 1.0 };
     let area = chart.plotting_area();
     let cell = |xi: usize, yi: usize| h.values.get(yi * nx + xi).copied().flatten();

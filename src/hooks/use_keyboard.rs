@@ -1,4 +1,5 @@
-//! The page's keyboard shortcuts: space = play/pause, → = step (not while typing in a field).
+//! The page's keyboard shortcuts: space = play/pause, → = step, ? = explain every term in
+//! place (not while typing in a field).
 
 use gloo::events::{EventListener, EventListenerOptions};
 use std::rc::Rc;
@@ -10,6 +11,7 @@ use yew::prelude::*;
 pub struct Shortcuts {
     pub play_pause: Callback<()>,
     pub step: Callback<()>,
+    pub explain: Callback<()>,
 }
 
 /// Listens on the window while mounted (when `enabled`: off for embedded instances); the
@@ -42,6 +44,7 @@ fn listen(latest: Rc<std::cell::RefCell<Option<Shortcuts>>>) -> EventListener {
             let action = match e.key().as_str() {
                 " " => &s.play_pause,
                 "ArrowRight" => &s.step,
+                "?" => &s.explain,
                 _ => return,
             };
             e.prevent_default();
