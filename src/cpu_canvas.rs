@@ -135,7 +135,7 @@ impl CpuCanvas {
                 guess: overlay.guess.filter(|g| g.seq == d.id.seq).map(|g| g.cpu),
             }
         });
-        draw_cpus(
+        let ids = draw_cpus(
             &ctx,
             lay,
             &self.snaps,
@@ -143,6 +143,9 @@ impl CpuCanvas {
             ov.as_ref(),
             &Palette::of(dark),
         );
+        // The CPU numbers under the bars, for the end-to-end tests (like data-bars).
+        let ids: Vec<String> = ids.iter().map(u32::to_string).collect();
+        let _ = canvas.set_attribute("data-ids", &ids.join(" "));
         self.drawn = Some(now);
         true
     }

@@ -43,7 +43,7 @@ pub fn CpuView(p: &CpuViewProps) -> Html {
                     <li><i class="sw missed"></i>{kernel_term("missed_idle", "idle, never probed")}</li>
                 </ul>
             </div>
-            <p class="caption">{p.caption.clone()}</p>
+            <p class="caption" data-testid="cpu-caption">{p.caption.clone()}</p>
             {p.predict.clone()}
             <canvas ref={p.canvas.clone()} data-testid="cpu-bars"
                 class={classes!("cpu-bars", p.predicting.then_some("picking"))}

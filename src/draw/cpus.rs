@@ -252,7 +252,8 @@ fn rect_stroke(ctx: &CanvasRenderingContext2d, x: f64, y: f64, w: f64, h: f64, r
     ctx.stroke();
 }
 
-/// Draws the bars and the overlay. `ctx` is in CSS pixels.
+/// Draws the bars and the overlay. `ctx` is in CSS pixels. Returns the CPUs whose numbers it
+/// wrote under the bars.
 pub fn draw_cpus(
     ctx: &CanvasRenderingContext2d,
     lay: &CpuLayout,
@@ -260,7 +261,7 @@ pub fn draw_cpus(
     llcs: &[LlcSnap],
     ov: Option<&Overlay>,
     pal: &Palette,
-) {
+) -> Vec<u32> {
     ctx.clear_rect(0.0, 0.0, lay.width, lay.height);
     let bw = lay.bw;
     // LLC boxes and labels.
@@ -355,15 +356,22 @@ pub fn draw_cpus(
             ctx.fill_rect(x, y - 4.0, bw, 3.0);
         }
     }
-    draw_ids(ctx, lay, ov, pal);
+    let ids = draw_ids(ctx, lay, ov, pal);
     if let Some(ov) = ov {
         draw_overlay(ctx, lay, ov, pal);
     }
+    ids
 }
 
 /// The CPU numbers under each row of bars, thinned to what fits; the decision's waker, prev,
 /// target, current probe and chosen CPU always numbered, in bold.
-fn draw_ids(ctx: &CanvasRenderingContext2d, lay: &CpuLayout, ov: Option<&Overlay>, pal: &Palette) {
+fn draw_ids(
+    ctx: &CanvasRenderingContext2d,
+    lay: &CpuLayout,
+    ov: Option<&Overlay>,
+    pal: &Palette,
+) -> Vec<u32> {
+    let mut drawn = Vec::new();
     let mut marked: Vec<u32> = Vec::new();
     if let Some(ov) = ov {
         let d = ov.decision;
@@ -396,8 +404,10 @@ fn draw_ids(ctx: &CanvasRenderingContext2d, lay: &CpuLayout, ov: Option<&Overlay
             });
             ctx.set_fill_style_str(&if bold { pal.fg } else { pal.muted }.css());
             let _ = ctx.fill_text(&cpu.to_string(), x, y + lay.bar_h + 13.0);
+            drawn.push(cpu);
         }
     }
+    drawn
 }
 
 fn draw_overlay(ctx: &CanvasRenderingContext2d, lay: &CpuLayout, ov: &Overlay, pal: &Palette) {

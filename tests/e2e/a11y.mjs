@@ -32,6 +32,11 @@ for (const [label, query, colorScheme] of [
   // Decisions that miss idle CPUs: the log's "N idle missed" text, on white and selected.
   ['112 CPUs at 200% ("idle missed" in the log), light', '?llc_weight=112&load=200', 'light'],
   ['112 CPUs at 200% ("idle missed" in the log), dark', '?llc_weight=112&load=200&theme=dark', 'dark'],
+  // Issue 27: every view of an embed, in both themes.
+  ['an embed of the curve, dark', '?embed=1&view=curve&theme=dark', 'dark'],
+  ['an embed of the decision log', '?embed=1&view=trace&llc_weight=112&load=200', 'light'],
+  ['an embed of the decision log, dark', '?embed=1&view=trace&theme=dark', 'dark'],
+  ['an embed of the CPU view with its control panel, dark', '?embed=1&view=cpus&controls=1&theme=dark', 'dark'],
 ]) {
   check(`axe-core: no violations on ${label}, before and after a Step`, async (browser) => {
     const { context, page } = await openApp(browser, query, { colorScheme });
@@ -57,15 +62,56 @@ for (const [label, query, colorScheme] of [
   });
 }
 
+// Issue 27: every workbench tab (compare with decisions on screen), and every term explained
+// in place, in both themes.
+for (const [scheme, theme] of [['light', 'light'], ['dark', 'dark']]) {
+  check(`axe-core: no violations on each workbench tab and with every term explained, ${scheme}`, async (browser) => {
+    const { context, page } = await openApp(browser, `?llc_weight=16&load=150&theme=${theme}`, { colorScheme: scheme });
+    try {
+      await settled(page);
+      for (const tab of ['compare', 'sweep', 'heatmap', 'replay']) {
+        await page.locator(byId(`tab-${tab}`)).click();
+        await page.waitForTimeout(300);
+        if (tab === 'compare') {
+          await waitFor(async () => /switched/.test(await page.locator(byId('compare-note')).innerText()), 60_000);
+          await page.locator(byId('compare-step-10')).click();
+          await page.waitForTimeout(300);
+        }
+        const v = await axe(page);
+        if (v.length) throw new Error(`tab ${tab}: ${v.join(' | ')}`);
+      }
+      await page.locator(byId('patch-menu')).click();
+      await page.locator(byId('explain')).click();
+      await page.waitForTimeout(200);
+      const v = await axe(page);
+      if (v.length) throw new Error(`terms explained, patch menu open: ${v.join(' | ')}`);
+    } finally {
+      await context.close();
+    }
+  });
+}
+
 check('axe-core: no violations on the lessons page, light and dark', async (browser) => {
   for (const colorScheme of ['light', 'dark']) {
-    const context = await browser.newContext({ colorScheme });
+    const context = await browser.newContext({ colorScheme, viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     try {
       await page.goto(`${state.baseUrl}static/lessons/`);
       await page.waitForSelector('body[data-ready="1"]');
       const v = await axe(page);
       if (v.length) throw new Error(`${colorScheme}: ${v.join(' | ')}`);
+      // Every scene's own page, in its frame, after a Step.
+      for (let i = 1; i <= 7; i++) {
+        await page.goto(`${state.baseUrl}static/lessons/#${i}`);
+        const frame = page.frameLocator(byId('lesson-frame'));
+        await frame.locator(byId('step')).waitFor({ timeout: 20_000 });
+        await waitFor(async () => (await frame.locator(byId('progress')).count()) === 0, 60_000);
+        await frame.locator(byId('step')).click();
+        await page.waitForTimeout(200);
+        const f = page.frames().find((x) => x !== page.mainFrame() && x.url().includes('embed=1'));
+        const fv = await axe(f);
+        if (fv.length) throw new Error(`${colorScheme}, scene ${i}: ${fv.join(' | ')}`);
+      }
     } finally {
       await context.close();
     }

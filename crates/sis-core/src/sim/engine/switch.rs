@@ -24,9 +24,10 @@ impl Simulation {
     }
 
     /// From now on, decides with `to`'s kernel: its preset's features and era, imbalance_pct
-    /// and nr_expr. Everything else (tasks, PELT, runqueues, avg_idle, nr_idle_scan as the
-    /// last balance left it) carries over, as on a machine whose sched_features change at run
-    /// time. `to` must differ from the running scenario in those kernel fields only.
+    /// and nr_expr. Everything else (tasks, PELT, runqueues, avg_idle) carries over, as on a
+    /// machine whose sched_features change at run time; nr_idle_scan is recomputed at once by
+    /// the new kernel's rule (its next periodic balance, brought forward). `to` must differ
+    /// from the running scenario in those kernel fields only.
     pub fn switch_kernel(&mut self, to: &Scenario) -> Result<(), InputError> {
         to.check()?;
         let mut same = to.clone();
@@ -50,6 +51,11 @@ impl Simulation {
         self.st.nr_expr = to.nr_expr_rule();
         self.newidle_migration_cost_gate = to.newidle_migration_cost_gate();
         self.scenario = to.clone();
+        // The new kernel's nr_idle_scan now, as its first periodic balance would write it: a
+        // compare's B throttles by its own rule from its first wake-up, not A's.
+        for llc in 0..self.scenario.llcs {
+            self.st.update_idle_cpu_scan(llc);
+        }
         Ok(())
     }
 }
