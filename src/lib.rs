@@ -28,7 +28,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 /// Shows a panic in the page (and in the console), once.
-fn install_panic_hook() {
+pub fn install_panic_hook() {
     use std::sync::Once;
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
@@ -48,8 +48,10 @@ fn install_panic_hook() {
     });
 }
 
-/// The page entry point: renders into `#sisviz-app` when the page has one.
-#[wasm_bindgen(start)]
+/// The page entry point: renders into `#sisviz-app` when the page has one. (The wasm exports
+/// are the `page` feature's: a wasm built on this crate without it, the Replay tab's UI,
+/// neither starts an app nor exports the embed API.)
+#[cfg_attr(feature = "page", wasm_bindgen(start))]
 pub fn start() {
     install_panic_hook();
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
@@ -76,12 +78,12 @@ pub fn start() {
 }
 
 /// A mounted instance; `destroy()` unmounts it.
-#[wasm_bindgen]
+#[cfg_attr(feature = "page", wasm_bindgen)]
 pub struct Handle {
     app: Option<yew::AppHandle<App>>,
 }
 
-#[wasm_bindgen]
+#[cfg_attr(feature = "page", wasm_bindgen)]
 impl Handle {
     /// Unmounts the app (stops its animation loop, drops its Simulation). Idempotent.
     pub fn destroy(&mut self) {
@@ -91,7 +93,7 @@ impl Handle {
     }
 
     /// Whether the instance is still mounted.
-    #[wasm_bindgen(getter)]
+    #[cfg_attr(feature = "page", wasm_bindgen(getter))]
     pub fn mounted(&self) -> bool {
         self.app.is_some()
     }
@@ -214,7 +216,7 @@ pub fn scenario_object_pairs(scenario: &JsValue) -> Result<Vec<(String, String)>
 /// The fields take the one validation path (`Scenario::from_pairs`); invalid values are shown
 /// in the instance's error panel (and the console). Anything but an element and a plain object
 /// throws. More than one instance per page works; each is independent.
-#[wasm_bindgen]
+#[cfg_attr(feature = "page", wasm_bindgen)]
 pub fn mount(element: JsValue, scenario: JsValue) -> Result<Handle, JsError> {
     let Ok(element) = element.dyn_into::<web_sys::Element>() else {
         return Err(JsError::new(

@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 /// Runs one sweep point given as a URL query of scenario fields (`llc_weight=8&load=50&...`)
 /// and returns its `RunReport` as [`encode_report`] writes it, or `error: <message naming the
 /// field>`.
-#[wasm_bindgen]
+#[cfg_attr(feature = "page", wasm_bindgen)]
 pub fn sweep_point(scenario_query: &str) -> String {
     let pairs = crate::url::split_query(scenario_query);
     let sc = match Scenario::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {

@@ -16,7 +16,7 @@ pub fn preset_select(testid: &str, value: &str, none: Option<&str>, on: Callback
             if let Some(n) = none {
                 <option value="" selected={value.is_empty()}>{n}</option>
             }
-            { for sis_core::kernel::features::presets().into_iter().map(|p| html! {
+            { for sis_core::kernel::features::presets().iter().map(|p| html! {
                 <option value={p.name} selected={p.name == value} title={p.description}>{p.name}</option>
             }) }
         </select>

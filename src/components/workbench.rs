@@ -6,7 +6,6 @@
 use super::compare::{ComparePanel, CompareSetup};
 use super::heatmap::HeatmapPanel;
 use super::patch_scenarios::PatchScenarioList;
-use super::replay::ReplayPanel;
 use super::sweep::{SweepPanel, SweepSetup};
 use super::widgets::PoolSetup;
 use crate::patches::{split, PatchScenario};
@@ -105,7 +104,7 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
             <HeatmapPanel scenario={p.scenario.clone()} dark={p.dark}
                 preset={state.baseline_preset.clone()} on_preset={on_baseline} {pool} />
         },
-        Tab::Replay => html! { <ReplayPanel /> },
+        Tab::Replay => html! { <ReplayHost /> },
     };
     html! {
         <section class="panel workbench" data-testid="workbench">
@@ -121,5 +120,65 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
             <PatchScenarioList {on_choose} />
             {body}
         </section>
+    }
+}
+
+/// The Replay tab. Its UI is a wasm of its own (crates/sisviz-replay-ui): static/replay-ui.js
+/// loads it the first time the tab opens and mounts it here; closing the tab unmounts it.
+#[component]
+fn ReplayHost() -> Html {
+    let host = use_node_ref();
+    {
+        let host = host.clone();
+        use_effect_with((), move |_| {
+            let el = host.cast::<web_sys::Element>();
+            if let Some(el) = &el {
+                replay_ui("mount", el);
+            }
+            move || {
+                if let Some(el) = el {
+                    replay_ui("unmount", &el);
+                }
+            }
+        });
+    }
+    html! {
+        <div class="replay-host" data-testid="replay-host" ref={host}>
+            <p class="hint">{"Loading the Replay tab…"}</p>
+        </div>
+    }
+}
+
+/// Calls `window.sisvizReplayUi[op](el)`; before static/replay-ui.js has run, marks `el` for it
+/// (it mounts marked elements when it runs) and adds the script once.
+fn replay_ui(op: &str, el: &web_sys::Element) {
+    use wasm_bindgen::JsCast;
+    let Some(win) = web_sys::window() else {
+        return;
+    };
+    let api = js_sys::Reflect::get(&win, &"sisvizReplayUi".into()).unwrap_or_default();
+    if !api.is_undefined() {
+        if let Ok(f) =
+            js_sys::Reflect::get(&api, &op.into()).and_then(|f| f.dyn_into::<js_sys::Function>())
+        {
+            let _ = f.call1(&api, el);
+        }
+        return;
+    }
+    if op != "mount" {
+        let _ = el.remove_attribute("data-replay-mount");
+        return;
+    }
+    let _ = el.set_attribute("data-replay-mount", "");
+    let Some(doc) = win.document() else {
+        return;
+    };
+    if doc.get_element_by_id("sisviz-replay-ui").is_none() {
+        if let (Ok(script), Some(head)) = (doc.create_element("script"), doc.head()) {
+            script.set_id("sisviz-replay-ui");
+            let _ = script.set_attribute("type", "module");
+            let _ = script.set_attribute("src", "static/replay-ui.js");
+            let _ = head.append_child(&script);
+        }
     }
 }

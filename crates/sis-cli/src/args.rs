@@ -37,7 +37,11 @@ impl ScenarioArgs {
 /// curve`, `sis replay`): the field table's help and range, then `[default]` as given.
 pub fn field_help(name: &str, default: &str) -> String {
     match sis_core::sim::scenario::field(name) {
-        Some(f) => format!("{}: {} [{default}]", f.help, f.kind.expected()),
+        Some(f) => format!(
+            "{}: {} [{default}]",
+            sis_core::sim::scenario::field_help(f.name),
+            f.kind.expected()
+        ),
         None => format!("[{default}]"),
     }
 }
@@ -70,7 +74,7 @@ impl clap::Args for ScenarioArgs {
                 .allow_hyphen_values(true)
                 .help(format!(
                     "{}: {} {}",
-                    f.help,
+                    sis_core::sim::scenario::field_help(f.name),
                     f.kind.expected(),
                     default_help(f, default)
                 ));

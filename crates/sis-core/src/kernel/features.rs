@@ -165,7 +165,7 @@ impl Features {
         Self::none()
     }
 
-    fn none() -> Self {
+    const fn none() -> Self {
         Features {
             sis_prop: false,
             sis_prop_aged: false,
@@ -213,7 +213,7 @@ pub struct Preset {
     pub newidle_migration_cost_gate: bool,
 }
 
-fn legacy_44() -> Features {
+const fn legacy_44() -> Features {
     Features {
         wa_legacy: true,
         sis_group_walk: true,
@@ -232,7 +232,7 @@ impl Preset {
     }
 }
 
-fn legacy_413() -> Features {
+const fn legacy_413() -> Features {
     Features {
         sis_prop: true,
         smt_target: true,
@@ -245,7 +245,7 @@ fn legacy_413() -> Features {
         ..Features::none()
     }
 }
-fn legacy_510() -> Features {
+const fn legacy_510() -> Features {
     Features {
         wa_idle: true,
         wa_weight: true,
@@ -260,7 +260,7 @@ fn legacy_510() -> Features {
         ..legacy_413()
     }
 }
-fn mel_512() -> Features {
+const fn mel_512() -> Features {
     Features {
         sis_prop: true,
         single_pass: true,
@@ -272,14 +272,14 @@ fn mel_512() -> Features {
         ..Features::none()
     }
 }
-fn rik_513() -> Features {
+const fn rik_513() -> Features {
     Features {
         smt_prev: true,
         idle_cores_this: false,
         ..mel_512()
     }
 }
-fn aged_515() -> Features {
+const fn aged_515() -> Features {
     Features {
         sis_prop_aged: true,
         scan_from_next: true,
@@ -290,29 +290,33 @@ fn aged_515() -> Features {
 /// v5.19-rc1 (seed 000's vanilla): 5.15's select_idle_sibling and SIS_PROP scan (seed 000's
 /// hunk context: `time = cpu_clock(this)` before `for_each_cpu_wrap(cpu, cpus, target + 1)`),
 /// without 4.16-5.15's waker recent_used_cpu update (a7ba894821b6, 5.16).
-fn vanilla_519() -> Features {
+const fn vanilla_519() -> Features {
     Features {
         recent_waker_update: false,
         ..aged_515()
     }
 }
-fn sisutil_60() -> Features {
+const fn sisutil_60() -> Features {
     Features {
         sis_prop: false,
         sis_util: true,
         ..vanilla_519()
     }
 }
-fn modern_67() -> Features {
+const fn modern_67() -> Features {
     Features {
         cluster: true,
         ..sisutil_60()
     }
 }
 
-/// Every preset, in era order, with a one-line description.
-pub fn presets() -> Vec<Preset> {
-    vec![
+/// Every preset, in era order, with a one-line description: a table in the binary's data,
+/// not a Vec built on every lookup.
+pub fn presets() -> &'static [Preset] {
+    PRESETS
+}
+
+static PRESETS: &[Preset] = &[
         Preset { name: "linux-4.4", description: "The group walk that 4.9 replaced: target, prev, then the first wholly idle core of the LLC from target's, then target's idle SMT sibling; 4.4's load-balanced wake_affine; imbalance_pct 125.", features: legacy_44(), imbalance_pct: 125, busy_factor: 32, newidle_migration_cost_gate: true },
         Preset { name: "linux-4.13", description: "Three passes: select_idle_core, select_idle_cpu (SIS_PROP on avg_idle/512), select_idle_smt(target); wake_affine is 'same LLC -> affine'; LLC imbalance_pct 117 (125 above it).", features: legacy_413(), imbalance_pct: 117, busy_factor: 32, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.10", description: "As 4.13 with WA_IDLE (no prev-idle branch) / WA_WEIGHT / WA_BIAS, recent_used_cpu, the allowed mask applied before the scan, imbalance_pct 117 at every level and busy_factor 16; sched-idle CPUs count as idle.", features: legacy_510(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
@@ -329,16 +333,15 @@ pub fn presets() -> Vec<Preset> {
         Preset { name: "scx-default", description: "sched_ext's built-in idle selection, scx_select_cpu_dfl() as in 6.12: the sync waker's CPU while idle CPUs exist, prev's or any wholly idle core, prev, any idle CPU, else prev.", features: Features { scx_dfl: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "lb-promote-thin", description: "Seed 002: select_task_rq_fair_thin (prev, recent, first idle in LLC, then anywhere), no nr_idle_scan updates.", features: Features { lb_promote: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "full-scan", description: "No throttle at all: the baseline every throttle is measured against.", features: Features { sis_prop: false, sis_util: false, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
-    ]
-}
+];
 
 /// Looks a preset up by name; the error suggests the closest name.
 pub fn preset(name: &str) -> Result<Preset, crate::InputError> {
-    let all = presets();
-    all.iter()
+    PRESETS
+        .iter()
         .find(|p| p.name == name)
         .copied()
-        .ok_or_else(|| crate::InputError::unknown("preset", name, all.iter().map(|p| p.name)))
+        .ok_or_else(|| crate::InputError::unknown("preset", name, PRESETS.iter().map(|p| p.name)))
 }
 
 #[cfg(test)]

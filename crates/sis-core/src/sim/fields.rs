@@ -19,8 +19,6 @@ pub struct Field {
     pub value_name: &'static str,
     /// The unit of a number ("ns", "us", "%"), or "".
     pub unit: &'static str,
-    /// One line for `--help`, tooltips and the guide.
-    pub help: &'static str,
 }
 
 /// What values a field takes.

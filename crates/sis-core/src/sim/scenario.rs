@@ -103,9 +103,17 @@ macro_rules! scenario_fields {
                 flag: $flag,
                 value_name: $value_name,
                 unit: $unit,
-                help: $help,
             }, )*
         ];
+
+        /// A field's one line for `--help` and the guide (kept out of [`FIELDS`], so a build
+        /// that never asks, like the page's wasm, does not carry the text).
+        pub fn field_help(name: &str) -> &'static str {
+            match name {
+                $( stringify!($name) => $help, )*
+                _ => "",
+            }
+        }
 
         impl Scenario {
             /// Reads `value` into the field `f` (one of FIELDS).

@@ -146,7 +146,7 @@ fn snippet(line: &str) -> String {
 impl Replay {
     pub fn new(cfg: ReplayConfig) -> Result<Self, InputError> {
         let names: Vec<Preset> = if cfg.presets.is_empty() {
-            presets()
+            presets().to_vec()
         } else {
             cfg.presets
                 .iter()
