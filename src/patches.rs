@@ -14,7 +14,7 @@ pub struct PatchScenario {
 }
 
 /// Workbench keys in a patch scenario's query (everything else is a scenario field).
-pub const WORKBENCH_KEYS: &[&str] = &["tab", "presets", "loads"];
+pub const WORKBENCH_KEYS: &[&str] = &["tab", "presets", "loads", "cold"];
 
 pub static PATCH_SCENARIOS: &[PatchScenario] = &[
     PatchScenario {
@@ -45,7 +45,7 @@ pub static PATCH_SCENARIOS: &[PatchScenario] = &[
         id: "corner-case",
         title: "8-CPU corner case: CPU7 idle, never scanned",
         reproduces: "SIS_UTIL v4 and the SIS_UTIL RFC: seven hogs on CPU0..6 of an 8-CPU LLC (util_avg 1024), CPU7 idle. SIS_UTIL (linux-6.0) stops scanning and misses CPU7; the RFC's idle-aware workaround finds it.",
-        query: "tab=compare&llcs=1&llc_weight=8&smt=1&workload=pinned&load=100&presets=linux-6.0,sis-util-idle-aware",
+        query: "tab=compare&cold=1&llcs=1&llc_weight=8&smt=1&workload=pinned&load=100&presets=linux-6.0,sis-util-idle-aware",
     },
     PatchScenario {
         id: "lb-promote",

@@ -52,6 +52,9 @@ pub struct WorkbenchState {
     /// Bumped when a patch scenario sets up the compare tab (rebuilds both runs even when the
     /// presets did not change).
     pub compare_generation: u64,
+    /// Compare from t = 0 (every CPU idle) instead of from a shared warm state: the seed's
+    /// corner case is a first wake-up.
+    pub compare_cold: bool,
 }
 
 impl Default for WorkbenchState {
@@ -66,6 +69,7 @@ impl Default for WorkbenchState {
             workers: "auto".into(),
             sweep_request: None,
             compare_generation: 0,
+            compare_cold: false,
         }
     }
 }
@@ -78,12 +82,15 @@ pub enum WorkbenchAction {
     SetLoads(String),
     SetSeeds(String),
     SetWorkers(String),
+    SetCompareCold(bool),
     /// A patch scenario: the tab it opens, its presets (baseline, compare), its loads and the
     /// scenario it sets (a sweep tab starts its sweep on it).
     LoadPatchScenario {
         tab: Tab,
         presets: Vec<String>,
         loads: Option<String>,
+        /// Compare from t = 0 (`cold=1` in its query).
+        cold: bool,
         /// Boxed: a Scenario is far larger than the other actions.
         scenario: Box<Scenario>,
     },
@@ -101,13 +108,16 @@ impl Reducible for WorkbenchState {
             WorkbenchAction::SetLoads(v) => s.loads = v,
             WorkbenchAction::SetSeeds(v) => s.seeds = v,
             WorkbenchAction::SetWorkers(v) => s.workers = v,
+            WorkbenchAction::SetCompareCold(v) => s.compare_cold = v,
             WorkbenchAction::LoadPatchScenario {
                 tab,
                 presets,
                 loads,
+                cold,
                 scenario,
             } => {
                 s.tab = tab;
+                s.compare_cold = cold;
                 if let Some(p) = presets.first() {
                     s.baseline_preset = p.clone();
                 }
@@ -140,6 +150,7 @@ mod tests {
             tab: Tab::Sweep,
             presets: vec!["linux-5.15".into(), "sis-util-v4".into()],
             loads: Some("50,100".into()),
+            cold: false,
             scenario: Box::default(),
         };
         let s = Rc::new(WorkbenchState::default()).reduce(load());

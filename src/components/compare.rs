@@ -138,6 +138,7 @@ struct BuiltFrom {
     baseline: Scenario,
     compare: Scenario,
     generation: u64,
+    cold: bool,
 }
 
 /// The two runs stepped together.
@@ -164,16 +165,22 @@ impl RunPair {
     /// Builds both runs from A's scenario (one run twice: the same state and wake-up stream),
     /// to be warmed up by [`Self::warm`] as the main view warms up.
     fn build(&mut self, from: BuiltFrom) {
+        // Cold: each run from t = 0 with its own kernel (counting after the warm-up).
+        let (b_from, start) = if from.cold {
+            (&from.compare, Start::Cold)
+        } else {
+            (&from.baseline, Start::Warm)
+        };
         let res = self
             .baseline
-            .rebuild_pending(&from.baseline, 1, Start::Warm)
-            .and_then(|()| self.compare.rebuild_pending(&from.baseline, 1, Start::Warm));
+            .rebuild_pending(&from.baseline, 1, start)
+            .and_then(|()| self.compare.rebuild_pending(b_from, 1, start));
+        self.warming = res.is_ok() && !from.cold;
         self.built_from = Some(from);
         self.pairs.clear();
         self.diverged = None;
         self.steps = 0;
         self.switched_at_ns = None;
-        self.warming = res.is_ok();
         self.error = res.err();
     }
 
@@ -263,6 +270,8 @@ pub struct CompareSetup {
     pub compare_features: String,
     /// A change rebuilds both runs even with the same presets (a patch scenario was chosen).
     pub generation: u64,
+    /// Both runs from t = 0, each with its own kernel, instead of one warm state.
+    pub cold: bool,
 }
 
 #[derive(Properties, PartialEq)]
@@ -272,6 +281,7 @@ pub struct CompareProps {
     pub on_baseline: Callback<String>,
     pub on_compare: Callback<String>,
     pub on_compare_features: Callback<String>,
+    pub on_cold: Callback<bool>,
     pub dark: bool,
 }
 
@@ -303,6 +313,7 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
             baseline,
             compare,
             generation: setup.generation,
+            cold: setup.cold,
         })
     });
     {
@@ -411,10 +422,11 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
                     ms(a.now_ns()),
                     ms(b.now_ns())
                 ),
-                None => format!(
-                    " · warming up (now {:.1} ms): nothing counted yet",
+                None if setup.cold => format!(
+                    " · cold start: both from t = 0, each its own kernel; counting after the warm-up (now {:.1} ms)",
                     ms(a.now_ns())
                 ),
+                None => format!(" · warming up (now {:.1} ms): nothing counted yet", ms(a.now_ns())),
             };
             html! {
             <table class="compare-table" data-testid="compare-table">
@@ -495,6 +507,7 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
     let diverged_note = match pr.diverged {
         Some(n) => format!("The streams diverged at step {n}: from there the two runs wake different tasks at different times (placement, scan cost and balancing differ), so later rows pair unrelated wake-ups; compare the counters instead."),
         None if pr.steps > 0 => format!("{} steps, still the same wake-up stream; {n_diff} of the shown pairs chose differently.", pr.steps),
+        None if setup.cold => "Cold start: both runs from t = 0 (every CPU idle), each with its own kernel from the first wake-up. Step: each takes its next wake-up decision.".into(),
         None if pr.warming => format!("Warming up both runs under A's kernel, as the main view warms up: {}.", pr.baseline.progress().unwrap_or_default()),
         None => format!("Both runs warmed up under A's kernel, as the main view does; then B switched to its kernel at {:.1} ms, as writing sched_features on a running machine would. From there they share one state and one wake-up stream and count the same window. Step: each takes its next wake-up decision.", pr.switched_at_ns.unwrap_or(0) as f64 / 1e6),
     };
@@ -503,6 +516,10 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
             <div class="bench-controls">
                 <label>{"A (baseline) "}{preset_select("compare-preset-a", &setup.baseline_preset, None, p.on_baseline.clone())}</label>
                 <label>{"B (compare) "}{preset_select("compare-preset-b", &setup.compare_preset, None, p.on_compare.clone())}</label>
+                <label title="both runs from t = 0, each with its own kernel, instead of one warm state (the seed's corner case is a first wake-up)">
+                    <input type="checkbox" data-testid="compare-cold" checked={setup.cold}
+                        onchange={let f = p.on_cold.clone(); Callback::from(move |e: Event| f.emit(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked()))} />
+                    {" cold start"}</label>
                 <label title="feature overrides on top of B, e.g. SIS_PROP=on,SIS_UTIL=off">{"B features "}
                     <input type="text" data-testid="compare-features" placeholder="SIS_PROP=on" value={setup.compare_features.clone()} onchange={on_input_change(p.on_compare_features.clone())} size="22" /></label>
                 {stepper(1, "Step both", "compare-step")}
@@ -549,6 +566,7 @@ mod tests {
             baseline: variant(&base, "linux-5.15", "").unwrap(),
             compare: variant(&base, "linux-6.0", "").unwrap(),
             generation: 0,
+            cold: false,
         };
         let mut pr = RunPair::default();
         pr.build(from);

@@ -99,7 +99,8 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
             </div>
             <div class="log-grid">
                 <ol class="log" data-testid="decision-log">{ for items }</ol>
-                <div class="detail" data-testid="decision-detail">{detail}</div>
+                // A scroll box when the view is fitted to a frame: keyboard-scrollable.
+                <div class="detail" data-testid="decision-detail" tabindex="0" role="region" aria-label="the selected decision's checks">{detail}</div>
             </div>
         </section>
     }
@@ -163,7 +164,7 @@ pub(crate) fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool, wrap
     };
     html! { <>
         {head}
-        <div class="steps-wrap" ref={wrap}>
+        <div class="steps-wrap" ref={wrap} tabindex="0" role="region" aria-label="checks, in order">
         <table class="steps">
             <thead><tr><th>{"#"}</th><th>{"check"}</th><th>{"kernel function"}</th><th>{"cpu"}</th><th>{"saw"}</th><th>{kernel_term("nr", "nr")}</th></tr></thead>
             <tbody>{ for rows }</tbody>

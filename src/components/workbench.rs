@@ -65,6 +65,7 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
                     .map(|v| v.split(',').map(String::from).collect())
                     .unwrap_or_default(),
                 loads: get("loads"),
+                cold: get("cold").as_deref() == Some("1"),
                 scenario: Box::new(scenario),
             });
         })
@@ -83,7 +84,9 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
                     compare_preset: state.compare_preset.clone(),
                     compare_features: state.compare_features.clone(),
                     generation: state.compare_generation,
+                    cold: state.compare_cold,
                 }}
+                on_cold={let st = state.clone(); Callback::from(move |v| st.dispatch(WorkbenchAction::SetCompareCold(v)))}
                 {on_baseline} {on_compare}
                 on_compare_features={send(&state, WorkbenchAction::SetCompareFeatures)} />
         },
