@@ -3,7 +3,7 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use sisviz::draw::cpus::{draw_cpus, layout, CpuSnap, LlcSnap};
+use sisviz::draw::cpus::{draw_cpus, layout, CpuSnap, LlcSnap, Throttle, MAX_HEIGHT};
 use sisviz::draw::curve::{draw_scan_curve, CurveData, OperatingPoint};
 use sisviz::draw::hist::draw_scan_hist;
 use sisviz::draw::spark::draw_sparkline;
@@ -79,18 +79,20 @@ async fn mount_shows_every_testid_and_step_adds_a_decision() {
     click(&div, "step");
     settle().await;
     assert_eq!(decisions(&div), 2);
-    // Metric texts are plain numbers; nr-scan is an integer within the LLC.
+    // At t = 0 (cold) nothing is counted yet: the window says so and the metrics read "–"
+    // (a 0/0 is no data), never a default percentage.
+    assert!(
+        text(&div, "metrics-window").starts_with("Warming up"),
+        "{}",
+        text(&div, "metrics-window")
+    );
     for id in [
         "metric-se_eff",
         "metric-dom_eff",
         "metric-fast_rate",
         "metric-success_rate",
     ] {
-        assert!(
-            text(&div, id).parse::<f64>().is_ok(),
-            "{id}: {}",
-            text(&div, id)
-        );
+        assert_eq!(text(&div, id), "–", "{id}");
     }
     let nr: u32 = text(&div, "nr-scan").parse().unwrap();
     assert!(nr <= 16);
@@ -228,7 +230,7 @@ fn draw_fns_work_on_a_real_canvas() {
     draw_heatmap(&c, &heat, Rgb(200, 0, 0), &Palette::DARK, 1.0).unwrap();
     // The CPU bars with the raw 2D context.
     let groups: Vec<Vec<Vec<u32>>> = vec![(0..128).map(|k| vec![2 * k, 2 * k + 1]).collect()];
-    let lay = layout(1000.0, &groups, 256);
+    let lay = layout(1000.0, MAX_HEIGHT, &groups, 256);
     let cb = canvas(1000, lay.height as u32);
     let ctx: CanvasRenderingContext2d = cb.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
     let snaps = vec![
@@ -243,7 +245,7 @@ fn draw_fns_work_on_a_real_canvas() {
         256
     ];
     let llcs = [LlcSnap {
-        nr_idle_scan: 30,
+        throttle: Throttle::NrIdleScan(30),
         has_idle_cores: false,
         sum_util_pct: 70,
     }];
@@ -322,7 +324,7 @@ fn a_cpu_bar_has_its_state_colour_and_util_height_and_the_chosen_one_its_outline
     use sisviz::draw::cpus::{state_colour, Overlay};
     let pal = Palette::LIGHT;
     let groups: Vec<Vec<Vec<u32>>> = vec![(0..4).map(|k| vec![k]).collect()];
-    let lay = layout(600.0, &groups, 4);
+    let lay = layout(600.0, MAX_HEIGHT, &groups, 4);
     let c = canvas(600, lay.height as u32);
     let ctx: CanvasRenderingContext2d = c.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
     let snap = |state, util_avg| CpuSnap {
@@ -341,7 +343,7 @@ fn a_cpu_bar_has_its_state_colour_and_util_height_and_the_chosen_one_its_outline
         snap(CpuState::Busy, 1024),
     ];
     let llcs = [LlcSnap {
-        nr_idle_scan: 4,
+        throttle: Throttle::NrIdleScan(4),
         has_idle_cores: false,
         sum_util_pct: 44,
     }];
