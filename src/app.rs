@@ -124,6 +124,8 @@ pub fn App(props: &AppProps) -> Html {
         let q = url::to_query(&state.scenario, &state.view_state());
         let scenario_q = url::to_query(&state.scenario, &url::ViewState::default());
         let sync = init.sync_url;
+        // An iframe embed's entries would join its host page's history: it only replaces.
+        let push = !state.embed;
         let last = use_mut_ref(|| (String::new(), 0.0f64));
         use_effect_with(q, move |q| {
             let win = web_sys::window();
@@ -134,7 +136,8 @@ pub fn App(props: &AppProps) -> Html {
                 let null = wasm_bindgen::JsValue::NULL;
                 if here.as_deref() == Some(q.as_str()) {
                     // Back/Forward brought this state: nothing to write.
-                } else if !last.0.is_empty()
+                } else if push
+                    && !last.0.is_empty()
                     && last.0 != scenario_q
                     && now - last.1 > HISTORY_SETTLE_MS
                 {
