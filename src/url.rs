@@ -328,6 +328,9 @@ pub fn to_query(s: &Scenario, v: &ViewState) -> String {
     if v.theme != Theme::Auto {
         parts.push(format!("theme={}", v.theme.name()));
     }
+    if !v.app.is_empty() {
+        parts.push(format!("app={}", encode(&v.app)));
+    }
     format!("?{}", parts.join("&"))
 }
 
@@ -357,7 +360,7 @@ mod tests {
             predict: true,
             cold: true,
             controls: EmbedControls::Hidden,
-            app: String::new(),
+            app: "https://example.org/sisviz/index.html".into(),
         };
         let q = to_query(&s, &v);
         assert!(q.contains("llc_weight=112"), "{q}");
