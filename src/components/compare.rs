@@ -151,6 +151,11 @@ struct RunPair {
     warming: bool,
     /// When B switched kernel and both started counting, ns.
     switched_at_ns: Option<u64>,
+    /// A warm start waits for the first Step (a 256-CPU warm-up of two runs would otherwise
+    /// take the page's frames while the tab sits unseen below the main view).
+    started: bool,
+    /// What to build when it starts.
+    waiting: Option<BuiltFrom>,
     /// Newest last.
     pairs: Vec<DecisionPair>,
     /// The step at which the two runs first woke different tasks.
@@ -320,10 +325,18 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
         let mut pr = pair.borrow_mut();
         match built {
             Ok(from) => {
-                if pr.built_from.as_ref() != Some(&from) {
-                    pr.build(from);
-                    // The first slice now, the rest on the next frames (the tab stays live).
-                    pr.warm(FIRST_SLICE_MS, &crate::canvas::now_ms);
+                if pr.built_from.as_ref() != Some(&from) && pr.waiting.as_ref() != Some(&from) {
+                    if from.cold || pr.started {
+                        pr.build(from);
+                        // The first slice now, the rest on the next frames (the tab stays live).
+                        pr.warm(FIRST_SLICE_MS, &crate::canvas::now_ms);
+                    } else {
+                        pr.built_from = None;
+                        pr.baseline = Runner::default();
+                        pr.compare = Runner::default();
+                        pr.pairs.clear();
+                        pr.waiting = Some(from);
+                    }
                 }
             }
             Err(e) => pr.error = Some(e),
@@ -365,6 +378,12 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
         let onclick = Callback::from(move |_: MouseEvent| {
             {
                 let mut pr = pair.borrow_mut();
+                // The first click starts the warm-up; steps follow once both runs count.
+                if let Some(from) = pr.waiting.take() {
+                    pr.started = true;
+                    pr.build(from);
+                    pr.warm(FIRST_SLICE_MS, &crate::canvas::now_ms);
+                }
                 for _ in 0..n {
                     if !pr.step() {
                         break;
@@ -380,6 +399,11 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             {
                 let pr = &mut *pair.borrow_mut();
+                if let Some(from) = pr.waiting.take() {
+                    pr.started = true;
+                    pr.build(from);
+                    pr.warm(FIRST_SLICE_MS, &crate::canvas::now_ms);
+                }
                 if pr.warming {
                     return;
                 }
@@ -507,6 +531,7 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
     let diverged_note = match pr.diverged {
         Some(n) => format!("The streams diverged at step {n}: from there the two runs wake different tasks at different times (placement, scan cost and balancing differ), so later rows pair unrelated wake-ups; compare the counters instead."),
         None if pr.steps > 0 => format!("{} steps, still the same wake-up stream; {n_diff} of the shown pairs chose differently.", pr.steps),
+        None if pr.waiting.is_some() => "Press Step both (or +10, +100): both runs then warm up under A's kernel, as the main view warms up, B switches to its kernel, and both count from there.".into(),
         None if setup.cold => "Cold start: both runs from t = 0 (every CPU idle), each with its own kernel from the first wake-up. Step: each takes its next wake-up decision.".into(),
         None if pr.warming => format!("Warming up both runs under A's kernel, as the main view warms up: {}.", pr.baseline.progress().unwrap_or_default()),
         None => format!("Both runs warmed up under A's kernel, as the main view does; then B switched to its kernel at {:.1} ms, as writing sched_features on a running machine would. From there they share one state and one wake-up stream and count the same window. Step: each takes its next wake-up decision.", pr.switched_at_ns.unwrap_or(0) as f64 / 1e6),

@@ -76,6 +76,7 @@ for (const [scheme, theme] of [['light', 'light'], ['dark', 'dark']]) {
         await page.locator(byId(`tab-${tab}`)).click();
         await page.waitForTimeout(300);
         if (tab === 'compare') {
+          await page.locator(byId('compare-step')).click();
           await waitFor(async () => /switched/.test(await page.locator(byId('compare-note')).innerText()), 60_000);
           await page.locator(byId('compare-step-10')).click();
           await page.waitForTimeout(300);

@@ -73,6 +73,9 @@ check('112 CPUs: numbers on the axis with the decision\'s CPUs always labelled; 
 check('compare from a warm start: both runs count the same window; +100 steps fill the pairs table', async (browser) => {
   const { context, page } = await sized(browser, '?llc_weight=16&load=150', 1280, 720);
   try {
+    // The warm start waits for the first Step (nothing runs for an unseen tab).
+    if (!/Press Step both/.test(await textOf(page, 'compare-note'))) throw new Error(`before a step: ${await textOf(page, 'compare-note')}`);
+    await page.locator(byId('compare-step')).click();
     const note = await waitFor(async () => {
       const t = await textOf(page, 'compare-note');
       return /switched to its kernel at/.test(t) ? t : null;
