@@ -181,6 +181,7 @@ impl RunPair {
             .rebuild_pending(&from.baseline, 1, start)
             .and_then(|()| self.compare.rebuild_pending(b_from, 1, start));
         self.warming = res.is_ok() && !from.cold;
+        self.waiting = None;
         self.built_from = Some(from);
         self.pairs.clear();
         self.diverged = None;
