@@ -43,6 +43,8 @@ pub struct CpuCanvas {
     /// rather than up to [`MAX_HEIGHT`].
     pub fit_window: bool,
     max_height: f64,
+    /// The CPU numbers last written to `data-ids` (written only when they change).
+    ids: Vec<u32>,
 }
 
 impl CpuCanvas {
@@ -97,6 +99,7 @@ impl CpuCanvas {
             self.layout = Some(l);
             self.layout_groups = runner.groups.clone();
             self.drawn = None;
+            self.ids.clear();
         }
         let now = Drawn {
             version: runner.version,
@@ -143,9 +146,13 @@ impl CpuCanvas {
             ov.as_ref(),
             &Palette::of(dark),
         );
-        // The CPU numbers under the bars, for the end-to-end tests (like data-bars).
-        let ids: Vec<String> = ids.iter().map(u32::to_string).collect();
-        let _ = canvas.set_attribute("data-ids", &ids.join(" "));
+        // The CPU numbers under the bars, for the end-to-end tests (like data-bars); a DOM
+        // write only when they change, not every frame of play.
+        if ids != self.ids {
+            let text: Vec<String> = ids.iter().map(u32::to_string).collect();
+            let _ = canvas.set_attribute("data-ids", &text.join(" "));
+            self.ids = ids;
+        }
         self.drawn = Some(now);
         true
     }

@@ -224,6 +224,15 @@ impl RunPair {
         true
     }
 
+    /// Starts a warm start that waits for the first Step (a click of any stepper).
+    fn start_if_waiting(&mut self) {
+        if let Some(from) = self.waiting.take() {
+            self.started = true;
+            self.build(from);
+            self.warm(FIRST_SLICE_MS, &crate::canvas::now_ms);
+        }
+    }
+
     /// Pairs the runs' newest decisions (up to `n`), oldest first: after a jump in time the
     /// rows show what each run did last.
     fn pair_newest(&mut self, n: usize) {
@@ -380,11 +389,7 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
             {
                 let mut pr = pair.borrow_mut();
                 // The first click starts the warm-up; steps follow once both runs count.
-                if let Some(from) = pr.waiting.take() {
-                    pr.started = true;
-                    pr.build(from);
-                    pr.warm(FIRST_SLICE_MS, &crate::canvas::now_ms);
-                }
+                pr.start_if_waiting();
                 for _ in 0..n {
                     if !pr.step() {
                         break;
@@ -400,11 +405,7 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             {
                 let pr = &mut *pair.borrow_mut();
-                if let Some(from) = pr.waiting.take() {
-                    pr.started = true;
-                    pr.build(from);
-                    pr.warm(FIRST_SLICE_MS, &crate::canvas::now_ms);
-                }
+                pr.start_if_waiting();
                 if pr.warming {
                     return;
                 }
