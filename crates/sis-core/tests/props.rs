@@ -131,9 +131,11 @@ fn input() -> impl Strategy<Value = Input> {
                         cpu: cpu as u32,
                         state: Some(state.into()),
                         util_avg: Some(*util),
-                        nr_running: None,
+                        // A third of the busy CPUs run two tasks (SIS_FILTER's overloaded).
+                        nr_running: (state == "busy" && kind % 3 == 0).then_some(2),
                         avg_idle: Some(*avg_idle),
                         util_est: None,
+                        overloaded: None,
                     });
                     if *allow {
                         allowed.push(cpu as u32);
@@ -293,9 +295,45 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
     no_duplicates(&r, &[Rule::SelectIdleSmt])?;
     no_duplicates(&r, &[Rule::ThinLlc, Rule::ThinRest])?;
 
+    // SIS_NODE's select_idle_node scans the other LLCs after the target's came up empty: their
+    // steps come after every step in the target's LLC, one LLC after another, in the order its
+    // parent domain's groups ring from target's (each LLC first met walking CPU ids up).
+    let target_llc = topo.llc_of(r.target);
+    // (nr_before/nr_after are then the last LLC's select_idle_cpu call's, scan or no scan.)
+    let node_scan = feats.sis_node
+        && topo.spec.llcs > 1
+        && matches!(r.decided_by.as_str(), "select_idle_node" | "fallback");
+    if node_scan {
+        let remote: Vec<u32> = r
+            .steps
+            .iter()
+            .skip_while(|s| !is_llc_scan(s.rule) || topo.llc_of(s.cpu) == target_llc)
+            .map(|s| topo.llc_of(s.cpu))
+            .collect();
+        let mut order: Vec<u32> = Vec::new();
+        let n = topo.nr_cpus();
+        for i in 1..n {
+            let l = topo.llc_of((r.target + i) % n);
+            if l != target_llc && !order.contains(&l) {
+                order.push(l);
+            }
+        }
+        let mut visited = remote;
+        visited.dedup();
+        let rank = |l: &u32| order.iter().position(|o| o == l);
+        prop_assert!(
+            visited.iter().all(|l| rank(l).is_some())
+                && visited.windows(2).all(|w| rank(&w[0]) < rank(&w[1])),
+            "node scan order {:?} vs {:?}\n{}",
+            visited,
+            order,
+            text
+        );
+    }
     for s in &r.steps {
-        // The LLC scan never leaves the target's LLC (the thin path may, by design).
-        if !thin && is_llc_scan(s.rule) {
+        // The LLC scan never leaves the target's LLC (the thin path may, by design; SIS_NODE
+        // goes on to the other LLCs, checked above).
+        if !thin && !node_scan && is_llc_scan(s.rule) {
             prop_assert_eq!(
                 topo.llc_of(s.cpu),
                 topo.llc_of(r.target),
@@ -333,7 +371,7 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
         .iter()
         .filter(|s| matches!(s.rule, Rule::SelectIdleCpu | Rule::SelectIdleCluster))
         .count() as i64;
-    if let Some(b) = r.nr_before {
+    if let (Some(b), false) = (r.nr_before, node_scan) {
         prop_assert!(b >= 1, "nr_before {b}\n{text}");
         prop_assert!(
             cpu_probes < b,
@@ -344,7 +382,7 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
                 + i64::from(r.scan_end == Some(sis_core::kernel::trace::ScanEnd::Budget));
             prop_assert_eq!(a, b - spent, "nr_after\n{}", text);
         }
-    } else {
+    } else if r.nr_before.is_none() {
         prop_assert!(r.nr_after.is_none(), "nr_after without nr_before\n{}", text);
     }
 
@@ -397,11 +435,16 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
             r.scan_end,
             Some(ScanEnd::Found | ScanEnd::Exhausted | ScanEnd::Budget)
         );
-    if !thin && feats.single_pass && per_cpu_scan {
+    // SIS_FILTER leaves out the LLC's overloaded CPUs (two or more non-SCHED_IDLE tasks: here
+    // busy CPUs with nr_running 2, the mask as their last tick saw them) when there are two or more.
+    let overloaded = |c: u32| state(c) == "busy" && f.cpus[c as usize].nr_running.unwrap_or(1) > 1;
+    let nro = llc_cpus.iter().filter(|c| overloaded(**c)).count();
+    let filtered = feats.sis_filter && nro > 1;
+    if !thin && !node_scan && feats.single_pass && per_cpu_scan {
         let cpus: Vec<u32> = llc_cpus
             .iter()
             .copied()
-            .filter(|c| allowed.contains(c))
+            .filter(|c| allowed.contains(c) && !(filtered && overloaded(*c)))
             .collect();
         let start = if feats.scan_from_next {
             r.target + 1

@@ -52,6 +52,11 @@ pub struct StateCpu {
     /// UTIL_EST, SIS_UTIL's sum reads max(util_avg, util_est) per CPU.
     #[serde(default)]
     pub util_est: Option<u32>,
+    /// SIS_FILTER's `rq->overloaded`, as update_overloaded_rq last wrote it [whether the CPU
+    /// runs two or more non-SCHED_IDLE tasks now, as if its tick had just run]: set it apart
+    /// from nr_running for a mask the tick has not caught up with.
+    #[serde(default)]
+    pub overloaded: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -361,6 +366,15 @@ fn prepare(file: &StateFile, preset_name: &str) -> Result<Prepared, InputError> 
             rq.avg_idle = a;
             rq.wake_avg_idle = a;
         }
+        if c.overloaded == Some(true) && state == "idle" {
+            return Err(InputError::range(
+                &format!("cpus[{i}].overloaded"),
+                "true",
+                "false for an idle CPU (set_next_task_idle clears it)",
+            ));
+        }
+        let overloaded = c.overloaded.unwrap_or(st.rqs[cpu as usize].rq_overloaded());
+        st.set_overloaded(cpu, overloaded);
     }
     // Derived LLC state: as the kernel keeps it (idle cores from the CPUs, nr_idle_scan from
     // the last periodic balance over these utils), unless the file fixes it.

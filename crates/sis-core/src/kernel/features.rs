@@ -72,6 +72,14 @@ pub struct Features {
     /// SCX_DFL: sched_ext's scx_select_cpu_dfl() (v6.12) replaces the whole path.
     #[serde(default)]
     pub scx_dfl: bool,
+    /// SIS_FILTER: Abel Wu's v3 "filter out overloaded cpus in SIS" (May 2022): select_idle_cpu
+    /// skips the LLC's CPUs the tick, idle entry and load balance last saw overloaded.
+    #[serde(default)]
+    pub sis_filter: bool,
+    /// SIS_NODE: Peter Zijlstra's multi-LLC select_idle_sibling (tip c5214e13ad60, June 2023,
+    /// pulled before 6.5): when the target's LLC has no idle CPU, scan the node's other LLCs.
+    #[serde(default)]
+    pub sis_node: bool,
 }
 
 /// One row of the feature table: its name, what it means, where it comes from.
@@ -119,6 +127,8 @@ feature_table! {
     "SIS_SPAN_NR", span_nr, "select_idle_cpu walks the whole domain span and tests cpus_allowed inside the loop, after '!--nr': CPUs the task may not use consume the budget (4.13-5.5; 5.6 masks first).";
     "UTIL_EST", util_est, "cpu_util_cfs(), and so SIS_UTIL's sum, is max(util_avg, util_est.enqueued): the runqueue's sum of its tasks' utilisation at their last sleep, kept by util_est_enqueue/dequeue/update (4.17; modelled in the form of 5.13-6.7).";
     "SCX_DFL", scx_dfl, "sched_ext's built-in idle selection, scx_select_cpu_dfl() (v6.12 ext.c): the sync waker's CPU while idle CPUs exist and nothing waits behind the waker, prev if its whole core is idle, any wholly idle core, prev if idle, any idle CPU, else prev; idle bitmaps, no runqueue probes.";
+    "SIS_FILTER", sis_filter, "Abel Wu's 'filter out overloaded cpus in SIS' (v3, May 2022, unmerged): select_idle_cpu leaves out the LLC's CPUs with two or more non-SCHED_IDLE tasks, as the tick, idle entry and load balance last saw them (a per-LLC mask), gives up when every CPU is in it or fewer than nr/16 are not, and otherwise scans the rest within SIS_PROP's budget.";
+    "SIS_NODE", sis_node, "Peter Zijlstra's multi-LLC select_idle_sibling (tip c5214e13ad60, June 2023; pulled before 6.5): when the target's LLC scan finds nothing, select_idle_node() runs select_idle_cpu on each other LLC below the LLC domain's parent, from the first CPU of each, each within its own nr_idle_scan; the first CPU found wins.";
     "IDLE_CORES_THIS", idle_cores_this, "A failed idle-core scan clears has_idle_cores of the waker's LLC, set_idle_cores(this, false), not the target's (5.12.0; fixed in 5.13 by 02dbb7246c5b).";
 }
 
@@ -196,6 +206,8 @@ impl Features {
             idle_cores_this: false,
             util_est: false,
             scx_dfl: false,
+            sis_filter: false,
+            sis_node: false,
         }
     }
 }
@@ -331,6 +343,8 @@ static PRESETS: &[Preset] = &[
         Preset { name: "sis-util-small-llc", description: "Seed 000's idea: nr_scan * 32 / llc_weight when llc_weight <= 16.", features: Features { sis_util_small_llc: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-idle-aware", description: "Seed 001's workaround: idle CPUs' capacity subtracted from sum_util.", features: Features { sis_util_idle_aware: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "scx-default", description: "sched_ext's built-in idle selection, scx_select_cpu_dfl() as in 6.12: the sync waker's CPU while idle CPUs exist, prev's or any wholly idle core, prev, any idle CPU, else prev.", features: Features { scx_dfl: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-filter", description: "Abel Wu's v3 'filter out overloaded cpus in SIS' (May 2022, on v5.18-rc1's SIS_PROP path): the scan skips CPUs running two or more tasks, as the last tick saw them.", features: Features { sis_filter: true, ..vanilla_519() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-node", description: "Peter Zijlstra's multi-LLC select_idle_sibling (SIS_NODE, tip June 2023, pulled before 6.5): when the target's LLC has no idle CPU, scan the package's other LLCs too.", features: Features { sis_node: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "lb-promote-thin", description: "Seed 002: select_task_rq_fair_thin (prev, recent, first idle in LLC, then anywhere), no nr_idle_scan updates.", features: Features { lb_promote: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "full-scan", description: "No throttle at all: the baseline every throttle is measured against.", features: Features { sis_prop: false, sis_util: false, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
 ];

@@ -40,6 +40,9 @@ pub struct Rq {
     /// per CPU, so each waker keeps its own average (linux-5.12 fair.c select_idle_cpu:
     /// `this_sd = rcu_dereference(*this_cpu_ptr(&sd_llc))`).
     pub avg_scan_cost: u64,
+    /// `rq->overloaded` (SIS_FILTER): what update_overloaded_rq() last wrote, at this CPU's
+    /// tick, its idle entry or a load-balance migration, not at every enqueue.
+    pub overloaded: bool,
 }
 
 impl Default for Rq {
@@ -55,6 +58,7 @@ impl Default for Rq {
             wake_avg_idle: 2 * MIGRATION_COST_NS,
             max_idle_balance_cost: MIGRATION_COST_NS,
             avg_scan_cost: 0,
+            overloaded: false,
         }
     }
 }
@@ -69,6 +73,11 @@ impl Rq {
     #[inline]
     pub fn sched_idle(&self) -> bool {
         self.nr_running > 0 && self.nr_running == self.nr_sched_idle
+    }
+    /// SIS_FILTER v3 core.c `rq_overloaded()`: `rq->nr_running - rq->cfs.idle_h_nr_running > 1`.
+    #[inline]
+    pub fn rq_overloaded(&self) -> bool {
+        self.nr_running - self.nr_sched_idle > 1
     }
     pub fn state(&self) -> CpuState {
         if self.available_idle() {
@@ -110,6 +119,10 @@ pub struct LlcShared {
     pub overloaded: bool,
     /// The sum_util the last periodic LLC balance saw (for the curve's operating point).
     pub last_sum_util: u64,
+    /// SIS_FILTER: `sds->nr_overloaded_cpus`, the weight of this LLC's part of
+    /// `SchedState::overloaded_cpus`.
+    #[serde(default)]
+    pub nr_overloaded_cpus: u32,
 }
 
 /// Everything the wake-up path reads and writes.
@@ -144,6 +157,8 @@ pub struct SchedState {
     /// Per CPU: the CPU its last `cpumask_any_and_distribute()` returned (lib/cpumask.c
     /// distribute_cpu_mask_prev, per-CPU and zeroed at boot), for sched_ext's idle picks.
     pub scx_distribute_prev: Vec<u32>,
+    /// SIS_FILTER: every LLC's `sdo_mask(sds)` in one mask (an LLC's is its span's part).
+    pub overloaded_cpus: CpuMask,
 }
 
 impl SchedState {
@@ -164,6 +179,7 @@ impl SchedState {
             idle_cpus: None,
             nr_expr: None,
             scx_distribute_prev: vec![0; n as usize],
+            overloaded_cpus: CpuMask::new(n),
             topo,
             features,
             imbalance_pct,
@@ -249,6 +265,35 @@ impl SchedState {
             avg_idle: waker.map_or(0, |rq| sat(rq.avg_idle)),
             avg_scan_cost: waker.map_or(0, |rq| sat(rq.avg_scan_cost)),
             nr_running: waker.map_or(0, |rq| rq.nr_running as i64),
+        }
+    }
+
+    /// SIS_FILTER v3 core.c `update_overloaded_rq()`: sets or clears `cpu` in its LLC's
+    /// overloaded mask when rq_overloaded() changed since the last call. The kernel calls it
+    /// from scheduler_tick, set_next_task_idle and load balance's detach/attach only, so the
+    /// mask lags the runqueues between ticks. A no-op for presets without the filter.
+    pub fn update_overloaded_rq(&mut self, cpu: u32) {
+        if !self.features.sis_filter {
+            return;
+        }
+        let overloaded = self.rqs[cpu as usize].rq_overloaded();
+        self.set_overloaded(cpu, overloaded);
+    }
+
+    /// Writes `rq->overloaded` and the mask and count with it (a state file's stale value too).
+    pub fn set_overloaded(&mut self, cpu: u32, overloaded: bool) {
+        let rq = &mut self.rqs[cpu as usize];
+        if rq.overloaded == overloaded {
+            return;
+        }
+        rq.overloaded = overloaded;
+        let shared = &mut self.llcs[self.topo.llc_of(cpu) as usize];
+        if overloaded {
+            self.overloaded_cpus.set(cpu);
+            shared.nr_overloaded_cpus += 1;
+        } else {
+            self.overloaded_cpus.clear(cpu);
+            shared.nr_overloaded_cpus -= 1;
         }
     }
 

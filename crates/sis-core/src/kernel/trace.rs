@@ -24,13 +24,16 @@ pub enum Rule {
     ScxIdleCore,
     ScxPrev,
     ScxIdleCpu,
+    /// SIS_NODE (2023, tip only): select_idle_node() found an idle CPU in another LLC of the
+    /// node, after the target's LLC came up empty.
+    SelectIdleNode,
     /// The fall-through `return target` (or prev for the thin path, or a 6.7 fallback).
     Fallback,
 }
 
 impl Rule {
     /// Every rule, in declaration order (the Replay tab's wire numbers them by it).
-    pub const ALL: [Rule; 16] = [
+    pub const ALL: [Rule; 17] = [
         Rule::WakeAffine,
         Rule::Target,
         Rule::Prev,
@@ -47,6 +50,7 @@ impl Rule {
         Rule::ScxIdleCore,
         Rule::ScxPrev,
         Rule::ScxIdleCpu,
+        Rule::SelectIdleNode,
     ];
 
     pub fn name(self) -> &'static str {
@@ -66,6 +70,7 @@ impl Rule {
             Rule::ScxIdleCore => "scx_idle_core",
             Rule::ScxPrev => "scx_prev",
             Rule::ScxIdleCpu => "scx_idle_cpu",
+            Rule::SelectIdleNode => "select_idle_node",
             Rule::Fallback => "fallback",
         }
     }
@@ -86,6 +91,7 @@ impl Rule {
             | Rule::ScxIdleCore
             | Rule::ScxPrev
             | Rule::ScxIdleCpu => "scx_select_cpu_dfl()",
+            Rule::SelectIdleNode => "select_idle_node()",
         }
     }
 
@@ -101,6 +107,7 @@ impl Rule {
                 | Rule::ThinRest
                 | Rule::ScxIdleCore
                 | Rule::ScxIdleCpu
+                | Rule::SelectIdleNode
         )
     }
 }

@@ -9,6 +9,7 @@ use crate::kernel::throttle;
 use crate::kernel::topology::Numbering;
 use crate::kernel::trace::{Recorder, Rule, Saw, ScanEnd};
 
+mod budget;
 mod fast_scan;
 mod legacy;
 mod missed;
@@ -79,6 +80,8 @@ struct LlcScan {
 struct Budget {
     nr: i64,
     timed: bool,
+    /// SIS_FILTER: leave the LLC's overloaded CPUs out of `cpus` (`if (nro > 1)`).
+    filter: bool,
 }
 
 fn nr_opt(nr: i64) -> Option<i64> {
@@ -319,6 +322,13 @@ impl SchedState {
                 ctx.c.sis_recent_hit += 1;
                 done!(r, Rule::RecentUsedCpu);
             }
+            if self.features.sis_node {
+                let (i, ns) = self.select_idle_node(p, w, target, &mut ctx);
+                *out.select_idle_cpu_ns.get_or_insert(0) += ns;
+                if let Some(i) = i {
+                    done!(i, Rule::SelectIdleNode);
+                }
+            }
         }
         ctx.c.sis_failed += 1;
         done!(target, Rule::Fallback);
@@ -418,6 +428,14 @@ impl SchedState {
         let f = &self.features;
         let mut nr: i64 = NR_INF;
         let mut timed = false;
+        let mut filter = false;
+        if f.sis_filter {
+            match self.sis_filter_nr(p, has_idle_core, llc, ctx) {
+                Some(n) => (nr, filter) = n,
+                None => return (None, 0),
+            }
+        }
+        let f = &self.features;
         // SIS_PROP: only without an idle core in the single pass; always in the legacy form.
         if f.sis_prop && (!has_idle_core || !f.single_pass) {
             let this_rq = &mut self.rqs[w.cpu as usize];
@@ -466,42 +484,7 @@ impl SchedState {
         if R::ON {
             ctx.rec.nr_before(nr_opt(nr));
         }
-        self.select_idle_cpu_scan(p, w, has_idle_core, target, ctx, Budget { nr, timed })
-    }
-
-    /// select_idle_cpu() with a `--nr-expr` rule for its throttle, used as SIS_UTIL uses
-    /// nr_idle_scan (`nr = rule + 1; if (nr == 1) return -1`): an LLC-wide rule's value is the
-    /// nr_idle_scan periodic balance wrote, a per-wake-up rule is evaluated now on the waker's
-    /// inputs (and, reading avg_scan_cost, its scans are timed into it as SIS_PROP's are).
-    #[inline(never)]
-    fn select_idle_cpu_by_rule<R: Recorder>(
-        &mut self,
-        p: &Wakee,
-        w: &Waker,
-        has_idle_core: bool,
-        target: u32,
-        per_wakeup: bool,
-        ctx: &mut Ctx<'_, R>,
-    ) -> (Option<u32>, u64) {
-        let llc = self.topo.llc_of(target);
-        let nr_scan = match (per_wakeup, &self.nr_expr) {
-            (true, Some(rule)) => rule.nr_scan(&self.nr_expr_inputs(llc, Some(w.cpu))),
-            _ => self.llcs[llc as usize].nr_idle_scan,
-        };
-        let nr = nr_scan as i64 + 1;
-        if R::ON {
-            ctx.rec.nr_before(Some(nr));
-        }
-        if nr == 1 {
-            if R::ON {
-                ctx.rec.scan_end(ScanEnd::NoScan, Some(1));
-            }
-            return (None, 0);
-        }
-        let budget = Budget {
-            nr,
-            timed: per_wakeup,
-        };
+        let budget = Budget { nr, timed, filter };
         self.select_idle_cpu_scan(p, w, has_idle_core, target, ctx, budget)
     }
 
@@ -520,9 +503,13 @@ impl SchedState {
         let f = self.features;
         let llc = self.topo.llc_of(target);
         let probes_at_start = ctx.probes;
-        let Budget { nr, timed } = budget;
+        let Budget { nr, timed, filter } = budget;
         let mut cpus = std::mem::replace(&mut self.scratch, CpuMask::new(0));
-        if f.span_nr {
+        if filter {
+            // SIS_FILTER v3: cpumask_and(cpus, span, p->cpus_ptr); cpumask_andnot(cpus, cpus, sdo_mask(sds))
+            cpus.assign_and(self.topo.llc_span(llc), p.allowed);
+            cpus.and_not(&self.overloaded_cpus);
+        } else if f.span_nr {
             // linux-4.13 fair.c select_idle_cpu: for_each_cpu_wrap(cpu, sched_domain_span(sd),
             // target) { if (!--nr) return -1; if (!cpumask_test_cpu(cpu, &p->cpus_allowed)) continue; ...
             cpus.copy_from(self.topo.llc_span(llc));

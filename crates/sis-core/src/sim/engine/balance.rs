@@ -64,6 +64,9 @@ impl Simulation {
         // The source keeps its running task (it was in `waiting`), so it stays busy.
         let src_rq = &mut self.st.rqs[src as usize];
         src_rq.nr_running -= 1;
+        // SIS_FILTER v3 fair.c detach_tasks: `if (detached) update_overloaded_rq(env->src_rq)`.
+        self.st.update_overloaded_rq(src);
+        let src_rq = &mut self.st.rqs[src as usize];
         if self.st.features.util_est {
             // A migration dequeues without DEQUEUE_SLEEP: util_est_dequeue only
             // (util_est_update returns at `!task_sleep`); enqueue adds it on `cpu`.
@@ -79,7 +82,32 @@ impl Simulation {
         }
         self.tasks[task as usize].prev = cpu;
         self.enqueue(task, cpu);
+        // SIS_FILTER v3 fair.c attach_tasks: update_overloaded_rq(rq) under the dst lock.
+        self.st.update_overloaded_rq(cpu);
         true
+    }
+
+    /// Queues the next jiffy's scheduler_tick when the kernel acts there (SIS_FILTER's
+    /// update_overloaded_rq) and none is queued.
+    pub(super) fn arm_tick(&mut self) {
+        if self.st.features.sis_filter && !self.tick_armed {
+            let jiffy_ns = 1_000_000_000 / self.scenario.hz as u64;
+            self.tick_armed = true;
+            self.push((self.now / jiffy_ns + 1) * jiffy_ns, Event::Tick);
+        }
+    }
+
+    /// scheduler_tick() on every CPU: SIS_FILTER v3 core.c calls update_overloaded_rq(rq) there
+    /// (an idle CPU's tick is stopped under NOHZ, and its bit was cleared at idle entry).
+    pub(super) fn sched_tick(&mut self) {
+        self.tick_armed = false;
+        if !self.st.features.sis_filter {
+            return;
+        }
+        for cpu in 0..self.st.topo.nr_cpus() {
+            self.st.update_overloaded_rq(cpu);
+        }
+        self.arm_tick();
     }
 
     /// Periodic balance of one group of an LLC domain: update nr_idle_scan (the only writer),

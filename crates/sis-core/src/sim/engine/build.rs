@@ -103,6 +103,7 @@ impl Simulation {
             warmup_settled: false,
             settle_hist: Vec::new(),
             llc_balances: vec![0; scenario.llcs as usize],
+            tick_armed: false,
             measuring: !scenario.warmup_auto() && scenario.warmup_ns() == 0,
             measure_at: if !scenario.warmup_auto() && scenario.warmup_ns() == 0 {
                 u64::MAX
@@ -155,6 +156,7 @@ impl Simulation {
                 sim.push(first, Event::Balance { llc, group: g });
             }
         }
+        sim.arm_tick();
         for (i, s) in specs.iter().enumerate() {
             if let Some(t) = s.first_wake_ns {
                 sim.tasks[i].wake_pending = true;

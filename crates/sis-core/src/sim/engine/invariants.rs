@@ -137,6 +137,37 @@ impl Simulation {
         {
             return Err(format!("counters inconsistent: {c:?}"));
         }
+        self.check_overloaded_mask()
+    }
+
+    /// SIS_FILTER's mask holds exactly the CPUs whose rq->overloaded is set, each LLC's count
+    /// is its part's weight, and an idle CPU is never in it (idle entry clears it).
+    fn check_overloaded_mask(&self) -> Result<(), String> {
+        for (cpu, rq) in self.st.rqs.iter().enumerate() {
+            let cpu = cpu as u32;
+            if self.st.overloaded_cpus.test(cpu) != rq.overloaded {
+                return Err(format!(
+                    "cpu {cpu}: overloaded mask and rq->overloaded differ"
+                ));
+            }
+            if rq.overloaded && rq.nr_running == 0 && rq.idle_stamp != 0 {
+                return Err(format!("cpu {cpu} is idle but in the overloaded mask"));
+            }
+        }
+        for llc in 0..self.st.topo.spec.llcs {
+            let n = self
+                .st
+                .topo
+                .llc_span(llc)
+                .iter()
+                .filter(|c| self.st.overloaded_cpus.test(*c))
+                .count();
+            if n as u32 != self.st.llcs[llc as usize].nr_overloaded_cpus {
+                return Err(format!(
+                    "llc {llc}: nr_overloaded_cpus is not its mask's weight"
+                ));
+            }
+        }
         Ok(())
     }
 }

@@ -68,6 +68,9 @@ enum Event {
     Net { wakee: u32, waker: u32, cpu: u32 },
     /// A woken task reaches the runqueue its wake-up chose, once the waker's scan is over.
     Enqueue { task: u32, cpu: u32 },
+    /// scheduler_tick() on every CPU at a jiffy boundary (the ticks are not skewed by default,
+    /// sched_skew_tick = 0), queued only for a kernel that does something there.
+    Tick,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,6 +195,8 @@ pub struct Simulation {
     settle_hist: Vec<Vec<warmup::LlcSample>>,
     /// Periodic balances so far, per LLC.
     llc_balances: Vec<u64>,
+    /// An Event::Tick is queued (kernels that act at scheduler_tick: SIS_FILTER).
+    tick_armed: bool,
     measuring: bool,
     /// The next warm-up sample or check, or u64::MAX once measuring (one compare per event).
     measure_at: u64,
@@ -362,6 +367,7 @@ impl Simulation {
                 }
             }
             Event::Enqueue { task, cpu } => self.arrive(task, cpu),
+            Event::Tick => self.sched_tick(),
         }
     }
 

@@ -340,6 +340,8 @@ impl Simulation {
         if rq.nr_running == 0 && rq.idle_stamp == 0 {
             rq.idle_stamp = self.now.max(1);
             self.st.update_idle_core(cpu);
+            // SIS_FILTER v3 idle.c set_next_task_idle: update_overloaded_rq(rq).
+            self.st.update_overloaded_rq(cpu);
         }
     }
 

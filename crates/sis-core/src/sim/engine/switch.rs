@@ -56,6 +56,11 @@ impl Simulation {
         for llc in 0..self.scenario.llcs {
             self.st.update_idle_cpu_scan(llc);
         }
+        // SIS_FILTER's mask starts empty under a kernel that keeps one, filled from its first tick.
+        for cpu in 0..self.st.topo.nr_cpus() {
+            self.st.set_overloaded(cpu, false);
+        }
+        self.arm_tick();
         Ok(())
     }
 }

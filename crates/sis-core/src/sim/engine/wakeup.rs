@@ -275,9 +275,13 @@ impl Simulation {
         let mut probes = 0u64;
         let mut found = None;
         let st = &self.st;
+        let filtered = st.features.sis_filter && st.llcs[llc as usize].nr_overloaded_cpus > 1;
         span.for_each_wrap_and(allowed, cpu + 1, |c| {
             if c == cpu {
                 return false; // wrapped round to the taken CPU: the whole span was seen
+            }
+            if filtered && st.overloaded_cpus.test(c) {
+                return true; // SIS_FILTER: not in the scan's `cpus` (the mask as it is now)
             }
             if nr != NR_INF {
                 nr -= 1; // no throttle never decrements (as walk_one)

@@ -1,0 +1,118 @@
+//! What the posted proposals add around select_idle_cpu(): its budget under a user's
+//! `--nr-expr` rule and under SIS_FILTER's overloaded-CPU count, and SIS_NODE's scan of the
+//! other LLCs.
+
+use super::{Budget, Ctx, Wakee, Waker};
+use crate::kernel::state::SchedState;
+use crate::kernel::trace::{Recorder, ScanEnd};
+
+impl SchedState {
+    /// SIS_FILTER v3 fair.c select_idle_cpu, before SIS_PROP: `nro = atomic_read(&sds->
+    /// nr_overloaded_cpus); if (nro == weight) goto out;` (which clears has_idle_cores when
+    /// scanning for a core), `nr = min_t(int, weight, p->nr_cpus_allowed)`, `if (weight - nro <
+    /// (nr >> 4) && !has_idle_core) return -1;`. Some((nr, whether the mask applies)), or None
+    /// for no scan.
+    #[inline(never)]
+    pub(super) fn sis_filter_nr<R: Recorder>(
+        &mut self,
+        p: &Wakee,
+        has_idle_core: bool,
+        llc: u32,
+        ctx: &mut Ctx<'_, R>,
+    ) -> Option<(i64, bool)> {
+        let weight = self.topo.llc_weight() as i64;
+        let nro = self.llcs[llc as usize].nr_overloaded_cpus as i64;
+        let nr = weight.min(p.allowed.weight() as i64);
+        let no_scan = nro == weight || (weight - nro < (nr >> 4) && !has_idle_core);
+        if no_scan {
+            if nro == weight && has_idle_core {
+                self.llcs[llc as usize].has_idle_cores = false;
+            }
+            if R::ON {
+                ctx.rec.nr_before(None);
+                ctx.rec.scan_end(ScanEnd::NoScan, None);
+            }
+            return None;
+        }
+        Some((nr, nro > 1))
+    }
+
+    /// select_idle_cpu() with a `--nr-expr` rule for its throttle, used as SIS_UTIL uses
+    /// nr_idle_scan (`nr = rule + 1; if (nr == 1) return -1`): an LLC-wide rule's value is the
+    /// nr_idle_scan periodic balance wrote, a per-wake-up rule is evaluated now on the waker's
+    /// inputs (and, reading avg_scan_cost, its scans are timed into it as SIS_PROP's are).
+    #[inline(never)]
+    pub(super) fn select_idle_cpu_by_rule<R: Recorder>(
+        &mut self,
+        p: &Wakee,
+        w: &Waker,
+        has_idle_core: bool,
+        target: u32,
+        per_wakeup: bool,
+        ctx: &mut Ctx<'_, R>,
+    ) -> (Option<u32>, u64) {
+        let llc = self.topo.llc_of(target);
+        let nr_scan = match (per_wakeup, &self.nr_expr) {
+            (true, Some(rule)) => rule.nr_scan(&self.nr_expr_inputs(llc, Some(w.cpu))),
+            _ => self.llcs[llc as usize].nr_idle_scan,
+        };
+        let nr = nr_scan as i64 + 1;
+        if R::ON {
+            ctx.rec.nr_before(Some(nr));
+        }
+        if nr == 1 {
+            if R::ON {
+                ctx.rec.scan_end(ScanEnd::NoScan, Some(1));
+            }
+            return (None, 0);
+        }
+        let budget = Budget {
+            nr,
+            timed: per_wakeup,
+            filter: false,
+        };
+        self.select_idle_cpu_scan(p, w, has_idle_core, target, ctx, budget)
+    }
+
+    /// SIS_NODE, tip c5214e13ad60 fair.c `select_idle_node(p, sd, target)`: the LLC domain's
+    /// parent (the package; the model has one node, so no SD_NUMA stops it) walks its groups
+    /// from target's, `sg = sg->next` in the order build_sched_groups made them (each LLC first
+    /// met walking CPU ids up from target), skips the group that `cpus_share_cache(cpu,
+    /// target)`, and runs `select_idle_cpu(p, per_cpu(sd_llc, cpu), test_idle_cores(cpu), cpu)`
+    /// from each other group's first CPU; the first CPU found is returned. (CPU found, time).
+    pub(super) fn select_idle_node<R: Recorder>(
+        &mut self,
+        p: &Wakee,
+        w: &Waker,
+        target: u32,
+        ctx: &mut Ctx<'_, R>,
+    ) -> (Option<u32>, u64) {
+        let n = self.topo.nr_cpus();
+        let nr_llcs = self.topo.spec.llcs;
+        let target_llc = self.topo.llc_of(target);
+        let mut seen = vec![false; nr_llcs as usize];
+        seen[target_llc as usize] = true;
+        let mut ns = 0;
+        let mut left = nr_llcs - 1;
+        let mut i = target;
+        while left > 0 {
+            i = if i + 1 == n { 0 } else { i + 1 };
+            let llc = self.topo.llc_of(i);
+            if seen[llc as usize] {
+                continue;
+            }
+            seen[llc as usize] = true;
+            left -= 1;
+            let Some(cpu) = self.topo.llc_span(llc).iter().next() else {
+                continue;
+            };
+            let has_idle_core = self.topo.smt() > 1 && self.llcs[llc as usize].has_idle_cores;
+            let (found, t) = self.select_idle_cpu(p, w, has_idle_core, cpu, ctx);
+            ns += t;
+            if found.is_some() {
+                return (found, ns);
+            }
+        }
+        (None, ns)
+    }
+}
