@@ -373,7 +373,11 @@ pub fn Controls(p: &ControlsProps) -> Html {
                     <legend>{"Kernel"}</legend>
                     {preset_sel}
                     {num("imbalance-pct", "imbalance_pct", sc.imbalance_pct.to_string())}
-                    <p class="hint">{preset_desc}</p>
+                    <p class="hint">{preset_desc}
+                        { for sis_core::kernel::features::posting(&sc.preset).map(|url| html! {
+                            <>{" "}<a href={url} target="_blank" rel="noopener" data-testid="preset-posting">{"the posting"}</a></>
+                        }) }
+                    </p>
                 </fieldset>
                 <fieldset>
                     <legend>{"Workload"}</legend>

@@ -48,6 +48,23 @@ check('first view at 1280x720: the metrics state their window and agree with the
   }
 });
 
+check('the preset picker links a proposal to its posting, and a release to nothing', async (browser) => {
+  const { context, page } = await sized(browser, '?preset=sis-filter', 1280, 720);
+  try {
+    const href = await page.locator(byId('preset-posting')).getAttribute('href');
+    if (!/lore\.kernel\.org\/lkml\/20220505122331/.test(href)) throw new Error(`sis-filter posting: ${href}`);
+    const options = await page.locator(`${byId('preset')} option`).allTextContents();
+    for (const p of ['sis-filter', 'sis-node', 'sis-short']) {
+      if (!options.includes(p)) throw new Error(`${p} not in the picker: ${options.join(', ')}`);
+    }
+    await setControl(page, 'preset', 'linux-6.0');
+    await page.waitForTimeout(200);
+    if (await page.locator(byId('preset-posting')).count() !== 0) throw new Error('linux-6.0 links a posting');
+  } finally {
+    await context.close();
+  }
+});
+
 check('112 CPUs: numbers on the axis with the decision\'s CPUs always labelled; the LLC header names the throttle', async (browser) => {
   for (const [w, h] of [[1440, 900], [1024, 768], [390, 844]]) {
     const { context, page } = await sized(browser, '?llc_weight=112&load=200&preset=linux-5.19', w, h);

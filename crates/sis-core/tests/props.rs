@@ -168,6 +168,9 @@ fn input() -> impl Strategy<Value = Input> {
                         recent_used_cpu: recent.map(|r| r.index(n) as u32),
                         allowed: Some(allowed),
                         util_avg: None,
+                        // SIS_SHORT: half the wakees ran 100 us between sleeps (short), half never slept.
+                        dur_avg: Some(if prev.is_multiple_of(2) { 100_000 } else { 0 }),
+                        wakee_flips: None,
                     }),
                     waker: Some(StateWaker {
                         cpu: Some(waker.index(n) as u32),
@@ -175,6 +178,12 @@ fn input() -> impl Strategy<Value = Input> {
                         // wake_wide() for one case in seven: want_affine off.
                         wake_wide: Some(prev % 7 == 3),
                         util_avg: None,
+                        dur_avg: Some(if waker.index(n).is_multiple_of(3) {
+                            0
+                        } else {
+                            200_000
+                        }),
+                        wakee_flips: None,
                     }),
                     target,
                     imbalance_pct: pct,
@@ -397,6 +406,15 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
     if r.decided_by == "fallback" {
         let want = if thin { prev } else { r.target };
         prop_assert_eq!(r.result, want, "fallback\n{}", text);
+    } else if r.decided_by == "sis_short" {
+        // SIS_SHORT keeps a short wakee on its short waker's CPU, busy with the waker by design.
+        let waker = f.waker.as_ref().and_then(|w| w.cpu);
+        prop_assert_eq!(
+            (Some(r.result), r.result),
+            (waker, r.target),
+            "sis_short\n{}",
+            text
+        );
     } else if r.decided_by == "scx_sync" {
         // sched_ext's sync pick is the waker's CPU, busy with the waker by design.
         let waker = f.waker.as_ref().and_then(|w| w.cpu);

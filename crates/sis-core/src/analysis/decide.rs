@@ -4,7 +4,7 @@ use crate::error::InputError;
 use crate::kernel::cpumask::CpuMask;
 use crate::kernel::features::preset;
 use crate::kernel::pelt::SchedAvg;
-use crate::kernel::select::{Wakee, Waker};
+use crate::kernel::select::{TaskDuration, Wakee, Waker};
 use crate::kernel::state::SchedState;
 use crate::kernel::stats::Counters;
 use crate::kernel::topology::{Numbering, Topology, TopologySpec};
@@ -74,6 +74,12 @@ pub struct StateWakee {
     pub recent_used_cpu: Option<u32>,
     pub allowed: Option<Vec<u32>>,
     pub util_avg: Option<u32>,
+    /// SIS_SHORT: `p->se.dur_avg`, ns [0: never slept, not short].
+    #[serde(default)]
+    pub dur_avg: Option<u64>,
+    /// `p->wakee_flips` [0].
+    #[serde(default)]
+    pub wakee_flips: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -88,6 +94,12 @@ pub struct StateWaker {
     /// util_avg].
     #[serde(default)]
     pub util_avg: Option<u32>,
+    /// SIS_SHORT: the waker's `se.dur_avg`, ns; it is `cpu_curr(waker.cpu)` [0].
+    #[serde(default)]
+    pub dur_avg: Option<u64>,
+    /// The waker's `wakee_flips` after record_wakee() [0].
+    #[serde(default)]
+    pub wakee_flips: Option<u32>,
 }
 
 /// The state file of the design's contract.
@@ -163,6 +175,8 @@ struct Prepared {
     waker_cpu: u32,
     sync: bool,
     waker_load: u64,
+    wakee_dur: TaskDuration,
+    waker_dur: TaskDuration,
 }
 
 impl Prepared {
@@ -174,6 +188,7 @@ impl Prepared {
             load: self.waker_load,
             now_ns: 0,
             jiffies: 0,
+            curr: self.waker_dur,
         };
         let p = Wakee {
             prev: self.prev,
@@ -181,6 +196,7 @@ impl Prepared {
             allowed: &self.allowed,
             load: self.wakee_load,
             wake_wide: self.wake_wide,
+            dur: self.wakee_dur,
         };
         (&mut self.st, p, w)
     }
@@ -466,6 +482,14 @@ fn prepare(file: &StateFile, preset_name: &str) -> Result<Prepared, InputError> 
         waker_cpu,
         sync: waker.sync.unwrap_or(false),
         waker_load,
+        wakee_dur: TaskDuration {
+            dur_avg: wakee.dur_avg.unwrap_or(0),
+            wakee_flips: wakee.wakee_flips.unwrap_or(0),
+        },
+        waker_dur: TaskDuration {
+            dur_avg: waker.dur_avg.unwrap_or(0),
+            wakee_flips: waker.wakee_flips.unwrap_or(0),
+        },
     })
 }
 

@@ -80,6 +80,9 @@ pub struct Features {
     /// pulled before 6.5): when the target's LLC has no idle CPU, scan the node's other LLCs.
     #[serde(default)]
     pub sis_node: bool,
+    /// SIS_SHORT: Chen Yu's v6 "wake up short task on current CPU" (February 2023).
+    #[serde(default)]
+    pub sis_short: bool,
 }
 
 /// One row of the feature table: its name, what it means, where it comes from.
@@ -129,6 +132,7 @@ feature_table! {
     "SCX_DFL", scx_dfl, "sched_ext's built-in idle selection, scx_select_cpu_dfl() (v6.12 ext.c): the sync waker's CPU while idle CPUs exist and nothing waits behind the waker, prev if its whole core is idle, any wholly idle core, prev if idle, any idle CPU, else prev; idle bitmaps, no runqueue probes.";
     "SIS_FILTER", sis_filter, "Abel Wu's 'filter out overloaded cpus in SIS' (v3, May 2022, unmerged): select_idle_cpu leaves out the LLC's CPUs with two or more non-SCHED_IDLE tasks, as the tick, idle entry and load balance last saw them (a per-LLC mask), gives up when every CPU is in it or fewer than nr/16 are not, and otherwise scans the rest within SIS_PROP's budget.";
     "SIS_NODE", sis_node, "Peter Zijlstra's multi-LLC select_idle_sibling (tip c5214e13ad60, June 2023; pulled before 6.5): when the target's LLC scan finds nothing, select_idle_node() runs select_idle_cpu on each other LLC below the LLC domain's parent, from the first CPU of each, each within its own nr_idle_scan; the first CPU found wins.";
+    "SIS_SHORT", sis_short, "Chen Yu's SIS_SHORT (v6, February 2023, unmerged): a task is short when its wakee_flips is 0 and its average CPU time between voluntary sleeps (dur_avg) is under sysctl_sched_min_granularity / 8; wake_affine_idle pulls to a CPU whose only task is short, and select_idle_cpu returns the waker's CPU without a scan when SIS_UTIL's nr is under 60% of the LLC and both wakee and waker are short.";
     "IDLE_CORES_THIS", idle_cores_this, "A failed idle-core scan clears has_idle_cores of the waker's LLC, set_idle_cores(this, false), not the target's (5.12.0; fixed in 5.13 by 02dbb7246c5b).";
 }
 
@@ -208,6 +212,7 @@ impl Features {
             scx_dfl: false,
             sis_filter: false,
             sis_node: false,
+            sis_short: false,
         }
     }
 }
@@ -345,9 +350,23 @@ static PRESETS: &[Preset] = &[
         Preset { name: "scx-default", description: "sched_ext's built-in idle selection, scx_select_cpu_dfl() as in 6.12: the sync waker's CPU while idle CPUs exist, prev's or any wholly idle core, prev, any idle CPU, else prev.", features: Features { scx_dfl: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-filter", description: "Abel Wu's v3 'filter out overloaded cpus in SIS' (May 2022, on v5.18-rc1's SIS_PROP path): the scan skips CPUs running two or more tasks, as the last tick saw them.", features: Features { sis_filter: true, ..vanilla_519() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-node", description: "Peter Zijlstra's multi-LLC select_idle_sibling (SIS_NODE, tip June 2023, pulled before 6.5): when the target's LLC has no idle CPU, scan the package's other LLCs too.", features: Features { sis_node: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-short", description: "Chen Yu's SIS_SHORT v6 (February 2023, on 6.2's SIS_UTIL path): a short wakee woken by a short waker stays on the waker's CPU once the LLC is over half busy, without a scan.", features: Features { sis_short: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "lb-promote-thin", description: "Seed 002: select_task_rq_fair_thin (prev, recent, first idle in LLC, then anywhere), no nr_idle_scan updates.", features: Features { lb_promote: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "full-scan", description: "No throttle at all: the baseline every throttle is measured against.", features: Features { sis_prop: false, sis_util: false, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
 ];
+
+/// Where a posted patch's preset was read: its posting on lore.kernel.org, or the kernel
+/// source it models (the app links it beside the preset picker). None for mainline releases.
+pub fn posting(preset: &str) -> Option<&'static str> {
+    Some(match preset {
+        "sis-util-v4" => "https://lore.kernel.org/lkml/20220612163428.849378-1-yu.c.chen@intel.com/",
+        "sis-filter" => "https://lore.kernel.org/lkml/20220505122331.42696-1-wuyun.abel@bytedance.com/",
+        "sis-node" => "https://lore.kernel.org/lkml/20230530113249.GA156198@hirez.programming.kicks-ass.net/",
+        "sis-short" => "https://lore.kernel.org/lkml/cover.1677069490.git.yu.c.chen@intel.com/",
+        "scx-default" => "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/kernel/sched/ext.c?h=v6.12",
+        _ => return None,
+    })
+}
 
 /// Looks a preset up by name; the error suggests the closest name.
 pub fn preset(name: &str) -> Result<Preset, crate::InputError> {
@@ -361,6 +380,40 @@ pub fn preset(name: &str) -> Result<Preset, crate::InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_posted_proposal_links_its_posting_and_every_release_none() {
+        for p in presets() {
+            let proposal = !p.name.starts_with("linux-") && p.name != "full-scan";
+            let linked = posting(p.name).is_some();
+            // The seeds' other patches are cited in ../shared/seeds, not linked yet.
+            if matches!(
+                p.name,
+                "sis-filter" | "sis-node" | "sis-short" | "scx-default"
+            ) {
+                assert!(linked, "{} has no posting", p.name);
+            }
+            if !proposal {
+                assert!(!linked, "{} is a release", p.name);
+            }
+        }
+        assert_eq!(posting("linux-6.0"), None);
+    }
+
+    /// The presets of posted proposals are their base kernel with one feature added: the
+    /// proposal is exactly that feature, nothing else moved.
+    #[test]
+    fn each_proposal_is_its_base_kernel_plus_its_own_feature() {
+        for (name, base, feature) in [
+            ("sis-filter", "linux-5.19", "SIS_FILTER"),
+            ("sis-node", "linux-6.0", "SIS_NODE"),
+            ("sis-short", "linux-6.0", "SIS_SHORT"),
+        ] {
+            let mut f = preset(base).unwrap().features;
+            f.set(feature, true).unwrap();
+            assert_eq!(f, preset(name).unwrap().features, "{name}");
+        }
+    }
 
     #[test]
     fn linux_5_19_is_6_0_with_sis_prop_instead_of_sis_util_and_5_15_after_5_16() {

@@ -27,13 +27,16 @@ pub enum Rule {
     /// SIS_NODE (2023, tip only): select_idle_node() found an idle CPU in another LLC of the
     /// node, after the target's LLC came up empty.
     SelectIdleNode,
+    /// SIS_SHORT (v6, 2023, unmerged): select_idle_cpu returned target, the waker's busy CPU,
+    /// for a short wakee of a short waker, without a scan.
+    SisShort,
     /// The fall-through `return target` (or prev for the thin path, or a 6.7 fallback).
     Fallback,
 }
 
 impl Rule {
     /// Every rule, in declaration order (the Replay tab's wire numbers them by it).
-    pub const ALL: [Rule; 17] = [
+    pub const ALL: [Rule; 18] = [
         Rule::WakeAffine,
         Rule::Target,
         Rule::Prev,
@@ -51,6 +54,7 @@ impl Rule {
         Rule::ScxPrev,
         Rule::ScxIdleCpu,
         Rule::SelectIdleNode,
+        Rule::SisShort,
     ];
 
     pub fn name(self) -> &'static str {
@@ -71,6 +75,7 @@ impl Rule {
             Rule::ScxPrev => "scx_prev",
             Rule::ScxIdleCpu => "scx_idle_cpu",
             Rule::SelectIdleNode => "select_idle_node",
+            Rule::SisShort => "sis_short",
             Rule::Fallback => "fallback",
         }
     }
@@ -92,6 +97,7 @@ impl Rule {
             | Rule::ScxPrev
             | Rule::ScxIdleCpu => "scx_select_cpu_dfl()",
             Rule::SelectIdleNode => "select_idle_node()",
+            Rule::SisShort => "select_idle_cpu()",
         }
     }
 

@@ -87,6 +87,8 @@ impl Replay {
                 allowed,
                 load: p.wakee_load as u64,
                 wake_wide: p.wake_wide,
+                // The replay does not rebuild dur_avg from the trace: SIS_SHORT never fires.
+                dur: Default::default(),
             };
             let waker = Waker {
                 cpu: p.waker_cpu,
@@ -94,6 +96,7 @@ impl Replay {
                 load: p.waker_load as u64,
                 now_ns: p.time_ns,
                 jiffies,
+                curr: Default::default(),
             };
             if capturing {
                 let inp = &mut self.scratch_inputs[i];

@@ -103,6 +103,8 @@ impl Replay {
             allowed,
             load: rec.wakee_load as u64,
             wake_wide: rec.wake_wide,
+            // The replay does not rebuild dur_avg from the trace: SIS_SHORT never fires.
+            dur: Default::default(),
         };
         let waker = Waker {
             cpu: rec.id.waker_cpu,
@@ -110,6 +112,7 @@ impl Replay {
             load: rec.waker_load as u64,
             now_ns: rec.id.time_ns,
             jiffies: rec.id.time_ns * REPLAY_HZ / 1_000_000_000,
+            curr: Default::default(),
         };
         let mut d = Decision::default();
         let out = st.decide_into(&wakee, &waker, &mut Counters::default(), &mut d);

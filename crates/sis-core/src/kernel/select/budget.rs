@@ -6,6 +6,14 @@ use super::{Budget, Ctx, Wakee, Waker};
 use crate::kernel::state::SchedState;
 use crate::kernel::trace::{Recorder, ScanEnd};
 
+/// What SIS_SHORT reads of a task (Chen Yu's v6, February 2023): `p->se.dur_avg`, the
+/// update_avg() of its CPU time between voluntary sleeps, ns, and `p->wakee_flips`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskDuration {
+    pub dur_avg: u64,
+    pub wakee_flips: u32,
+}
+
 impl SchedState {
     /// SIS_FILTER v3 fair.c select_idle_cpu, before SIS_PROP: `nro = atomic_read(&sds->
     /// nr_overloaded_cpus); if (nro == weight) goto out;` (which clears has_idle_cores when
@@ -114,5 +122,46 @@ impl SchedState {
             }
         }
         (None, ns)
+    }
+
+    /// SIS_SHORT v6 fair.c `is_short_task(p)`: `!p->wakee_flips && p->se.dur_avg &&
+    /// (p->se.dur_avg * 8) < sysctl_sched_min_granularity`.
+    pub(super) fn is_short_task(&self, t: &TaskDuration) -> bool {
+        self.features.sis_short
+            && t.wakee_flips == 0
+            && t.dur_avg != 0
+            && t.dur_avg.saturating_mul(8) < self.sched_min_granularity_ns()
+    }
+
+    /// `sysctl_sched_min_granularity` as update_sysctl() scales it at boot (v6.2 fair.c
+    /// get_update_sysctl_factor, SCHED_TUNABLESCALING_LOG): 0.75 ms * (1 + ilog2(min(cpus, 8))).
+    pub fn sched_min_granularity_ns(&self) -> u64 {
+        let cpus = self.topo.nr_cpus().clamp(1, 8);
+        750_000 * (1 + cpus.ilog2() as u64)
+    }
+
+    /// SIS_SHORT v6 fair.c select_idle_cpu, after SIS_UTIL's `nr = nr_idle_scan + 1;` and
+    /// `if (nr == 1) return -1;`: `if (!has_idle_core && this == target && (5 * nr < 3 *
+    /// sd->span_weight) && cpu_rq(target)->nr_running <= 1 && is_short_task(p) &&
+    /// is_short_task(cpu_curr(target))) return target;`. select_idle_sibling checks it just
+    /// before it calls select_idle_cpu: nothing between them reads or writes state.
+    pub(super) fn sis_short_keeps_target(
+        &self,
+        p: &Wakee,
+        w: &Waker,
+        has_idle_core: bool,
+        target: u32,
+    ) -> bool {
+        if !self.features.sis_util || self.nr_expr.is_some() {
+            return false;
+        }
+        let nr = self.llcs[self.topo.llc_of(target) as usize].nr_idle_scan as i64 + 1;
+        nr != 1
+            && !has_idle_core
+            && w.cpu == target
+            && 5 * nr < 3 * self.topo.llc_weight() as i64
+            && self.rqs[target as usize].nr_running <= 1
+            && self.is_short_task(&p.dur)
+            && self.is_short_task(&w.curr)
     }
 }

@@ -16,6 +16,7 @@ mod missed;
 mod scx;
 mod thin;
 mod wake_affine;
+pub use budget::TaskDuration;
 pub use wake_affine::{record_wakee, wake_wide, WakeeFlips};
 
 /// The waking task as the wake-up path sees it.
@@ -28,6 +29,8 @@ pub struct Wakee<'a> {
     pub load: u64,
     /// Whether wake_wide() said the wakee/waker pair is too wide for an affine wake-up.
     pub wake_wide: bool,
+    /// SIS_SHORT's view of p: its average run between voluntary sleeps and wakee_flips.
+    pub dur: TaskDuration,
 }
 
 /// The waker's side.
@@ -40,6 +43,9 @@ pub struct Waker {
     pub now_ns: u64,
     /// Only SIS_PROP's wake_avg_idle aging (`sis_prop_aged`) reads it.
     pub jiffies: u64,
+    /// SIS_SHORT: the task running on the waker's CPU (`cpu_curr(this_cpu)`, the waker for a
+    /// wake-up from task context); all zero for the idle task.
+    pub curr: TaskDuration,
 }
 
 /// What one wake-up decided and what it cost.
@@ -302,6 +308,15 @@ impl SchedState {
                         done!(i, Rule::SelectIdleSmt);
                     }
                 }
+            }
+            if self.features.sis_short && self.sis_short_keeps_target(p, w, has_idle_core, target) {
+                out.select_idle_cpu_ns = Some(0);
+                if R::ON {
+                    let nr = self.llcs[llc as usize].nr_idle_scan as i64 + 1;
+                    ctx.rec.nr_before(Some(nr));
+                    ctx.rec.scan_end(ScanEnd::NoScan, Some(nr));
+                }
+                done!(target, Rule::SisShort);
             }
             let (i, ns) = self.select_idle_cpu(p, w, has_idle_core, target, &mut ctx);
             out.select_idle_cpu_ns = Some(ns);

@@ -19,6 +19,13 @@ impl SchedState {
         let mut target = None;
         if self.features.wa_idle {
             target = self.wake_affine_idle(this, prev, w.sync);
+            if target.is_none() && self.features.sis_short {
+                // SIS_SHORT v6 wake_affine_idle, last: `if (cpu_rq(this_cpu)->nr_running == 1
+                // && is_short_task(rcu_dereference(cpu_curr(this_cpu)))) return this_cpu;`
+                if self.rqs[this as usize].nr_running == 1 && self.is_short_task(&w.curr) {
+                    target = Some(this);
+                }
+            }
         }
         if self.features.wa_weight && target.is_none() {
             target = self.wake_affine_weight(p, w);

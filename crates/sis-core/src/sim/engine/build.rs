@@ -56,6 +56,9 @@ impl Simulation {
                 last_wakee: NONE,
                 ..WakeeFlips::default()
             },
+            exec_start: 0,
+            ran_since_sleep: 0,
+            dur_avg: 0,
         });
         let tasks: Vec<Task> = tasks.collect();
         // Pinned hogs start with util 1024 on their CPU (the seed's table).

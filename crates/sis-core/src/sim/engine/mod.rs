@@ -27,7 +27,7 @@ use crate::error::InputError;
 use crate::kernel::cpumask::CpuMask;
 use crate::kernel::features::Features;
 use crate::kernel::pelt::SchedAvg;
-use crate::kernel::select::{Outcome, Wakee, WakeeFlips, Waker};
+use crate::kernel::select::{Outcome, TaskDuration, Wakee, WakeeFlips, Waker};
 use crate::kernel::state::{CpuState, LlcShared, SchedState};
 use crate::kernel::stats::{Counters, LatencyHistogram, Metrics, ScanHistogram};
 use crate::kernel::topology::Topology;
@@ -105,6 +105,12 @@ struct Task {
     wake_pending: bool,
     /// record_wakee()'s state, for wake_wide().
     flips: WakeeFlips,
+    /// When it last became its CPU's curr, ns, and its CPU time since it last slept
+    /// (`sum_exec_runtime - prev_sleep_sum_runtime`), for SIS_SHORT's dur_avg.
+    exec_start: u64,
+    ran_since_sleep: u64,
+    /// SIS_SHORT v6 `p->se.dur_avg`: update_avg() of the CPU time between voluntary sleeps.
+    dur_avg: u64,
     /// The mean of the jittered burst `burst_for` draws for this role, or 0 if not jittered.
     jittered_burst_ns: u64,
     /// The next task in its CPU's queue (NONE: the last, or not queued).

@@ -310,6 +310,7 @@ impl Simulation {
                 self.latency.record(lat);
             }
         }
+        self.tasks[task as usize].exec_start = now;
         let c = &mut self.cpus[cpu as usize];
         c.curr = Some(task);
         c.stint_start = now;
@@ -352,6 +353,8 @@ impl Simulation {
         }
         self.update_cpu_pelt(cpu);
         self.tasks[task as usize].pelt.update(self.now, true);
+        let t = &mut self.tasks[task as usize];
+        t.ran_since_sleep += self.now.saturating_sub(t.exec_start);
         let l = self.cpus[cpu as usize].llc as usize;
         self.tasks[task as usize].state = TaskState::Queued(cpu);
         let c = &mut self.cpus[cpu as usize];
@@ -387,6 +390,12 @@ impl Simulation {
         self.tasks[task as usize].pelt.update(self.now, true);
         self.tasks[task as usize].state = TaskState::Sleeping;
         self.tasks[task as usize].prev = cpu;
+        // SIS_SHORT v6 fair.c dur_avg_update(p, task_sleep) in dequeue_task_fair: the CPU time
+        // since the last voluntary sleep, preemptions included, into update_avg().
+        let t = &mut self.tasks[task as usize];
+        let dur = t.ran_since_sleep + self.now.saturating_sub(t.exec_start);
+        t.dur_avg = crate::kernel::throttle::update_avg(t.dur_avg, dur);
+        t.ran_since_sleep = 0;
         self.cpus[cpu as usize].curr = None;
         let rq = &mut self.st.rqs[cpu as usize];
         rq.nr_running -= 1;

@@ -59,13 +59,25 @@ impl Simulation {
             allowed: &self.masks[aff],
             load: t.pelt.util_avg as u64,
             wake_wide: wide,
+            dur: TaskDuration {
+                dur_avg: t.dur_avg,
+                wakee_flips: t.flips.wakee_flips,
+            },
         };
+        // cpu_curr(this_cpu): the waker in task context, whatever runs there under a softirq.
+        let curr = self.cpus[waker_cpu as usize]
+            .curr
+            .map_or(TaskDuration::default(), |c| TaskDuration {
+                dur_avg: self.tasks[c as usize].dur_avg,
+                wakee_flips: self.tasks[c as usize].flips.wakee_flips,
+            });
         let w = Waker {
             cpu: waker_cpu,
             sync,
             load: waker_load,
             now_ns: self.now,
             jiffies,
+            curr,
         };
         // What a probe costs now: probe_cost_ns plus probe_contention_pct of it for each other
         // CPU of the waker's LLC still scanning (docs/scan-cost.md).
