@@ -136,6 +136,8 @@ fn input() -> impl Strategy<Value = Input> {
                         avg_idle: Some(*avg_idle),
                         util_est: None,
                         overloaded: None,
+                        // SIS_CACHE: a quarter of the CPUs are cache-hot for 100 us.
+                        cache_hot_ns: (kind % 4 == 1).then_some(100_000),
                     });
                     if *allow {
                         allowed.push(cpu as u32);
@@ -226,12 +228,22 @@ struct OracleScan {
     end: ScanEnd,
 }
 
+/// SIS_CACHE v2 adds `nr_hot = nr >> 1` cache-hot idle CPUs passed over (`if (--nr_hot >= 0
+/// && cache_hot_cpu(idle_cpu, &hot_cpu)) continue;`, idle_cpu left set) and the first of them
+/// taken when the loop ends with none (`if (idle_cpu == -1 && hot_cpu != -1)`).
 fn oracle_select_idle_cpu(
     cpus: &[u32],
     start: u32,
     nr: Option<i64>,
     idle: &dyn Fn(u32) -> bool,
+    hot: Option<&dyn Fn(u32) -> bool>,
 ) -> OracleScan {
+    let mut nr_hot = match (hot, nr) {
+        (Some(_), Some(n)) => n >> 1,
+        _ => 0,
+    };
+    let mut hot_cpu = None;
+    let mut idle_cpu = None;
     // for_each_cpu_wrap: the mask's CPUs from `start` up, then from 0 up to start - 1.
     let order = cpus
         .iter()
@@ -252,11 +264,21 @@ fn oracle_select_idle_cpu(
             }
         }
         out.probed.push(cpu);
-        if idle(cpu) {
+        idle_cpu = idle(cpu).then_some(cpu);
+        if idle_cpu.is_some() {
+            nr_hot -= 1;
+            if hot.is_some_and(|h| nr_hot >= 0 && h(cpu)) {
+                hot_cpu = hot_cpu.or(Some(cpu));
+                continue;
+            }
             out.found = Some(cpu);
             out.end = ScanEnd::Found;
             return out;
         }
+    }
+    if let Some(c) = idle_cpu.or(hot_cpu) {
+        out.found = Some(c);
+        out.end = ScanEnd::Found;
     }
     out
 }
@@ -300,7 +322,11 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
 
     // No CPU probed twice by one kind of scan.
     no_duplicates(&r, &[Rule::SelectIdleCpu, Rule::SelectIdleCluster])?;
-    no_duplicates(&r, &[Rule::SelectIdleCore])?;
+    if !feats.sis_cache {
+        // SIS_CACHE v2 `continue`s past a cache-hot idle core without taking its siblings out
+        // of `cpus`, so select_idle_core looks at that core again from each sibling.
+        no_duplicates(&r, &[Rule::SelectIdleCore])?;
+    }
     no_duplicates(&r, &[Rule::SelectIdleSmt])?;
     no_duplicates(&r, &[Rule::ThinLlc, Rule::ThinRest])?;
 
@@ -469,7 +495,10 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
         } else {
             r.target
         };
-        let want = oracle_select_idle_cpu(&cpus, start, r.nr_before, &choose_idle_cpu);
+        let cache_hot = |c: u32| f.cpus[c as usize].cache_hot_ns.is_some_and(|ns| ns > 0);
+        let hot: Option<&dyn Fn(u32) -> bool> = feats.sis_cache.then_some(&cache_hot);
+        let hot = hot.filter(|_| feats.sis_util);
+        let want = oracle_select_idle_cpu(&cpus, start, r.nr_before, &choose_idle_cpu, hot);
         let probed: Vec<u32> = r
             .steps
             .iter()

@@ -57,6 +57,10 @@ pub struct StateCpu {
     /// from nr_running for a mask the tick has not caught up with.
     #[serde(default)]
     pub overloaded: Option<bool>,
+    /// SIS_CACHE: how much longer this idle CPU stays cache-hot for the task that slept on it
+    /// last, ns (`rq->cache_hot_timeout` less now) [0: not hot].
+    #[serde(default)]
+    pub cache_hot_ns: Option<u64>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -389,6 +393,8 @@ fn prepare(file: &StateFile, preset_name: &str) -> Result<Prepared, InputError> 
                 "false for an idle CPU (set_next_task_idle clears it)",
             ));
         }
+        // The decision runs at time 0: the timeout is the time left.
+        st.rqs[cpu as usize].cache_hot_timeout = c.cache_hot_ns.unwrap_or(0);
         let overloaded = c.overloaded.unwrap_or(st.rqs[cpu as usize].rq_overloaded());
         st.set_overloaded(cpu, overloaded);
     }

@@ -83,6 +83,9 @@ pub struct Features {
     /// SIS_SHORT: Chen Yu's v6 "wake up short task on current CPU" (February 2023).
     #[serde(default)]
     pub sis_short: bool,
+    /// SIS_CACHE: Chen Yu's v2 "Introduce SIS_CACHE to choose previous CPU" (November 2023).
+    #[serde(default)]
+    pub sis_cache: bool,
 }
 
 /// One row of the feature table: its name, what it means, where it comes from.
@@ -133,6 +136,7 @@ feature_table! {
     "SIS_FILTER", sis_filter, "Abel Wu's 'filter out overloaded cpus in SIS' (v3, May 2022, unmerged): select_idle_cpu leaves out the LLC's CPUs with two or more non-SCHED_IDLE tasks, as the tick, idle entry and load balance last saw them (a per-LLC mask), gives up when every CPU is in it or fewer than nr/16 are not, and otherwise scans the rest within SIS_PROP's budget.";
     "SIS_NODE", sis_node, "Peter Zijlstra's multi-LLC select_idle_sibling (tip c5214e13ad60, June 2023; pulled before 6.5): when the target's LLC scan finds nothing, select_idle_node() runs select_idle_cpu on each other LLC below the LLC domain's parent, from the first CPU of each, each within its own nr_idle_scan; the first CPU found wins.";
     "SIS_SHORT", sis_short, "Chen Yu's SIS_SHORT (v6, February 2023, unmerged): a task is short when its wakee_flips is 0 and its average CPU time between voluntary sleeps (dur_avg) is under sysctl_sched_min_granularity / 8; wake_affine_idle pulls to a CPU whose only task is short, and select_idle_cpu returns the waker's CPU without a scan when SIS_UTIL's nr is under 60% of the LLC and both wakee and waker are short.";
+    "SIS_CACHE", sis_cache, "Chen Yu's SIS_CACHE (v2, November 2023, unmerged): a task's short sleeps (under sysctl_sched_migration_cost) average into avg_hot_dur; a CPU its sleep leaves idle stays cache-hot for that long; select_idle_cpu passes over up to nr/2 cache-hot idle CPUs (under SIS_UTIL) and takes the first of them only if it finds nothing else.";
     "IDLE_CORES_THIS", idle_cores_this, "A failed idle-core scan clears has_idle_cores of the waker's LLC, set_idle_cores(this, false), not the target's (5.12.0; fixed in 5.13 by 02dbb7246c5b).";
 }
 
@@ -213,6 +217,7 @@ impl Features {
             sis_filter: false,
             sis_node: false,
             sis_short: false,
+            sis_cache: false,
         }
     }
 }
@@ -351,6 +356,7 @@ static PRESETS: &[Preset] = &[
         Preset { name: "sis-filter", description: "Abel Wu's v3 'filter out overloaded cpus in SIS' (May 2022, on v5.18-rc1's SIS_PROP path): the scan skips CPUs running two or more tasks, as the last tick saw them.", features: Features { sis_filter: true, ..vanilla_519() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-node", description: "Peter Zijlstra's multi-LLC select_idle_sibling (SIS_NODE, tip June 2023, pulled before 6.5): when the target's LLC has no idle CPU, scan the package's other LLCs too.", features: Features { sis_node: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-short", description: "Chen Yu's SIS_SHORT v6 (February 2023, on 6.2's SIS_UTIL path): a short wakee woken by a short waker stays on the waker's CPU once the LLC is over half busy, without a scan.", features: Features { sis_short: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-cache", description: "Chen Yu's SIS_CACHE v2 (November 2023, on 6.7's path): an idle CPU stays cache-hot for its last task's average short sleep, and the scan passes over such CPUs for other wakees.", features: Features { sis_cache: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "lb-promote-thin", description: "Seed 002: select_task_rq_fair_thin (prev, recent, first idle in LLC, then anywhere), no nr_idle_scan updates.", features: Features { lb_promote: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "full-scan", description: "No throttle at all: the baseline every throttle is measured against.", features: Features { sis_prop: false, sis_util: false, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
 ];
@@ -363,6 +369,7 @@ pub fn posting(preset: &str) -> Option<&'static str> {
         "sis-filter" => "https://lore.kernel.org/lkml/20220505122331.42696-1-wuyun.abel@bytedance.com/",
         "sis-node" => "https://lore.kernel.org/lkml/20230530113249.GA156198@hirez.programming.kicks-ass.net/",
         "sis-short" => "https://lore.kernel.org/lkml/cover.1677069490.git.yu.c.chen@intel.com/",
+        "sis-cache" => "https://lore.kernel.org/lkml/cover.1700548379.git.yu.c.chen@intel.com/",
         "scx-default" => "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/kernel/sched/ext.c?h=v6.12",
         _ => return None,
     })
@@ -389,7 +396,7 @@ mod tests {
             // The seeds' other patches are cited in ../shared/seeds, not linked yet.
             if matches!(
                 p.name,
-                "sis-filter" | "sis-node" | "sis-short" | "scx-default"
+                "sis-filter" | "sis-node" | "sis-short" | "sis-cache" | "scx-default"
             ) {
                 assert!(linked, "{} has no posting", p.name);
             }
@@ -408,6 +415,7 @@ mod tests {
             ("sis-filter", "linux-5.19", "SIS_FILTER"),
             ("sis-node", "linux-6.0", "SIS_NODE"),
             ("sis-short", "linux-6.0", "SIS_SHORT"),
+            ("sis-cache", "linux-6.7", "SIS_CACHE"),
         ] {
             let mut f = preset(base).unwrap().features;
             f.set(feature, true).unwrap();

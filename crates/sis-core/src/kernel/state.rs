@@ -43,6 +43,9 @@ pub struct Rq {
     /// `rq->overloaded` (SIS_FILTER): what update_overloaded_rq() last wrote, at this CPU's
     /// tick, its idle entry or a load-balance migration, not at every enqueue.
     pub overloaded: bool,
+    /// SIS_CACHE v2 `rq->cache_hot_timeout`, ns: until then this idle CPU is cache-hot for the
+    /// task that slept on it last (max of now + its avg_hot_dur at each sleep that emptied it).
+    pub cache_hot_timeout: u64,
 }
 
 impl Default for Rq {
@@ -59,6 +62,7 @@ impl Default for Rq {
             max_idle_balance_cost: MIGRATION_COST_NS,
             avg_scan_cost: 0,
             overloaded: false,
+            cache_hot_timeout: 0,
         }
     }
 }

@@ -14,6 +14,29 @@ pub struct TaskDuration {
     pub wakee_flips: u32,
 }
 
+/// SIS_CACHE v2's locals in select_idle_cpu: how many cache-hot idle CPUs may still be passed
+/// over (`nr_hot`, `nr >> 1` under SIS_UTIL, else 0), the first one passed (`hot_cpu`), and
+/// the clock they are compared at.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct CacheHot {
+    pub check: bool,
+    pub nr_hot: i64,
+    pub hot_cpu: Option<u32>,
+    pub now_ns: u64,
+}
+
+impl CacheHot {
+    pub fn new(sis_cache: bool, by_sis_util: bool, nr: i64, now_ns: u64) -> Self {
+        CacheHot {
+            check: sis_cache,
+            // `nr_hot = nr >> 1;` where SIS_UTIL set nr (and nr_hot = 0 otherwise).
+            nr_hot: if by_sis_util { nr >> 1 } else { 0 },
+            hot_cpu: None,
+            now_ns,
+        }
+    }
+}
+
 impl SchedState {
     /// SIS_FILTER v3 fair.c select_idle_cpu, before SIS_PROP: `nro = atomic_read(&sds->
     /// nr_overloaded_cpus); if (nro == weight) goto out;` (which clears has_idle_cores when
@@ -78,6 +101,7 @@ impl SchedState {
             nr,
             timed: per_wakeup,
             filter: false,
+            hot: false,
         };
         self.select_idle_cpu_scan(p, w, has_idle_core, target, ctx, budget)
     }
@@ -163,5 +187,20 @@ impl SchedState {
             && self.rqs[target as usize].nr_running <= 1
             && self.is_short_task(&p.dur)
             && self.is_short_task(&w.curr)
+    }
+
+    /// SIS_CACHE v2 select_idle_cpu, at an idle CPU or core `i`: `if (--nr_hot >= 0 &&
+    /// cache_hot_cpu(i, &hot_cpu)) continue;`. cache_hot_cpu(): the CPU is cache-hot while
+    /// `sched_clock_cpu(cpu) < cpu_rq(cpu)->cache_hot_timeout`; the first is kept as backup.
+    pub(super) fn pass_cache_hot(&self, i: u32, hot: &mut CacheHot) -> bool {
+        if !hot.check {
+            return false;
+        }
+        hot.nr_hot -= 1;
+        if hot.nr_hot < 0 || hot.now_ns >= self.rqs[i as usize].cache_hot_timeout {
+            return false;
+        }
+        hot.hot_cpu.get_or_insert(i);
+        true
     }
 }

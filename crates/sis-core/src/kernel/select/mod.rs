@@ -10,6 +10,7 @@ use crate::kernel::topology::Numbering;
 use crate::kernel::trace::{Recorder, Rule, Saw, ScanEnd};
 
 mod budget;
+mod cores;
 mod fast_scan;
 mod legacy;
 mod missed;
@@ -78,6 +79,7 @@ struct LlcScan {
     idle_cpu: Option<u32>,
     nr: i64,
     core_scan: bool,
+    hot: budget::CacheHot,
 }
 
 /// select_idle_cpu()'s scan budget: `nr` (NR_INF: unthrottled) and whether SIS_PROP times the
@@ -88,6 +90,8 @@ struct Budget {
     timed: bool,
     /// SIS_FILTER: leave the LLC's overloaded CPUs out of `cpus` (`if (nro > 1)`).
     filter: bool,
+    /// SIS_CACHE: SIS_UTIL set `nr`, so `nr_hot = nr >> 1` cache-hot idle CPUs may be passed.
+    hot: bool,
 }
 
 fn nr_opt(nr: i64) -> Option<i64> {
@@ -349,74 +353,6 @@ impl SchedState {
         done!(target, Rule::Fallback);
     }
 
-    /// `select_idle_smt(p, sd, cpu)`: the first idle SMT sibling of `core_cpu` that p may use.
-    /// 5.13+ skips `core_cpu` itself; the legacy third pass (4.13-5.11) tests it too.
-    fn select_idle_smt<R: Recorder>(
-        &self,
-        p: &Wakee,
-        core_cpu: u32,
-        target: u32,
-        include_self: bool,
-        ctx: &mut Ctx<'_, R>,
-    ) -> Option<u32> {
-        let llc = self.topo.llc_of(target);
-        for &cpu in self.topo.smt_siblings(core_cpu) {
-            if !include_self && cpu == core_cpu {
-                // Mel Gorman's schedstat patch bumps sis_scanned at the top of the loop: the
-                // skipped CPU and the disallowed ones below count as looked at, unprobed.
-                ctx.c.sis_scanned += 1;
-                continue;
-            }
-            if !p.allowed.test(cpu) || self.topo.llc_of(cpu) != llc {
-                ctx.c.sis_scanned += 1;
-                if R::ON {
-                    ctx.rec
-                        .step(Rule::SelectIdleSmt, cpu, Saw::NotAllowed, None);
-                }
-                continue;
-            }
-            if ctx.probe(self, Rule::SelectIdleSmt, cpu, NR_INF) {
-                return Some(cpu);
-            }
-        }
-        None
-    }
-
-    /// Single-pass `select_idle_core(p, core, cpus, &idle_cpu)` (5.12+, seed 003).
-    fn select_idle_core<R: Recorder>(
-        &self,
-        p: &Wakee,
-        core: u32,
-        cpus: &mut CpuMask,
-        idle_cpu: &mut Option<u32>,
-        ctx: &mut Ctx<'_, R>,
-    ) -> Option<u32> {
-        let mut idle = true;
-        for &cpu in self.topo.smt_siblings(core) {
-            ctx.probe(self, Rule::SelectIdleCore, cpu, NR_INF);
-            let rq = &self.rqs[cpu as usize];
-            if !rq.available_idle() {
-                idle = false;
-                if idle_cpu.is_none() {
-                    if rq.sched_idle() && self.features.sched_idle_as_idle && p.allowed.test(cpu) {
-                        *idle_cpu = Some(cpu);
-                        break;
-                    }
-                    continue;
-                }
-                break;
-            }
-            if idle_cpu.is_none() && p.allowed.test(cpu) {
-                *idle_cpu = Some(cpu);
-            }
-        }
-        if idle {
-            return Some(core);
-        }
-        cpus.and_not(self.topo.smt_mask(core));
-        None
-    }
-
     /// `select_idle_cpu()`: the throttled LLC scan. Returns the CPU found and the simulated
     /// time spent (probes * probe_cost_ns). The budget is worked out here, inline in the
     /// caller, as most wake-ups at high load stop at it (SIS_UTIL's nr == 1).
@@ -499,7 +435,13 @@ impl SchedState {
         if R::ON {
             ctx.rec.nr_before(nr_opt(nr));
         }
-        let budget = Budget { nr, timed, filter };
+        let hot = f.sis_cache && f.sis_util;
+        let budget = Budget {
+            nr,
+            timed,
+            filter,
+            hot,
+        };
         self.select_idle_cpu_scan(p, w, has_idle_core, target, ctx, budget)
     }
 
@@ -518,7 +460,12 @@ impl SchedState {
         let f = self.features;
         let llc = self.topo.llc_of(target);
         let probes_at_start = ctx.probes;
-        let Budget { nr, timed, filter } = budget;
+        let Budget {
+            nr,
+            timed,
+            filter,
+            hot,
+        } = budget;
         let mut cpus = std::mem::replace(&mut self.scratch, CpuMask::new(0));
         if filter {
             // SIS_FILTER v3: cpumask_and(cpus, span, p->cpus_ptr); cpumask_andnot(cpus, cpus, sdo_mask(sds))
@@ -541,13 +488,14 @@ impl SchedState {
             idle_cpu: None,
             nr,
             core_scan,
+            hot: budget::CacheHot::new(f.sis_cache, hot, nr, w.now_ns),
         };
         let mut walk = Walk::Completed;
         if f.cluster && self.topo.has_clusters() && f.single_pass {
             walk = self.select_idle_cluster(p, target, start, &mut scan, ctx);
         }
         if walk == Walk::Completed {
-            walk = match (&self.idle_cpus, R::ON) {
+            walk = match (&self.idle_cpus, R::ON || f.sis_cache) {
                 (Some(idle), false) if !core_scan && !f.span_nr => {
                     fast_scan::idle_cpu_words(self, p, idle, start, &mut scan, ctx)
                 }
@@ -562,8 +510,14 @@ impl SchedState {
             };
         }
         let LlcScan {
-            cpus, idle_cpu, nr, ..
+            cpus,
+            idle_cpu,
+            nr,
+            hot,
+            ..
         } = scan;
+        // SIS_CACHE v2: `if (idle_cpu == -1 && hot_cpu != -1) idle_cpu = hot_cpu;`
+        let idle_cpu = idle_cpu.or(hot.hot_cpu);
         self.scratch = cpus;
         self.scan_nr_left = nr;
         let ns = (ctx.probes - probes_at_start) as u64 * self.probe_cost_ns;
@@ -663,9 +617,11 @@ impl SchedState {
         ctx: &mut Ctx<'_, R>,
     ) -> Option<Walk> {
         if scan.core_scan {
-            return self
-                .select_idle_core(p, cpu, &mut scan.cpus, &mut scan.idle_cpu, ctx)
-                .map(Walk::Returned);
+            let i = self.select_idle_core(p, cpu, &mut scan.cpus, &mut scan.idle_cpu, ctx)?;
+            if rule == Rule::SelectIdleCpu && self.pass_cache_hot(i, &mut scan.hot) {
+                return None; // SIS_CACHE: `continue`
+            }
+            return Some(Walk::Returned(i));
         }
         let nr = &mut scan.nr;
         if *nr != NR_INF {
@@ -688,7 +644,13 @@ impl SchedState {
         }
         if ctx.probe(self, rule, cpu, *nr) {
             scan.idle_cpu = Some(cpu);
+            if rule == Rule::SelectIdleCpu && self.pass_cache_hot(cpu, &mut scan.hot) {
+                return None; // SIS_CACHE: `continue`, with idle_cpu left set
+            }
             return Some(Walk::Completed);
+        }
+        if scan.hot.check {
+            scan.idle_cpu = None; // `idle_cpu = __select_idle_cpu(cpu, p)`: -1
         }
         None
     }

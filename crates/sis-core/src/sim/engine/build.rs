@@ -59,6 +59,8 @@ impl Simulation {
             exec_start: 0,
             ran_since_sleep: 0,
             dur_avg: 0,
+            last_dequeue_ns: 0,
+            avg_hot_dur: 0,
         });
         let tasks: Vec<Task> = tasks.collect();
         // Pinned hogs start with util 1024 on their CPU (the seed's table).

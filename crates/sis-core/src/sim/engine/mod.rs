@@ -111,6 +111,10 @@ struct Task {
     ran_since_sleep: u64,
     /// SIS_SHORT v6 `p->se.dur_avg`: update_avg() of the CPU time between voluntary sleeps.
     dur_avg: u64,
+    /// SIS_CACHE v2 `p->last_dequeue_time` (ns, 0: its last dequeue was not a sleep) and
+    /// `p->avg_hot_dur`: update_avg() of its sleeps shorter than the migration cost.
+    last_dequeue_ns: u64,
+    avg_hot_dur: u64,
     /// The mean of the jittered burst `burst_for` draws for this role, or 0 if not jittered.
     jittered_burst_ns: u64,
     /// The next task in its CPU's queue (NONE: the last, or not queued).
@@ -133,6 +137,9 @@ struct Rescan {
     seq: u64,
     /// The scan's select_idle_cpu time as counted (0: not counted), its waker's CPU, and
     /// whether SIS_PROP timed it: the rescan adds to the same sample.
+    /// The decision's seq (`decision_seq`): its rescan counts only in the window that counted
+    /// it (a wake-up decided in the warm-up may rescan after counting starts).
+    decided_seq: u64,
     counted_ns: u64,
     waker_cpu: u32,
     timed: bool,

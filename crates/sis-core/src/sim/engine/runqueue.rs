@@ -399,6 +399,14 @@ impl Simulation {
         self.cpus[cpu as usize].curr = None;
         let rq = &mut self.st.rqs[cpu as usize];
         rq.nr_running -= 1;
+        // SIS_CACHE v2 dequeue_task_fair, task_sleep: `p->last_dequeue_time = now;` and, when
+        // the rq is left empty, `rq->cache_hot_timeout = max(rq->cache_hot_timeout, now +
+        // p->avg_hot_dur)` under sched_feat(SIS_CACHE).
+        let t = &mut self.tasks[task as usize];
+        t.last_dequeue_ns = self.now.max(1);
+        if self.st.features.sis_cache && rq.nr_running == 0 && t.avg_hot_dur != 0 {
+            rq.cache_hot_timeout = rq.cache_hot_timeout.max(self.now + t.avg_hot_dur);
+        }
         if self.st.features.util_est {
             // linux-6.0 fair.c dequeue_task_fair (DEQUEUE_SLEEP): util_est_dequeue, the
             // task's PELT brought up to now (done above), then util_est_update(task_sleep).

@@ -52,6 +52,18 @@ impl Simulation {
         self.update_cpu_pelt(prev);
         let t = &mut self.tasks[wakee as usize];
         t.pelt.update(self.now, false);
+        // SIS_CACHE v2 enqueue_task_fair (ENQUEUE_WAKEUP): a sleep shorter than
+        // sysctl_sched_migration_cost goes into update_avg(&p->avg_hot_dur, ...), a longer one
+        // halves it. (At the decision, not the enqueue a scan's delay later: nothing reads
+        // avg_hot_dur until the task sleeps again.)
+        if t.last_dequeue_ns != 0 && self.now > t.last_dequeue_ns {
+            let slept = self.now - t.last_dequeue_ns;
+            t.avg_hot_dur = if slept < crate::kernel::state::MIGRATION_COST_NS {
+                crate::kernel::throttle::update_avg(t.avg_hot_dur, slept)
+            } else {
+                t.avg_hot_dur >> 1
+            };
+        }
         let aff = t.affinity as usize;
         let p = Wakee {
             prev,
@@ -191,6 +203,7 @@ impl Simulation {
                     nr_left: self.st.scan_nr_left,
                     target: out.target,
                     seq: if self.recording { self.decision_seq } else { 0 },
+                    decided_seq: self.decision_seq,
                     counted_ns: out
                         .select_idle_cpu_ns
                         .filter(|_| self.measuring)
@@ -318,7 +331,7 @@ impl Simulation {
         });
         let cost = probes * self.st.probe_cost_ns;
         let out_of_budget = found.is_none() && nr <= 0;
-        if self.measuring {
+        if self.measuring && r.decided_seq > self.counted_after_seq {
             // The 2020 schedstat patch on the two-pass select_idle_cpu (4.13-5.11) counts
             // sis_scanned before `if (!--nr) return -1`: the exhausting iteration counts, as
             // in walk_one.
