@@ -247,6 +247,15 @@ pub fn App(props: &AppProps) -> Html {
             }
         })
     };
+    let on_nr_expr = {
+        let state = state.clone();
+        Callback::from(move |value: String| {
+            state.dispatch(Action::SetField {
+                name: "nr_expr".into(),
+                value,
+            })
+        })
+    };
     let on_reset = {
         let state = state.clone();
         Callback::from(move |()| state.dispatch(Action::Reset))
@@ -346,7 +355,8 @@ pub fn App(props: &AppProps) -> Html {
     let curve = html! {
         <ScanCurve canvas={canvases.curve.clone()} map={maps.curve.clone()} llc_weight={sc.llc_weight} imbalance_pct={sc.imbalance_pct}
             sis_util={snap.sis_util} sis_prop={snap.sis_prop} util_pct={snap.util_balance_pct}
-            nr_idle_scan={snap.nr_idle_scan} />
+            nr_idle_scan={snap.nr_idle_scan} nr_expr={AttrValue::from(sc.nr_expr.clone())}
+            on_nr_expr={on_nr_expr} />
     };
     let metrics = html! { <Metrics snap={snap.clone()} hist_canvas={canvases.hist.clone()}
     hist_map={maps.hist.clone()} spark_se_eff={canvases.spark_se_eff.clone()}

@@ -199,7 +199,10 @@ impl Runner {
                 cores.into_iter().map(|c| c.1).collect()
             })
             .collect();
-        self.curve = Some(CurveData::new(scenario.llc_weight, scenario.imbalance_pct));
+        self.curve = Some(
+            CurveData::new(scenario.llc_weight, scenario.imbalance_pct)
+                .with_rule(scenario.nr_expr_rule().as_ref()),
+        );
         self.trail.clear();
         self.last_balance = None;
         self.sparks.clear();

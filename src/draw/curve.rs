@@ -31,6 +31,9 @@ pub struct CurveData {
     pub sis_prop_nr: Option<i64>,
     /// Whether SIS_UTIL is what throttles this preset's scan.
     pub sis_util_on: bool,
+    /// A user's LLC-wide `nr_expr` rule at every integer percent, as periodic balance would
+    /// evaluate it there (None: no rule, or one that reads the waker and has no curve).
+    pub rule: Option<Vec<(u32, u32)>>,
 }
 
 impl CurveData {
@@ -47,7 +50,30 @@ impl CurveData {
             util_now: None,
             sis_prop_nr: None,
             sis_util_on: true,
+            rule: None,
         }
+    }
+
+    /// With the user's rule drawn beside SIS_UTIL's curve, if it is LLC-wide: its nr_scan
+    /// (sis-core's own evaluation, clamped to 0..=llc_weight) at each percent, with sum_util at
+    /// that share of the LLC's capacity and nr_idle the CPUs that share leaves idle.
+    pub fn with_rule(mut self, rule: Option<&sis_core::kernel::nr_expr::NrExpr>) -> Self {
+        self.rule = rule.filter(|r| !r.per_wakeup()).map(|r| {
+            let lw = self.llc_weight as i64;
+            (0..=100u32)
+                .map(|pct| {
+                    let inputs = sis_core::kernel::nr_expr::Inputs {
+                        sum_util: pct as i64 * lw * 1024 / 100,
+                        llc_weight: lw,
+                        imbalance_pct: self.imbalance_pct as i64,
+                        nr_idle: lw - (pct as i64 * lw + 99) / 100,
+                        ..Default::default()
+                    };
+                    (pct, r.nr_scan(&inputs))
+                })
+                .collect()
+        });
+        self
     }
 
     /// The util % above which nr_scan is 0: x^2 * pct^2 >= 1024^2 * 10000, i.e. 100/pct.
@@ -136,6 +162,16 @@ pub fn draw_scan_curve(
         plot::alpha(curve_col, 1.0),
         3,
     )?;
+    if let Some(rule) = &d.rule {
+        let pts: Vec<(f64, f64)> = rule.iter().map(|&(x, nr)| (x as f64, nr as f64)).collect();
+        line(pts, plot::alpha(pal.prop, 1.0), 3)?;
+        let (x, nr) = rule[rule.len() / 4];
+        text(
+            "your rule".to_string(),
+            (x as f64 + 1.0, nr as f64),
+            plot::text_style(14, pal.prop, HPos::Left, VPos::Bottom),
+        )?;
+    }
     if let Some(nr) = d.sis_prop_nr {
         let y = (nr.max(0) as f64).min(ymax);
         line(vec![(0.0, y), (100.0, y)], plot::alpha(pal.prop, 1.0), 2)?;

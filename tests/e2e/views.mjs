@@ -65,6 +65,29 @@ check('the preset picker links a proposal to its posting, and a release to nothi
   }
 });
 
+check('the nr_expr editor: errors inline as you type, a valid rule applied on Enter and drawn', async (browser) => {
+  const { context, page, problems } = await sized(browser, '?llc_weight=16&load=150', 1280, 720);
+  try {
+    const input = page.locator(byId('nr-expr'));
+    await input.fill('sum_util +');
+    const bad = await textOf(page, 'nr-expr-status');
+    if (!/Not applied: at character \d+/.test(bad)) throw new Error(`malformed rule: ${bad}`);
+    await input.press('Enter');
+    await page.waitForTimeout(300);
+    if (new URL(page.url()).searchParams.get('nr_expr')) throw new Error(`a malformed rule reached the URL: ${page.url()}`);
+    await input.fill('llc_weight / 2');
+    if (!/LLC-wide/.test(await textOf(page, 'nr-expr-status'))) throw new Error(`valid rule: ${await textOf(page, 'nr-expr-status')}`);
+    await input.press('Enter');
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('nr_expr') === 'llc_weight / 2', null, { timeout: 5000 });
+    await input.fill('avg_idle / 1000');
+    if (!/per-wake-up/.test(await textOf(page, 'nr-expr-status'))) throw new Error(`per-wake-up rule: ${await textOf(page, 'nr-expr-status')}`);
+    if (problems.consoleErrors.length) throw new Error(`page errors: ${problems.consoleErrors.join('; ')}`);
+    await shot(page, 'nr-expr-1280x720');
+  } finally {
+    await context.close();
+  }
+});
+
 check('112 CPUs: numbers on the axis with the decision\'s CPUs always labelled; the LLC header names the throttle', async (browser) => {
   for (const [w, h] of [[1440, 900], [1024, 768], [390, 844]]) {
     const { context, page } = await sized(browser, '?llc_weight=112&load=200&preset=linux-5.19', w, h);

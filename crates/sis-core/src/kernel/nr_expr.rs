@@ -425,14 +425,17 @@ impl Parser {
     }
 }
 
+/// linux-6.0 update_idle_cpu_scan in the language (seed 000's equations [2]-[4]): the app's
+/// example, and the rule the tests hold to throttle::update_idle_cpu_scan.
+pub const SIS_UTIL_RULE: &str = "llc_weight * (1024 - min(1024, (sum_util / llc_weight) * \
+    (sum_util / llc_weight) * imbalance_pct * imbalance_pct / (10000 * 1024))) / 1024";
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::kernel::throttle::update_idle_cpu_scan;
 
-    /// linux-6.0 update_idle_cpu_scan in the language (seed 000's equations [2]-[4]).
-    pub const SIS_UTIL: &str = "llc_weight * (1024 - min(1024, (sum_util / llc_weight) * \
-        (sum_util / llc_weight) * imbalance_pct * imbalance_pct / (10000 * 1024))) / 1024";
+    const SIS_UTIL: &str = SIS_UTIL_RULE;
 
     fn at(sum_util: i64, llc_weight: i64) -> Inputs {
         Inputs {
