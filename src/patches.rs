@@ -1,5 +1,6 @@
 //! One-click scenarios that reproduce the kernel patches' tables and cases (SIS_UTIL v4,
-//! the SIS_UTIL RFC, LB_PROMOTE, select_idle_smt(prev)). Data only: each entry is a URL query
+//! the SIS_UTIL RFC, LB_PROMOTE, select_idle_smt(prev), and the proposals since: SIS_FILTER,
+//! SIS_NODE, SIS_SHORT, SIS_CACHE, as docs/proposals.md sets up their posted benchmarks). Data only: each entry is a URL query
 //! of scenario fields (the app's one validation path) plus the workbench keys `tab` (`sweep`
 //! or `compare`), `presets` (baseline,compare) and `loads`.
 
@@ -58,6 +59,30 @@ pub static PATCH_SCENARIOS: &[PatchScenario] = &[
         title: "SMT2: select_idle_smt(prev) comes back",
         reproduces: "select_idle_smt(prev) (Rik van Riel): linux-5.12 (single pass) vs linux-5.13 (select_idle_smt on prev's core first) on an SMT2 machine; compare migrations and how often prev's sibling is picked.",
         query: "tab=compare&llcs=1&llc_weight=16&smt=2&workload=tbench&load=75&presets=linux-5.12,linux-5.13",
+    },
+    PatchScenario {
+        id: "sis-filter-hackbench",
+        title: "SIS_FILTER: hackbench on 2 x 48 CPUs",
+        reproduces: "Abel Wu's v3 filter of overloaded CPUs: the patch's hackbench-process-pipes on a 96-CPU Xeon 8260 (2 nodes x 24 cores x SMT2; here 2 LLCs of 48 in one package), linux-5.19 vs sis-filter. The patch: +18% at 21 groups of 40; docs/proposals.md has the model's figures.",
+        query: "tab=sweep&llcs=2&llc_weight=48&smt=2&workload=hackbench&duration=400ms&warmup=200ms&presets=linux-5.19,sis-filter&loads=100,200,400,800",
+    },
+    PatchScenario {
+        id: "sis-node-netperf",
+        title: "SIS_NODE: netperf on a chiplet server",
+        reproduces: "Peter Zijlstra's multi-LLC select_idle_sibling on the epyc-chiplet machine (16 LLCs of 8 CPUs), linux-6.0 vs sis-node: a gain while other LLCs have idle CPUs, a loss overloaded, as AMD reported on EPYC (+0.7..+5.3%, -24% at 256 clients).",
+        query: "tab=sweep&machine=epyc-chiplet&llcs=16&llc_weight=8&smt=2&workload=netperf&duration=400ms&warmup=200ms&presets=linux-6.0,sis-node&loads=25,75,125,150",
+    },
+    PatchScenario {
+        id: "sis-short-tbench",
+        title: "SIS_SHORT: tbench on 2 x 112 CPUs",
+        reproduces: "Chen Yu's SIS_SHORT v6 on the patch's 224-CPU Sapphire Rapids (2 LLCs of 112), linux-6.0 vs sis-short. 1.2 s of warm-up: a short task needs wakee_flips 0, which record_wakee() reaches a second into a run. The patch's +24..45% at 168-224 threads is not reproduced (docs/proposals.md says why).",
+        query: "tab=sweep&llcs=2&llc_weight=112&smt=2&workload=tbench&duration=1400ms&warmup=1200ms&presets=linux-6.0,sis-short&loads=50,75,100",
+    },
+    PatchScenario {
+        id: "sis-cache-netperf",
+        title: "SIS_CACHE: netperf on 2 x 120 CPUs",
+        reproduces: "Chen Yu's SIS_CACHE v2 on the patch's 240-CPU Xeon (2 LLCs of 120), linux-6.7 vs sis-cache. The model loses where the patch is level: its scans pass cache-hot idle CPUs and run out of nr (docs/proposals.md has the counters).",
+        query: "tab=sweep&llcs=2&llc_weight=120&smt=2&workload=netperf&duration=400ms&warmup=200ms&presets=linux-6.7,sis-cache&loads=25,50,100",
     },
 ];
 

@@ -204,12 +204,21 @@ check('history: each settled scenario change is an entry; Back and Forward resto
   const { context, page } = await sized(browser, '?llc_weight=16&load=100', 1280, 720);
   try {
     const q = () => new URL(page.url()).searchParams;
+    // A change more than 800 ms after the last one is a new entry (closer ones replace it):
+    // wait past that, then for the entry itself, so a loaded machine cannot send Back past
+    // the app.
+    const entries = () => page.evaluate(() => history.length);
+    const start = await entries();
+    await page.waitForTimeout(1000);
     await setControl(page, 'llc-weight', '32');
-    await waitFor(async () => q().get('llc_weight') === '32');
+    if (!(await waitFor(async () => q().get('llc_weight') === '32' && (await entries()) === start + 1))) {
+      throw new Error(`llc_weight 32 made no history entry (${await entries()} from ${start})`);
+    }
     await page.waitForTimeout(1000);
     await setControl(page, 'load', '150');
-    await waitFor(async () => q().get('load') === '150');
-    await page.waitForTimeout(1000);
+    if (!(await waitFor(async () => q().get('load') === '150' && (await entries()) === start + 2))) {
+      throw new Error(`load 150 made no history entry (${await entries()} from ${start})`);
+    }
     await page.goBack();
     const back1 = await waitFor(async () =>
       q().get('load') === '100' && (await page.locator(byId('load')).inputValue()) === '100');

@@ -135,11 +135,11 @@ struct Rescan {
     target: u32,
     /// The seq of the wake-up's recorded decision (0: not recorded), to add the rescan to.
     seq: u64,
-    /// The scan's select_idle_cpu time as counted (0: not counted), its waker's CPU, and
-    /// whether SIS_PROP timed it: the rescan adds to the same sample.
     /// The decision's seq (`decision_seq`): its rescan counts only in the window that counted
     /// it (a wake-up decided in the warm-up may rescan after counting starts).
     decided_seq: u64,
+    /// The scan's select_idle_cpu time as counted (0: not counted), its waker's CPU, and
+    /// whether SIS_PROP timed it: the rescan adds to the same sample.
     counted_ns: u64,
     waker_cpu: u32,
     timed: bool,
