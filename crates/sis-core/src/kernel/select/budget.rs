@@ -122,18 +122,18 @@ impl SchedState {
         let n = self.topo.nr_cpus();
         let nr_llcs = self.topo.spec.llcs;
         let target_llc = self.topo.llc_of(target);
-        let mut seen = vec![false; nr_llcs as usize];
-        seen[target_llc as usize] = true;
+        // A bitmask of the LLCs met (at most MAX_LLCS = 16): no allocation per wake-up.
+        let mut seen: u32 = 1 << target_llc;
         let mut ns = 0;
         let mut left = nr_llcs - 1;
         let mut i = target;
         while left > 0 {
             i = if i + 1 == n { 0 } else { i + 1 };
             let llc = self.topo.llc_of(i);
-            if seen[llc as usize] {
+            if seen & (1 << llc) != 0 {
                 continue;
             }
-            seen[llc as usize] = true;
+            seen |= 1 << llc;
             left -= 1;
             let Some(cpu) = self.topo.llc_span(llc).iter().next() else {
                 continue;
@@ -168,25 +168,28 @@ impl SchedState {
     /// `if (nr == 1) return -1;`: `if (!has_idle_core && this == target && (5 * nr < 3 *
     /// sd->span_weight) && cpu_rq(target)->nr_running <= 1 && is_short_task(p) &&
     /// is_short_task(cpu_curr(target))) return target;`. select_idle_sibling checks it just
-    /// before it calls select_idle_cpu: nothing between them reads or writes state.
+    /// before it calls select_idle_cpu: nothing between them reads or writes state. Some(SIS_UTIL's
+    /// nr) when it keeps target.
     pub(super) fn sis_short_keeps_target(
         &self,
         p: &Wakee,
         w: &Waker,
         has_idle_core: bool,
         target: u32,
-    ) -> bool {
-        if !self.features.sis_util || self.nr_expr.is_some() {
-            return false;
+    ) -> Option<i64> {
+        let f = &self.features;
+        if !f.sis_short || !f.sis_util || self.nr_expr.is_some() {
+            return None;
         }
         let nr = self.llcs[self.topo.llc_of(target) as usize].nr_idle_scan as i64 + 1;
-        nr != 1
+        let keep = nr != 1
             && !has_idle_core
             && w.cpu == target
             && 5 * nr < 3 * self.topo.llc_weight() as i64
             && self.rqs[target as usize].nr_running <= 1
             && self.is_short_task(&p.dur)
-            && self.is_short_task(&w.curr)
+            && self.is_short_task(&w.curr);
+        keep.then_some(nr)
     }
 
     /// SIS_CACHE v2 select_idle_cpu, at an idle CPU or core `i`: `if (--nr_hot >= 0 &&

@@ -313,10 +313,9 @@ impl SchedState {
                     }
                 }
             }
-            if self.features.sis_short && self.sis_short_keeps_target(p, w, has_idle_core, target) {
+            if let Some(nr) = self.sis_short_keeps_target(p, w, has_idle_core, target) {
                 out.select_idle_cpu_ns = Some(0);
                 if R::ON {
-                    let nr = self.llcs[llc as usize].nr_idle_scan as i64 + 1;
                     ctx.rec.nr_before(Some(nr));
                     ctx.rec.scan_end(ScanEnd::NoScan, Some(nr));
                 }
