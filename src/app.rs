@@ -114,6 +114,11 @@ pub fn App(props: &AppProps) -> Html {
             if rerender {
                 force.force_update();
             }
+            // Queued behind the render force_update queued, so it sees the frame's whole work.
+            let (runner, main_view) = (runner.clone(), main_view.clone());
+            yew::platform::spawn_local(async move {
+                main_view.borrow_mut().frame_end(&mut runner.borrow_mut());
+            });
         });
     }
 
@@ -292,10 +297,11 @@ pub fn App(props: &AppProps) -> Html {
         let state = state.clone();
         Callback::from(move |seq: u64| state.dispatch(Action::Select(Some(seq))))
     };
-    let on_scenario = {
-        let state = state.clone();
-        Callback::from(move |kv| state.dispatch(Action::SetFields(kv)))
-    };
+    // The same callback on every render, so the 10 Hz text refresh while playing does not
+    // re-render the workbench (its compare tab redraws its canvases after each render).
+    let on_scenario = use_callback(state.dispatcher(), |kv, d| {
+        d.dispatch(Action::SetFields(kv))
+    });
     let on_theme = {
         let state = state.clone();
         Callback::from(move |t: Theme| state.dispatch(Action::SetTheme(t)))

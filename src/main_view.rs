@@ -10,6 +10,8 @@ use crate::draw::plot::ChartMapCell;
 use crate::draw::spark::draw_sparkline;
 use crate::draw::Palette;
 use crate::runner::Runner;
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use web_sys::HtmlCanvasElement;
 use yew::NodeRef;
 
@@ -56,6 +58,65 @@ const PENDING_SLICE_MS: f64 = 25.0;
 const PROGRESS_EVERY_MS: f64 = 250.0;
 /// Time between two sparkline samples, ms.
 const SPARK_EVERY_MS: f64 = 250.0;
+/// Our own work per frame while playing (frame loop, canvases, Yew's render), ms: a 60 Hz
+/// frame is 16.7 ms and the browser needs the rest to raster and composite.
+const FRAME_TARGET_MS: f64 = 12.0;
+/// The simulation's share of a frame: at most this, ms ...
+const SIM_BUDGET_MAX_MS: f64 = 8.0;
+/// ... and at least this, so a slow machine still moves, ms.
+const SIM_BUDGET_MIN_MS: f64 = 1.0;
+/// Frames whose work `frame_work_ms` keeps.
+const FRAME_WORK_KEEP: usize = 600;
+
+thread_local! {
+    /// The last frames' own work while playing, ms (every mounted instance's), for the bench.
+    static FRAME_WORK: RefCell<VecDeque<FrameWork>> = const { RefCell::new(VecDeque::new()) };
+}
+
+/// One played frame's work, ms.
+#[derive(Clone, Copy, Debug)]
+struct FrameWork {
+    total: f64,
+    sim: f64,
+    kind: FrameKind,
+}
+
+/// What a frame draws besides the simulation and the CPU canvas. The charts and Yew's text
+/// render each cost about a frame's budget at 256 CPUs, so they take turns: the charts on one
+/// frame, the text on the next (each 10 times a second while playing).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum FrameKind {
+    Plain = 0,
+    Charts = 1,
+    Text = 2,
+}
+
+/// The work of the last frames played (up to 600), in ms, oldest first: the frame loop, the
+/// canvases and the text render that follows it. `tests/e2e/bench.mjs` reads it.
+#[cfg_attr(feature = "page", wasm_bindgen::prelude::wasm_bindgen)]
+pub fn frame_work_ms() -> Vec<f64> {
+    FRAME_WORK.with(|w| w.borrow().iter().map(|f| f.total).collect())
+}
+
+/// The same frames as `frame_work_ms`, as triples: the whole work, the simulation's part, and
+/// what else it drew: 0 nothing, 1 the charts, 2 the text (Yew's render).
+#[cfg_attr(feature = "page", wasm_bindgen::prelude::wasm_bindgen)]
+pub fn frame_work_split() -> Vec<f64> {
+    FRAME_WORK.with(|w| {
+        w.borrow()
+            .iter()
+            .flat_map(|f| [f.total, f.sim, f.kind as u8 as f64])
+            .collect()
+    })
+}
+
+/// A frame whose work is still being counted (until Yew's render after it is done).
+#[derive(Clone, Copy, Debug)]
+struct OpenFrame {
+    t0: f64,
+    sim_ms: f64,
+    kind: FrameKind,
+}
 
 #[derive(Default)]
 pub struct MainView {
@@ -66,6 +127,11 @@ pub struct MainView {
     last_spark_ms: f64,
     last_charts_ms: f64,
     last_progress_ms: f64,
+    /// What a frame costs besides the simulation, ms (a decaying peak), by `FrameKind`.
+    overhead_ms: [f64; 3],
+    /// The charts were drawn while playing: the next frame re-renders the text.
+    text_due: bool,
+    open: Option<OpenFrame>,
 }
 
 impl MainView {
@@ -100,9 +166,22 @@ impl MainView {
             }
             return true;
         }
+        let due = if self.text_due {
+            FrameKind::Text
+        } else if ts - self.last_charts_ms >= CHARTS_EVERY_MS {
+            FrameKind::Charts
+        } else {
+            FrameKind::Plain
+        };
+        let mut sim_ms = 0.0;
         if inputs.playing && runner.sim.is_some() {
             let want = (dt * inputs.speed as f64 * 1000.0) as u64;
-            let ran = runner.advance(want.max(1), 8.0, &canvas::now_ms);
+            // The frames that also draw the charts or the text give the simulation less.
+            let budget = (FRAME_TARGET_MS - self.overhead_ms[due as usize])
+                .clamp(SIM_BUDGET_MIN_MS, SIM_BUDGET_MAX_MS);
+            let s0 = canvas::now_ms();
+            let ran = runner.advance(want.max(1), budget, &canvas::now_ms);
+            sim_ms = canvas::now_ms() - s0;
             if dt > 0.0 {
                 runner.achieved_speed =
                     runner.achieved_speed * 0.9 + (ran as f64 / 1000.0 / dt) * 0.1;
@@ -112,28 +191,55 @@ impl MainView {
                 self.last_spark_ms = ts;
             }
         }
+        if due == FrameKind::Text {
+            self.text_due = false;
+            if inputs.playing {
+                // The canvas shows the decision the text shows (pinned at the text refresh),
+                // from the next frame: this one is the text's.
+                runner.pin_newest();
+                self.cpu_canvas.invalidate();
+                self.open = Some(OpenFrame {
+                    t0,
+                    sim_ms,
+                    kind: FrameKind::Text,
+                });
+                return true;
+            }
+        }
+        let mut kind = FrameKind::Plain;
         if let Some(c) = canvases.cpus.cast::<HtmlCanvasElement>() {
             self.cpu_canvas
                 .draw(&c, runner, &inputs.overlay, inputs.dark);
         }
-        let mut rerender = false;
-        if ts - self.last_charts_ms >= CHARTS_EVERY_MS
-            && self.draw_charts(runner, inputs.dark, canvases)
-        {
+        if due == FrameKind::Charts && self.draw_charts(runner, inputs.dark, canvases) {
+            kind = FrameKind::Charts;
             self.last_charts_ms = ts;
-            rerender = inputs.playing;
-            if inputs.playing {
-                // The canvas shows the decision the text shows (pinned at the text refresh).
-                runner.pin_newest();
-                self.cpu_canvas.invalidate();
+            self.text_due = inputs.playing;
+        }
+        self.open = inputs.playing.then_some(OpenFrame { t0, sim_ms, kind });
+        false
+    }
+
+    /// Closes the frame `frame` opened, after Yew's render of it (called from a task queued
+    /// behind the render): records its whole work, and what it cost besides the simulation.
+    pub fn frame_end(&mut self, runner: &mut Runner) {
+        let Some(f) = self.open.take() else { return };
+        let total = canvas::now_ms() - f.t0;
+        // A peak that decays: one slow render holds the simulation back for about a second.
+        let o = &mut self.overhead_ms[f.kind as usize];
+        *o = (*o * 0.9).max(total - f.sim_ms);
+        runner.work_ms = runner.work_ms * 0.9 + total * 0.1;
+        FRAME_WORK.with(|w| {
+            let mut w = w.borrow_mut();
+            if w.len() == FRAME_WORK_KEEP {
+                w.pop_front();
             }
-        }
-        if inputs.playing {
-            // Whole frame: simulation + canvases (Yew's 10 Hz text render is extra).
-            let el = canvas::now_ms() - t0;
-            runner.work_ms = runner.work_ms * 0.9 + el * 0.1;
-        }
-        rerender
+            w.push_back(FrameWork {
+                total,
+                sim: f.sim_ms,
+                kind: f.kind,
+            });
+        });
     }
 
     /// Redraws the charts unless nothing they show changed. Returns whether it drew.

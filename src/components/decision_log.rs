@@ -41,6 +41,9 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
     let detail_seq = p.detail.as_ref().map(|d| d.id.seq);
     // Keep the current check in view while stepping probe by probe (scrolls the table only).
     let wrap = use_node_ref();
+    // Whether the table was scrolled: back to the top on the next decision only then (setting
+    // scrollTop forces a layout, which while playing would cost every text refresh).
+    let scrolled = use_mut_ref(|| false);
     {
         let wrap = wrap.clone();
         use_effect_with((detail_seq, p.probe), move |_| {
@@ -49,8 +52,9 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
                     if let Ok(row) = row.dyn_into::<web_sys::HtmlElement>() {
                         let top = row.offset_top() - w.client_height() / 2;
                         w.set_scroll_top(top.max(0));
+                        *scrolled.borrow_mut() = true;
                     }
-                } else {
+                } else if scrolled.replace(false) {
                     w.set_scroll_top(0);
                 }
             }
