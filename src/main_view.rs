@@ -91,17 +91,12 @@ enum FrameKind {
     Text = 2,
 }
 
-/// The work of the last frames played (up to 600), in ms, oldest first: the frame loop, the
-/// canvases and the text render that follows it. `tests/e2e/bench.mjs` reads it.
+/// The work of the last frames played (up to 600), oldest first, as triples: the whole work
+/// in ms (the frame loop, the canvases and the text render that follows it), the simulation's
+/// part of it, and what else the frame drew: 0 nothing, 1 the charts, 2 the text (Yew's
+/// render). `tests/e2e/bench.mjs` reads it.
 #[cfg_attr(feature = "page", wasm_bindgen::prelude::wasm_bindgen)]
 pub fn frame_work_ms() -> Vec<f64> {
-    FRAME_WORK.with(|w| w.borrow().iter().map(|f| f.total).collect())
-}
-
-/// The same frames as `frame_work_ms`, as triples: the whole work, the simulation's part, and
-/// what else it drew: 0 nothing, 1 the charts, 2 the text (Yew's render).
-#[cfg_attr(feature = "page", wasm_bindgen::prelude::wasm_bindgen)]
-pub fn frame_work_split() -> Vec<f64> {
     FRAME_WORK.with(|w| {
         w.borrow()
             .iter()

@@ -99,7 +99,7 @@ try {
   }));
   // The app's own work in each of those frames (frame loop, canvases, the text render after
   // it), from src/main_view.rs frame_work_ms: the part of a frame that is ours.
-  const split = (await page.evaluate(() => Array.from(window.wasmBindings.frame_work_split()))).slice(-3 * 180);
+  const split = (await page.evaluate(() => Array.from(window.wasmBindings.frame_work_ms()))).slice(-3 * 180);
   const work = split.filter((_, i) => i % 3 === 0);
   const part = (charts, k) => split.filter((_, i) => i % 3 === k && split[i - k + 2] === charts);
   await page.click(byId('play'));
