@@ -60,7 +60,7 @@ const PROGRESS_EVERY_MS: f64 = 250.0;
 const SPARK_EVERY_MS: f64 = 250.0;
 /// Our own work per frame while playing (frame loop, canvases, Yew's render), ms: a 60 Hz
 /// frame is 16.7 ms and the browser needs the rest to raster and composite.
-const FRAME_TARGET_MS: f64 = 12.0;
+const FRAME_TARGET_MS: f64 = 11.0;
 /// The simulation's share of a frame: at most this, ms ...
 const SIM_BUDGET_MAX_MS: f64 = 8.0;
 /// ... and at least this, so a slow machine still moves, ms.
