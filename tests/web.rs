@@ -528,11 +528,13 @@ fn sweep_point_matches_the_native_golden() {
     let items: Vec<String> = spec
         .points()
         .iter()
-        .map(|sc| {
+        .enumerate()
+        .map(|(i, sc)| {
             // The report crosses as the worker's wire text; rebuilt, it is the CLI's row.
             let wire = sisviz::worker_api::sweep_point(&sisviz::worker_api::point_query(sc));
             let report = sisviz::worker_api::report_from_wire(&wire).unwrap();
-            serde_json::to_string(&sis_core::analysis::sweep::SweepRow::new(sc, report)).unwrap()
+            let row = sis_core::analysis::sweep::SweepRow::new(spec.entry_of_point(i), sc, report);
+            serde_json::to_string(&row).unwrap()
         })
         .collect();
     let got = js_sys::JSON::parse(&format!("[{}]", items.join(","))).unwrap();

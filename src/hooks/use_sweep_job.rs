@@ -121,7 +121,15 @@ impl SweepRun {
         self.points
             .iter()
             .zip(&self.reports)
-            .filter_map(|(sc, r)| Some(SweepRow::new(sc, RunReport::clone(r.as_ref()?))))
+            .enumerate()
+            .filter_map(|(i, (sc, r))| {
+                // The sweep's entry (a rule runs under its own name); else the preset.
+                let entry = self
+                    .spec
+                    .as_ref()
+                    .map_or(sc.preset.as_str(), |s| s.entry_of_point(i));
+                Some(SweepRow::new(entry, sc, RunReport::clone(r.as_ref()?)))
+            })
             .collect()
     }
 
@@ -223,7 +231,8 @@ mod tests {
         let rows: Vec<SweepRow> = points
             .iter()
             .zip(&reports)
-            .map(|(p, r)| SweepRow::new(p, r.clone()))
+            .enumerate()
+            .map(|(i, (p, r))| SweepRow::new(spec.entry_of_point(i), p, r.clone()))
             .collect();
         let want = format_output(&spec, &rows, "json");
         let mut s = reduce(

@@ -152,7 +152,38 @@ pub fn in_file(e: InputError, kind: &str, path: &str) -> InputError {
 
 /// A comma-separated list flag's entries: none empty, none repeated, at least one.
 pub fn parse_list<'a>(field: &str, v: &'a str, what: &str) -> Result<Vec<&'a str>, InputError> {
-    let items: Vec<&str> = v.split(',').map(str::trim).collect();
+    check_list(field, v, what, v.split(',').map(str::trim).collect())
+}
+
+/// [`parse_list`], split only at the commas outside parentheses (`a,nr_expr=min(b,c)` is two
+/// entries).
+pub fn parse_list_nested<'a>(
+    field: &str,
+    v: &'a str,
+    what: &str,
+) -> Result<Vec<&'a str>, InputError> {
+    let (mut items, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, c) in v.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth <= 0 => {
+                items.push(v[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(v[start..].trim());
+    check_list(field, v, what, items)
+}
+
+fn check_list<'a>(
+    field: &str,
+    v: &'a str,
+    what: &str,
+    items: Vec<&'a str>,
+) -> Result<Vec<&'a str>, InputError> {
     if items.iter().all(|s| s.is_empty()) {
         return Err(InputError::range(
             field,

@@ -23,7 +23,8 @@ pub struct SweepArgs {
     /// Loads in percent of the CPUs [default: 25,50,75,100,125,150,175,200, or --load]
     #[arg(long, value_name = "PCT,PCT,...", allow_hyphen_values = true)]
     loads: Option<String>,
-    /// Presets to compare; the first is the baseline [default: --preset, or linux-6.0]
+    /// Presets to compare; the first is the baseline [default: --preset, or linux-6.0]. An
+    /// entry nr_expr=EXPR runs --preset with your own scan-depth rule beside them
     #[arg(long, value_name = "P,P,...", allow_hyphen_values = true)]
     presets: Option<String>,
     /// table, csv or json [default: table]
@@ -67,10 +68,20 @@ fn spec(a: &SweepArgs) -> Result<SweepSpec, InputError> {
     let presets: Vec<String> = match &a.presets {
         Some(v) => {
             let mut out = Vec::new();
-            for p in crate::args::parse_list("presets", v, "preset names")? {
-                probe.set_field("preset", p)?;
-                if !out.contains(&probe.preset) {
-                    out.push(probe.preset.clone());
+            // Split at the commas outside parentheses: a rule's min(a,b) stays one entry.
+            for p in crate::args::parse_list_nested("presets", v, "preset names")? {
+                let entry = match sis_core::analysis::sweep::rule_of(p) {
+                    Some(rule) => {
+                        probe.set_field("nr_expr", rule)?;
+                        format!("{}{}", sis_core::analysis::sweep::RULE_ENTRY, probe.nr_expr)
+                    }
+                    None => {
+                        probe.set_field("preset", p)?;
+                        probe.preset.clone()
+                    }
+                };
+                if !out.contains(&entry) {
+                    out.push(entry);
                 }
             }
             if out.is_empty() {
@@ -200,7 +211,7 @@ pub fn main(a: &SweepArgs) -> Result<String, InputError> {
         let rows = index
             .into_iter()
             .zip(points.iter().zip(reports?))
-            .map(|(i, (sc, r))| (i, SweepRow::new(sc, r)))
+            .map(|(i, (sc, r))| (i, SweepRow::new(spec.entry_of_point(i), sc, r)))
             .collect();
         return Ok(ShardFile::new(&spec, id, rows).to_json());
     }
@@ -212,7 +223,8 @@ pub fn main(a: &SweepArgs) -> Result<String, InputError> {
     let rows: Vec<SweepRow> = points
         .iter()
         .zip(reports?)
-        .map(|(sc, r)| SweepRow::new(sc, r))
+        .enumerate()
+        .map(|(i, (sc, r))| SweepRow::new(spec.entry_of_point(i), sc, r))
         .collect();
     Ok(format_output(&spec, &rows, format))
 }

@@ -293,3 +293,90 @@ fn mismatched_shards_are_rejected_naming_the_file() {
     let e = merge_error(std::slice::from_ref(&cut));
     assert!(e.contains(&name(&cut)) && e.contains("EOF"), "{e}");
 }
+
+/// A rule is a sweep entry of its own (issue 30): `nr_expr=EXPR` runs `--preset` with the
+/// rule, its rows carry the entry's name, and SIS_UTIL's own formula as the rule runs
+/// exactly as linux-6.0 does (every counter equal), while another rule does not.
+#[test]
+fn a_rule_is_a_sweep_entry_beside_the_presets() {
+    let sis_util = format!("nr_expr={}", sis_core::kernel::nr_expr::SIS_UTIL_RULE);
+    let presets = format!("linux-6.0,{sis_util},nr_expr=min(llc_weight, 2)");
+    let v = json(&[
+        "sweep",
+        "--llc-weight",
+        "16",
+        "--duration",
+        "30ms",
+        "--warmup",
+        "10ms",
+        "--loads",
+        "50,150",
+        "--presets",
+        &presets,
+        "--format",
+        "json",
+    ]);
+    let rows = v["rows"].as_array().unwrap();
+    let named =
+        |name: &str| -> Vec<&Value> { rows.iter().filter(|r| r["preset"] == name).collect() };
+    let (kernel, same, other) = (
+        named("linux-6.0"),
+        named(&sis_util),
+        named("nr_expr=min(llc_weight, 2)"),
+    );
+    assert_eq!((kernel.len(), same.len(), other.len()), (2, 2, 2), "{v}");
+    for ((k, s), o) in kernel.iter().zip(&same).zip(&other) {
+        // The rule runs on --preset (linux-6.0 by default), its scenario says which rule.
+        assert_eq!(s["report"]["scenario"]["preset"], "linux-6.0");
+        assert_eq!(
+            s["report"]["scenario"]["nr_expr"],
+            sis_core::kernel::nr_expr::SIS_UTIL_RULE
+        );
+        assert_eq!(
+            k["report"]["counters"], s["report"]["counters"],
+            "load {}",
+            k["load"]
+        );
+        if k["load"] == 150 {
+            assert_ne!(k["report"]["counters"], o["report"]["counters"]);
+        }
+    }
+    // The table and the compare sections name the rule.
+    let t = ok(&[
+        "sweep",
+        "--llc-weight",
+        "16",
+        "--duration",
+        "20ms",
+        "--loads",
+        "150",
+        "--presets",
+        "linux-6.0,nr_expr=min(llc_weight, 2)",
+    ]);
+    assert!(t.contains("compare nr_expr=min(llc_weight, 2))"), "{t}");
+    // A malformed rule, or an entry with none, names the field and what it expects.
+    let bad = sis(&[
+        "sweep",
+        "--llc-weight",
+        "16",
+        "--presets",
+        "linux-6.0,nr_expr=min(2,",
+    ]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        !bad.status.success() && err.contains("invalid nr_expr"),
+        "{err}"
+    );
+    let bad = sis(&[
+        "sweep",
+        "--llc-weight",
+        "16",
+        "--presets",
+        "linux-6.0,nr_expr=",
+    ]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        !bad.status.success() && err.contains("invalid presets 'nr_expr='"),
+        "{err}"
+    );
+}

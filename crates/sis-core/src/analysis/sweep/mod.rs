@@ -31,6 +31,16 @@ pub const DEFAULT_LOADS: [u32; 8] = [25, 50, 75, 100, 125, 150, 175, 200];
 /// The most seeds (replicates) a sweep runs per point.
 pub const MAX_SEEDS: usize = 1000;
 
+/// A sweep entry that is a scan-depth rule of the user's own rather than a preset's name:
+/// `nr_expr=EXPR` runs the base scenario's preset with `EXPR` as its throttle, beside the
+/// presets (`--presets linux-6.0,nr_expr=min(llc_weight,4)`).
+pub const RULE_ENTRY: &str = "nr_expr=";
+
+/// The rule of a `nr_expr=EXPR` sweep entry; `None` for a preset's name.
+pub fn rule_of(entry: &str) -> Option<&str> {
+    entry.strip_prefix(RULE_ENTRY)
+}
+
 /// A sweep: `base` run once per (preset, load, seed).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SweepSpec {
@@ -106,6 +116,17 @@ impl SweepSpec {
                 &format!("distinct presets ({} is given twice)", self.presets[i]),
             ));
         }
+        if let Some(p) = self
+            .presets
+            .iter()
+            .find(|p| rule_of(p).is_some_and(str::is_empty))
+        {
+            return Err(InputError::range(
+                "presets",
+                p,
+                "a preset's name, or nr_expr=EXPR with a rule (like nr_expr=llc_weight/4)",
+            ));
+        }
         let loads: Vec<u64> = self.loads.iter().map(|&l| u64::from(l)).collect();
         if let Some(d) = first_duplicate(&loads) {
             let text: Vec<String> = self.loads.iter().map(u32::to_string).collect();
@@ -156,10 +177,14 @@ impl SweepSpec {
             for &load in &self.loads {
                 for &seed in &seeds {
                     let mut sc = self.base.clone();
-                    sc.preset = p.clone();
+                    match rule_of(p) {
+                        // The base preset, throttled by the rule instead of its own.
+                        Some(rule) => sc.nr_expr = rule.to_string(),
+                        None => sc.preset = p.clone(),
+                    }
                     sc.imbalance_pct = self
                         .imbalance_pct
-                        .or_else(|| preset(p).ok().map(|x| x.imbalance_pct))
+                        .or_else(|| preset(&sc.preset).ok().map(|x| x.imbalance_pct))
                         .unwrap_or(sc.imbalance_pct);
                     sc.load = load;
                     sc.seed = seed;
@@ -168,6 +193,13 @@ impl SweepSpec {
             }
         }
         out
+    }
+
+    /// The entry (a preset's name, or `nr_expr=EXPR`) point `i` of [`SweepSpec::points`]
+    /// runs: its rows' `preset`.
+    pub fn entry_of_point(&self, i: usize) -> &str {
+        let per_entry = (self.loads.len() * self.seed_list().len()).max(1);
+        &self.presets[(i / per_entry).min(self.presets.len().saturating_sub(1))]
     }
 }
 
@@ -256,7 +288,7 @@ pub fn run_serial(
     let points = spec.points();
     let mut rows = Vec::with_capacity(points.len());
     for (i, sc) in points.iter().enumerate() {
-        rows.push(SweepRow::new(sc, run_point(sc)?));
+        rows.push(SweepRow::new(spec.entry_of_point(i), sc, run_point(sc)?));
         progress(i + 1, points.len());
     }
     Ok(rows)
@@ -265,15 +297,17 @@ pub fn run_serial(
 /// One point's result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepRow {
+    /// The sweep entry: a preset's name, or `nr_expr=EXPR` (the rule on the base preset).
     pub preset: String,
     pub load: u32,
     pub report: RunReport,
 }
 
 impl SweepRow {
-    pub fn new(sc: &Scenario, report: RunReport) -> Self {
+    /// `sc`'s run as sweep entry `entry` ([`SweepSpec::entry_of_point`]).
+    pub fn new(entry: &str, sc: &Scenario, report: RunReport) -> Self {
         SweepRow {
-            preset: sc.preset.clone(),
+            preset: entry.to_string(),
             load: sc.load,
             report,
         }
@@ -297,6 +331,7 @@ pub(crate) mod testing {
         .unwrap();
         let metrics: Metrics = counters.metrics();
         SweepRow::new(
+            preset,
             &sc,
             RunReport {
                 scenario: sc.clone(),
@@ -404,6 +439,39 @@ mod tests {
         }
         assert_eq!(seeds_text(&[1, 2, 3, 7, 9, 10]), "1-3,7,9,10");
         assert_eq!(seeds_text(&[u64::MAX]), "18446744073709551615");
+    }
+
+    /// A `nr_expr=EXPR` entry runs the base preset with the rule; plain entries keep the
+    /// base's (no rule); each point knows its entry.
+    #[test]
+    fn a_rule_entry_runs_the_base_preset_with_the_rule() {
+        let base = Scenario::from_pairs([("llc_weight", "8"), ("preset", "linux-6.7")]).unwrap();
+        let entries = vec![
+            "linux-5.15".to_string(),
+            "nr_expr=llc_weight / 4".to_string(),
+        ];
+        let spec = SweepSpec::new(base, entries, vec![50, 100]).unwrap();
+        let spec = spec.with_seeds(vec![1, 2]).unwrap();
+        let pts = spec.points();
+        let got: Vec<(&str, &str, &str)> = pts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                (
+                    spec.entry_of_point(i),
+                    p.preset.as_str(),
+                    p.nr_expr.as_str(),
+                )
+            })
+            .collect();
+        let plain = ("linux-5.15", "linux-5.15", "");
+        let rule = ("nr_expr=llc_weight / 4", "linux-6.7", "llc_weight / 4");
+        assert_eq!(got, [plain, plain, plain, plain, rule, rule, rule, rule]);
+        let bad = Scenario::from_pairs([("llc_weight", "8")]).unwrap();
+        let e = SweepSpec::new(bad.clone(), vec!["nr_expr=".into()], vec![50]).unwrap_err();
+        assert_eq!(e.field, "presets");
+        let e = SweepSpec::new(bad, vec!["nr_expr=min(".into()], vec![50]).unwrap_err();
+        assert_eq!(e.field, "nr_expr");
     }
 
     #[test]

@@ -273,16 +273,18 @@ pub fn merge(files: Vec<(String, ShardFile)>) -> Result<(SweepSpec, Vec<SweepRow
         }
         for r in &f.rows {
             let p = &all[r.point];
+            let entry = spec.entry_of_point(r.point);
             let sc = &r.report.scenario;
-            if r.preset != p.preset
+            if r.preset != entry
                 || r.load != p.load
                 || sc.preset != p.preset
+                || sc.nr_expr != p.nr_expr
                 || sc.load != p.load
                 || sc.seed != p.seed
             {
                 return Err(bad(format!(
-                    "point {} to be preset {} load {} seed {} (it is preset {} load {} seed {})",
-                    r.point, p.preset, p.load, p.seed, sc.preset, sc.load, sc.seed
+                    "point {} to be preset {entry} load {} seed {} (it is preset {} load {} seed {})",
+                    r.point, p.load, p.seed, r.preset, sc.load, sc.seed
                 )));
             }
         }
