@@ -252,6 +252,12 @@ pub fn App(props: &AppProps) -> Html {
             }
         })
     };
+    // The editor's "sweep your rule" asks the workbench (by a new token) to run it.
+    let sweep_rule = use_state(|| 0u32);
+    let on_sweep_rule = (!state.embed).then(|| {
+        let sweep_rule = sweep_rule.clone();
+        Callback::from(move |()| sweep_rule.set(*sweep_rule + 1))
+    });
     let on_nr_expr = {
         let state = state.clone();
         Callback::from(move |value: String| {
@@ -362,7 +368,7 @@ pub fn App(props: &AppProps) -> Html {
         <ScanCurve canvas={canvases.curve.clone()} map={maps.curve.clone()} llc_weight={sc.llc_weight} imbalance_pct={sc.imbalance_pct}
             sis_util={snap.sis_util} sis_prop={snap.sis_prop} util_pct={snap.util_balance_pct}
             nr_idle_scan={snap.nr_idle_scan} nr_expr={AttrValue::from(sc.nr_expr.clone())}
-            on_nr_expr={on_nr_expr} />
+            on_nr_expr={on_nr_expr} on_sweep_rule={on_sweep_rule} />
     };
     let metrics = html! { <Metrics snap={snap.clone()} hist_canvas={canvases.hist.clone()}
     hist_map={maps.hist.clone()} spark_se_eff={canvases.spark_se_eff.clone()}
@@ -443,7 +449,8 @@ pub fn App(props: &AppProps) -> Html {
             <div class="row2">{curve}{metrics}</div>
             {log}
             {export}
-            <Workbench scenario={state.scenario.clone()} dark={dark} on_scenario={on_scenario} />
+            <Workbench scenario={state.scenario.clone()} dark={dark} on_scenario={on_scenario}
+                sweep_rule={*sweep_rule} />
             <footer class="foot">
                 <button class="ghost" data-testid="explain" aria-pressed={explain.to_string()} onclick={on_explain}>
                     {if *explain { "Hide the terms' explanations" } else { "Explain every term (?)" }}</button>

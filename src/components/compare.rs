@@ -541,8 +541,8 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
     html! {
         <div class="compare" data-testid="compare-view">
             <div class="bench-controls">
-                <label>{"A (baseline) "}{preset_select("compare-preset-a", &setup.baseline_preset, None, p.on_baseline.clone())}</label>
-                <label>{"B (compare) "}{preset_select("compare-preset-b", &setup.compare_preset, None, p.on_compare.clone())}</label>
+                <label>{"A (baseline) "}{preset_select("compare-preset-a", &setup.baseline_preset, None, None, p.on_baseline.clone())}</label>
+                <label>{"B (compare) "}{preset_select("compare-preset-b", &setup.compare_preset, None, None, p.on_compare.clone())}</label>
                 <label title="both runs from t = 0, each with its own kernel, instead of one warm state (the seed's corner case is a first wake-up)">
                     <input type="checkbox" data-testid="compare-cold" checked={setup.cold}
                         onchange={let f = p.on_cold.clone(); Callback::from(move |e: Event| f.emit(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked()))} />

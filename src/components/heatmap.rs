@@ -4,12 +4,13 @@
 //! gives a cell's std% and 95% interval (sis-core's `Estimate`, as `sis sweep --seeds`).
 
 use super::sweep::estimate_text;
-use super::widgets::{preset_select, sweep_progress, PoolSetup};
+use super::widgets::{entry_of_choice, preset_select, sweep_progress, PoolSetup};
 use crate::draw::plot::ChartMap;
 use crate::draw::sweep::{draw_heatmap, heat_colour, Heat};
 use crate::draw::Palette;
 use crate::hooks::use_sweep_job;
 use sis_core::analysis::sweep::stats::{quantity, Estimate};
+use sis_core::analysis::sweep::RULE_ENTRY;
 use sis_core::Scenario;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
@@ -60,7 +61,13 @@ fn heat_points(
             let mut sc = base.clone();
             sc.tasks = 0;
             let set = |sc: &mut Scenario, k: &str, v: String| sc.set_field(k, &v);
-            let r = set(&mut sc, "preset", preset.to_string())
+            // A preset runs as the kernel; "your rule" is the scenario's preset with its rule.
+            let r = match entry_of_choice(preset, base)?.strip_prefix(RULE_ENTRY) {
+                Some(_) => Ok(()),
+                None => set(&mut sc, "nr_expr", String::new())
+                    .and_then(|()| set(&mut sc, "preset", preset.to_string())),
+            };
+            let r = r
                 .and_then(|()| set(&mut sc, "duration", HEAT_DURATION.into()))
                 .and_then(|()| set(&mut sc, "warmup", HEAT_WARMUP.into()))
                 .and_then(|()| set(&mut sc, "load", load.to_string()))
@@ -171,10 +178,13 @@ pub fn HeatmapPanel(p: &HeatmapPanelProps) -> Html {
             .count(),
         None => 1,
     };
-    let preset = run
-        .points
-        .first()
-        .map_or(String::new(), |s| s.preset.clone());
+    let preset = run.points.first().map_or(String::new(), |s| {
+        if s.nr_expr.is_empty() {
+            s.preset.clone()
+        } else {
+            format!("{} with your rule {}", s.preset, s.nr_expr)
+        }
+    });
     let cells: Vec<Vec<Option<Estimate>>> = MAPS
         .iter()
         .map(|m| cell_estimates(&run.reports, runs, m.2))
@@ -273,7 +283,7 @@ pub fn HeatmapPanel(p: &HeatmapPanelProps) -> Html {
                 {"llc_weight 4–32 (1 LLC, the scenario's smt) or imbalance_pct 105–150 (the scenario's LLC); with seeds, each cell is the mean of its runs (std% under the mouse). Run on a pool of Web Workers; takes a few seconds."}
             </p>
             <div class="bench-controls">
-                <label>{"preset "}{preset_select("heat-preset", &p.preset, None, p.on_preset.clone())}</label>
+                <label>{"preset "}{preset_select("heat-preset", &p.preset, None, Some(&p.scenario.nr_expr), p.on_preset.clone())}</label>
                 <label>{"against "}
                     <select data-testid="heat-y" onchange={on_y}>
                         <option value="llc_weight" selected={*y == YParam::LlcWeight}>{"load × llc_weight"}</option>
@@ -306,6 +316,7 @@ pub fn HeatmapPanel(p: &HeatmapPanelProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::components::widgets::RULE_CHOICE;
 
     #[test]
     fn heat_points_are_valid_from_any_scenario() {
@@ -328,6 +339,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// "your rule" is the scenario's preset with its rule; a preset runs without the rule.
+    #[test]
+    fn the_rule_choice_runs_the_rule_and_a_preset_runs_without_it() {
+        let mut base = Scenario::default();
+        base.set_field("preset", "linux-6.7").unwrap();
+        base.set_field("nr_expr", "llc_weight / 4").unwrap();
+        let rule = heat_points(&base, RULE_CHOICE, YParam::LlcWeight, &[]).unwrap();
+        assert!(rule
+            .iter()
+            .all(|s| s.preset == "linux-6.7" && s.nr_expr == "llc_weight / 4"));
+        let plain = heat_points(&base, "linux-5.15", YParam::LlcWeight, &[]).unwrap();
+        assert!(plain
+            .iter()
+            .all(|s| s.preset == "linux-5.15" && s.nr_expr.is_empty()));
+        base.set_field("nr_expr", "").unwrap();
+        let e = heat_points(&base, RULE_CHOICE, YParam::LlcWeight, &[]).unwrap_err();
+        assert!(e.contains("needs a rule"), "{e}");
     }
 
     #[test]

@@ -23,6 +23,9 @@ pub struct ScanCurveProps {
     /// once it parses (the scenario field, applied on change).
     pub nr_expr: AttrValue,
     pub on_nr_expr: Callback<String>,
+    /// Sweeps the applied rule against linux-6.0 in the workbench (none in an embed).
+    #[prop_or_default]
+    pub on_sweep_rule: Option<Callback<()>>,
 }
 
 #[component]
@@ -54,8 +57,7 @@ pub fn ScanCurve(p: &ScanCurveProps) -> Html {
             hover.set(text.unwrap_or_default());
         })
     };
-    let editor =
-        html! { <NrExprEditor value={p.nr_expr.clone()} on_apply={p.on_nr_expr.clone()} /> };
+    let editor = html! { <NrExprEditor value={p.nr_expr.clone()} on_apply={p.on_nr_expr.clone()} on_sweep={p.on_sweep_rule.clone()} /> };
     html! {
         <section class="panel curve-panel">
             <div class="panel-head">
@@ -79,6 +81,9 @@ pub fn ScanCurve(p: &ScanCurveProps) -> Html {
 pub struct NrExprEditorProps {
     pub value: AttrValue,
     pub on_apply: Callback<String>,
+    /// Sweeps the applied rule against linux-6.0 (offered once a rule is applied).
+    #[prop_or_default]
+    pub on_sweep: Option<Callback<()>>,
 }
 
 /// What a rule's text means, or where it is wrong: sis-core's own parser, at every keystroke.
@@ -134,6 +139,11 @@ pub fn NrExprEditor(p: &NrExprEditorProps) -> Html {
                 placeholder={format!("e.g. SIS_UTIL: {sis_util}")}
                 aria-invalid={status.is_err().to_string()} aria-describedby="nr-expr-status" />
             <p id="nr-expr-status" class={class} data-testid="nr-expr-status" aria-live="polite">{msg}</p>
+            if let Some(cb) = p.on_sweep.clone().filter(|_| !p.value.is_empty()) {
+                <button data-testid="nr-expr-sweep" onclick={cb.reform(|_: MouseEvent| ())}
+                    title="Runs the workbench's load sweep of seed 000's netperf scenario (112 CPUs, 25-200%): linux-6.0 against linux-6.0 throttled by your rule">
+                    {"Sweep your rule against linux-6.0 (seed 000's netperf) ↓"}</button>
+            }
         </div>
     }
 }

@@ -3,7 +3,7 @@
 //! the tables and JSON of `sis sweep` (sis-core's `format_tables` / `format_output`) and a plot
 //! of the means with 95% intervals (`draw::sweep`), with a readout of the point under the mouse.
 
-use super::widgets::{on_input_change, preset_select, sweep_progress, PoolSetup};
+use super::widgets::{entry_of_choice, on_input_change, preset_select, sweep_progress, PoolSetup};
 use crate::draw::plot::ChartMap;
 use crate::draw::sweep::{draw_sweep_lines, nearest_point, Series};
 use crate::draw::Palette;
@@ -127,14 +127,16 @@ pub struct SweepSetup {
 impl SweepSetup {
     /// The sweep's spec: `base` (tasks=0) over the presets and loads; each preset brings its
     /// imbalance_pct, as `sis sweep` without `--imbalance-pct`; with seeds, each point runs
-    /// once per seed, as `sis sweep --seeds`.
+    /// once per seed, as `sis sweep --seeds`. The scenario's rule runs only as its own entry
+    /// ("your rule", `nr_expr=EXPR` on the scenario's preset): the presets run as the kernel.
     pub fn spec(&self, base: &Scenario) -> Result<SweepSpec, String> {
+        let mut presets = vec![entry_of_choice(&self.baseline_preset, base)?];
+        if !self.compare_preset.is_empty() && self.compare_preset != self.baseline_preset {
+            presets.push(entry_of_choice(&self.compare_preset, base)?);
+        }
         let mut base = base.clone();
         base.tasks = 0;
-        let mut presets = vec![self.baseline_preset.clone()];
-        if !self.compare_preset.is_empty() && self.compare_preset != self.baseline_preset {
-            presets.push(self.compare_preset.clone());
-        }
+        base.nr_expr.clear();
         let spec = SweepSpec::new(base, presets, parse_loads(&self.loads)?);
         let spec = if self.seeds.trim().is_empty() {
             spec
@@ -270,8 +272,8 @@ pub fn SweepPanel(p: &SweepPanelProps) -> Html {
                 <code>{"sis sweep [--seeds]"}</code>{", computed by the same sis-core code on a pool of Web Workers (one per core), so the numbers are identical to the CLI's. With seeds, the table shows mean (std%) and the plot 95% intervals."}
             </p>
             <div class="bench-controls">
-                <label>{"A (baseline) "}{preset_select("sweep-preset-a", &setup.baseline_preset, None, p.on_baseline_preset.clone())}</label>
-                <label>{"B (compare) "}{preset_select("sweep-preset-b", &setup.compare_preset, Some("none"), p.on_compare_preset.clone())}</label>
+                <label>{"A (baseline) "}{preset_select("sweep-preset-a", &setup.baseline_preset, None, Some(&sc.nr_expr), p.on_baseline_preset.clone())}</label>
+                <label>{"B (compare) "}{preset_select("sweep-preset-b", &setup.compare_preset, Some("none"), Some(&sc.nr_expr), p.on_compare_preset.clone())}</label>
                 <label>{"loads % "}<input type="text" data-testid="sweep-loads" value={setup.loads.clone()} onchange={on_input_change(p.on_loads.clone())} size="28" /></label>
                 {p.pool.controls("sweep")}
                 <button class="primary" data-testid="sweep-run" onclick={on_run} disabled={run.running}>{format!("Run sweep ({n_points} points)")}</button>
@@ -297,5 +299,41 @@ pub fn SweepPanel(p: &SweepPanelProps) -> Html {
                 <pre class="schedstat-table" data-testid="sweep-json">{out.json.clone()}</pre>
             </details>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::components::widgets::RULE_CHOICE;
+
+    /// "your rule" beside linux-6.0: the rule is an entry of its own on the scenario's preset,
+    /// and linux-6.0 runs as the kernel, without the scenario's rule.
+    #[test]
+    fn the_rule_choice_is_its_own_entry_and_the_presets_run_without_it() {
+        let mut base = Scenario::default();
+        base.set_field("llc_weight", "8").unwrap();
+        base.set_field("nr_expr", "min(llc_weight, 2)").unwrap();
+        let setup = SweepSetup {
+            baseline_preset: "linux-6.0".into(),
+            compare_preset: RULE_CHOICE.into(),
+            loads: "50,100".into(),
+            seeds: String::new(),
+        };
+        let spec = setup.spec(&base).unwrap();
+        assert_eq!(spec.presets, ["linux-6.0", "nr_expr=min(llc_weight, 2)"]);
+        let got: Vec<(&str, String)> = spec
+            .points()
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (spec.entry_of_point(i), p.nr_expr.clone()))
+            .collect();
+        assert_eq!(got[0], ("linux-6.0", String::new()));
+        assert_eq!(
+            got[3],
+            ("nr_expr=min(llc_weight, 2)", "min(llc_weight, 2)".into())
+        );
+        base.set_field("nr_expr", "").unwrap();
+        assert!(setup.spec(&base).unwrap_err().contains("needs a rule"));
     }
 }

@@ -5,7 +5,37 @@ use crate::hooks::SweepRun;
 use yew::prelude::*;
 
 /// A `<select>` of every preset (plus "none" when `none` is given); `on` gets the choice.
-pub fn preset_select(testid: &str, value: &str, none: Option<&str>, on: Callback<String>) -> Html {
+/// The preset menus' value for the scenario's own rule (`nr_expr`), run as a sweep entry of
+/// its own on the scenario's preset ([`entry_of_choice`]).
+pub const RULE_CHOICE: &str = "your-rule";
+
+/// The sweep entry a preset menu's `choice` stands for in `base`: a preset's name, or for
+/// [`RULE_CHOICE`] `nr_expr=<base's rule>` (an error when it has none).
+pub fn entry_of_choice(choice: &str, base: &sis_core::Scenario) -> Result<String, String> {
+    if choice != RULE_CHOICE {
+        return Ok(choice.to_string());
+    }
+    if base.nr_expr.is_empty() {
+        return Err(
+            "preset: 'your rule' needs a rule: write one under the scan curve (nr_expr)".into(),
+        );
+    }
+    Ok(format!(
+        "{}{}",
+        sis_core::analysis::sweep::RULE_ENTRY,
+        base.nr_expr
+    ))
+}
+
+/// A menu of the presets; `none` adds an empty choice first, `rule` (the scenario's nr_expr,
+/// when it has one) a last choice that runs it as its own entry.
+pub fn preset_select(
+    testid: &str,
+    value: &str,
+    none: Option<&str>,
+    rule: Option<&str>,
+    on: Callback<String>,
+) -> Html {
     let onchange = Callback::from(move |e: Event| {
         if let Some(t) = e.target_dyn_into::<web_sys::HtmlSelectElement>() {
             on.emit(t.value());
@@ -19,6 +49,11 @@ pub fn preset_select(testid: &str, value: &str, none: Option<&str>, on: Callback
             { for sis_core::kernel::features::presets().iter().map(|p| html! {
                 <option value={p.name} selected={p.name == value} title={p.description}>{p.name}</option>
             }) }
+            if let Some(r) = rule.filter(|r| !r.is_empty()) {
+                <option value={RULE_CHOICE} selected={value == RULE_CHOICE}
+                    title="the scenario's preset, throttled by your rule (nr_expr) instead of its own">
+                    {format!("your rule: {r}")}</option>
+            }
         </select>
     }
 }

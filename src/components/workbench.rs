@@ -7,7 +7,7 @@ use super::compare::{ComparePanel, CompareSetup};
 use super::heatmap::HeatmapPanel;
 use super::patch_scenarios::PatchScenarioList;
 use super::sweep::{SweepPanel, SweepSetup};
-use super::widgets::PoolSetup;
+use super::widgets::{PoolSetup, RULE_CHOICE};
 use crate::patches::{split, PatchScenario};
 use crate::workbench_state::{Tab, WorkbenchAction, WorkbenchState};
 use sis_core::Scenario;
@@ -19,6 +19,9 @@ pub struct WorkbenchProps {
     pub dark: bool,
     /// Replace the app's scenario (a patch scenario was chosen): every scenario field.
     pub on_scenario: Callback<Vec<(String, String)>>,
+    /// Each new value runs the scenario's rule against linux-6.0 on seed 000's netperf sweep.
+    #[prop_or_default]
+    pub sweep_rule: u32,
 }
 
 /// A callback that dispatches `action(value)` to the workbench.
@@ -46,8 +49,15 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
     let on_compare = send(&state, WorkbenchAction::SetComparePreset);
     let on_choose = {
         let (state, on_scenario) = (state.clone(), p.on_scenario.clone());
-        Callback::from(move |s: &'static PatchScenario| {
-            let (pairs, bench) = split(s);
+        Callback::from(move |(s, rule): (&'static PatchScenario, Option<String>)| {
+            let (mut pairs, mut bench) = split(s);
+            if let Some(rule) = rule {
+                // The user's rule against linux-6.0, both on linux-6.0's path.
+                pairs.push(("preset".into(), "linux-6.0".into()));
+                pairs.push(("nr_expr".into(), rule));
+                bench.retain(|(k, _)| k != "presets");
+                bench.push(("presets".into(), format!("linux-6.0,{RULE_CHOICE}")));
+            }
             let get = |k: &str| bench.iter().find(|(x, _)| x == k).map(|x| x.1.clone());
             let Ok(scenario) =
                 Scenario::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -70,6 +80,26 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
             });
         })
     };
+    // The editor's "sweep your rule": seed 000's netperf sweep, linux-6.0 against the rule.
+    let section = use_node_ref();
+    {
+        let (on_choose, rule, section) = (
+            on_choose.clone(),
+            p.scenario.nr_expr.clone(),
+            section.clone(),
+        );
+        use_effect_with(p.sweep_rule, move |&n| {
+            let netperf = crate::patches::PATCH_SCENARIOS
+                .iter()
+                .find(|s| s.id == "sis-util-netperf");
+            if let (true, Some(s)) = (n > 0 && !rule.is_empty(), netperf) {
+                on_choose.emit((s, Some(rule)));
+                if let Some(el) = section.cast::<web_sys::Element>() {
+                    el.scroll_into_view();
+                }
+            }
+        });
+    }
     let pool = PoolSetup {
         seeds: state.seeds.clone(),
         workers: state.workers.clone(),
@@ -110,7 +140,7 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
         Tab::Replay => html! { <ReplayHost /> },
     };
     html! {
-        <section class="panel workbench" data-testid="workbench">
+        <section class="panel workbench" data-testid="workbench" ref={section}>
             <div class="panel-head">
                 <h2>{"Compare · sweep · reproduce the patches"}</h2>
                 <div class="tabs" role="tablist">
@@ -120,7 +150,7 @@ pub fn Workbench(p: &WorkbenchProps) -> Html {
                     {tab_button(Tab::Replay, "Replay a trace")}
                 </div>
             </div>
-            <PatchScenarioList {on_choose} />
+            <PatchScenarioList on_choose={on_choose.reform(|s| (s, None))} />
             {body}
         </section>
     }

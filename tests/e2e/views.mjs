@@ -83,6 +83,25 @@ check('the nr_expr editor: errors inline as you type, a valid rule applied on En
     if (!/per-wake-up/.test(await textOf(page, 'nr-expr-status'))) throw new Error(`per-wake-up rule: ${await textOf(page, 'nr-expr-status')}`);
     if (problems.consoleErrors.length) throw new Error(`page errors: ${problems.consoleErrors.join('; ')}`);
     await shot(page, 'nr-expr-1280x720');
+    // One click: the applied rule against linux-6.0 on seed 000's netperf sweep (issue 30).
+    await input.fill('min(llc_weight, 4)');
+    await input.press('Enter');
+    await page.locator(byId('nr-expr-sweep')).click();
+    await waitFor(async () => (await page.locator(byId('sweep-preset-b')).count()) > 0);
+    const a = await page.locator(byId('sweep-preset-a')).inputValue();
+    const b = await page.locator(byId('sweep-preset-b')).inputValue();
+    const bText = await page.locator(`${byId('sweep-preset-b')} option:checked`).textContent();
+    if (a !== 'linux-6.0' || b !== 'your-rule' || !bText.includes('min(llc_weight, 4)')) {
+      throw new Error(`sweep presets: A ${a}, B ${b} (${bText})`);
+    }
+    const q = new URL(page.url()).searchParams;
+    if (q.get('llc_weight') !== '112' || q.get('preset') !== 'linux-6.0' || q.get('nr_expr') !== 'min(llc_weight, 4)') {
+      throw new Error(`the scenario is not seed 000's netperf with the rule: ${page.url()}`);
+    }
+    // The rule's own rows arrive in the table under its entry's name; then cancel.
+    await waitFor(async () => (await textOf(page, 'sweep-table')).includes('compare nr_expr=min(llc_weight, 4)'), 90_000, 500);
+    await shot(page, 'nr-expr-sweep-1280x720');
+    await page.locator(byId('sweep-cancel')).click();
   } finally {
     await context.close();
   }
