@@ -318,6 +318,39 @@ fn avg_idle_follows_update_avg() {
     assert_eq!(class(&rep, "prev_idle"), 2);
 }
 
+/// SIS_CACHE v2's cache-hot deadline is rebuilt from the trace as the engine keeps it: a
+/// sleep under the migration cost folds into the task's avg_hot_dur at its wake-up, and its
+/// next sleep that empties the CPU keeps that CPU hot for that long.
+#[test]
+fn a_short_sleep_leaves_its_cpu_cache_hot() {
+    let trace = format!(
+        "{HDR}\
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+               x-7     [001] 10.000000: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+               a-100   [000] 10.000200: sched_waking: comm=b pid=200 prio=120 target_cpu=001
+               a-100   [000] 10.000201: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001
+          <idle>-0     [001] 10.000202: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120
+               b-200   [001] 10.000300: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+               a-100   [000] 10.000400: sched_waking: comm=b pid=200 prio=120 target_cpu=001
+               a-100   [000] 10.000401: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001
+          <idle>-0     [001] 10.000402: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120
+               b-200   [001] 10.000500: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+"
+    );
+    let mut r = Replay::new(two_cpus()).unwrap();
+    let mut hot = Vec::new();
+    for line in trace.lines() {
+        r.feed_line(line.as_bytes()).unwrap();
+        hot.push(r.cpu_states()[1].cache_hot_timeout);
+    }
+    // (Lines 0-2 are the header.) b's first sleep had no average yet: no deadline.
+    assert_eq!(hot[8], 0);
+    // It slept 100 us (< 500 us): avg_hot_dur = 0 + 100_000 / 8 = 12_500 ns at the wake-up;
+    // its next sleep empties CPU1 at 10.000500 s: hot until 12.5 us later.
+    assert_eq!(hot[11], 0);
+    assert_eq!(hot[12], 10_000_500_000 + 12_500);
+}
+
 fn err(cfg: ReplayConfig, text: &[u8]) -> sis_core::analysis::replay::ReplayError {
     match replay_text(cfg, text) {
         Ok(r) => panic!("expected an error, got {:?}", r.trace),

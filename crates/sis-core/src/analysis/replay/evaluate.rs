@@ -87,8 +87,7 @@ impl Replay {
                 allowed,
                 load: p.wakee_load as u64,
                 wake_wide: p.wake_wide,
-                // The replay does not rebuild dur_avg from the trace: SIS_SHORT never fires.
-                dur: Default::default(),
+                dur: p.wakee_dur,
             };
             let waker = Waker {
                 cpu: p.waker_cpu,
@@ -96,7 +95,7 @@ impl Replay {
                 load: p.waker_load as u64,
                 now_ns: p.time_ns,
                 jiffies,
-                curr: Default::default(),
+                curr: p.waker_dur,
             };
             if capturing {
                 let inp = &mut self.scratch_inputs[i];
@@ -167,6 +166,8 @@ impl Replay {
                 wakee_load: p.wakee_load,
                 waker_load: p.waker_load,
                 wake_wide: p.wake_wide,
+                wakee_dur: p.wakee_dur,
+                waker_dur: p.waker_dur,
                 inputs: self.scratch_inputs.clone(),
             });
         }

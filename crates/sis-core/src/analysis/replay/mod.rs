@@ -226,16 +226,7 @@ impl Replay {
     /// the rebuilt state; empty before the topology is known.
     pub fn cpu_states(&self) -> Vec<rebuild::CpuSnap> {
         self.rb.as_ref().map_or_else(Vec::new, |rb| {
-            rb.cpus
-                .iter()
-                .map(|c| rebuild::CpuSnap {
-                    nr_running: c.nr_running(),
-                    util_avg: c.pelt.util_avg,
-                    avg_idle: c.avg_idle,
-                    wake_avg_idle: c.wake_avg_idle,
-                    wake_stamp: c.wake_stamp,
-                })
-                .collect()
+            rb.cpus.iter().map(rebuild::CpuTrack::snap).collect()
         })
     }
 

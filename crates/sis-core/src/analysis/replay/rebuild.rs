@@ -6,7 +6,7 @@
 
 use super::parse::SchedEvent;
 use crate::kernel::pelt::SchedAvg;
-use crate::kernel::select::{record_wakee, WakeeFlips};
+use crate::kernel::select::{record_wakee, TaskDuration, WakeeFlips};
 use crate::kernel::state::MIGRATION_COST_NS;
 use crate::kernel::topology::Topology;
 use std::collections::{HashMap, VecDeque};
@@ -59,6 +59,14 @@ pub(crate) struct Task {
     pub pending: Option<u64>,
     /// `p->recent_used_cpu` as each preset keeps it (u32::MAX: none).
     pub recent: Box<[u32]>,
+    /// When it last switched in, and its CPU time since its last voluntary sleep, ns.
+    pub exec_start: u64,
+    pub ran_since_sleep: u64,
+    /// SIS_SHORT v6 `p->se.dur_avg`, as the engine keeps it (sim/engine/runqueue.rs block).
+    pub dur_avg: u64,
+    /// SIS_CACHE v2 `p->last_dequeue_time` (0: never slept) and `p->avg_hot_dur`, ns.
+    pub last_dequeue_ns: u64,
+    pub avg_hot_dur: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -78,11 +86,25 @@ pub(crate) struct CpuTrack {
     pub wake_avg_idle: u64,
     /// The latest sched_waking from this CPU whose sync is not yet inferred.
     pub sync_watch: Option<u64>,
+    /// SIS_CACHE v2 `rq->cache_hot_timeout`, ns (read only by presets with SIS_CACHE).
+    pub cache_hot_timeout: u64,
 }
 
 impl CpuTrack {
     pub fn nr_running(&self) -> u32 {
         self.nr_queued + u32::from(matches!(self.curr, Some(p) if p != 0))
+    }
+
+    /// This CPU as a wake-up sees it.
+    pub fn snap(&self) -> CpuSnap {
+        CpuSnap {
+            nr_running: self.nr_running(),
+            util_avg: self.pelt.util_avg,
+            avg_idle: self.avg_idle,
+            wake_avg_idle: self.wake_avg_idle,
+            wake_stamp: self.wake_stamp,
+            cache_hot_timeout: self.cache_hot_timeout,
+        }
     }
 }
 
@@ -94,6 +116,7 @@ pub struct CpuSnap {
     pub avg_idle: u64,
     pub wake_avg_idle: u64,
     pub wake_stamp: u64,
+    pub cache_hot_timeout: u64,
 }
 
 /// A sched_waking waiting for its sched_wakeup and its sync inference.
@@ -112,6 +135,9 @@ pub(crate) struct Pending {
     pub wakee_load: u32,
     pub waker_load: u32,
     pub wake_wide: bool,
+    /// What SIS_SHORT reads of the wakee and of the task running on the waker's CPU.
+    pub wakee_dur: TaskDuration,
+    pub waker_dur: TaskDuration,
     /// Some CPU had not yet had its first sched_switch: its state is unknown.
     pub incomplete: bool,
     /// The wakee was still on a runqueue (running or queued): the kernel's ttwu_remote()
@@ -245,6 +271,11 @@ impl Rebuild {
             },
             pending: None,
             recent: vec![u32::MAX; k].into_boxed_slice(),
+            exec_start: now,
+            ran_since_sleep: 0,
+            dur_avg: 0,
+            last_dequeue_ns: 0,
+            avg_hot_dur: 0,
         })
     }
 
@@ -335,7 +366,24 @@ impl Rebuild {
             } else {
                 TaskState::Sleeping
             };
-            self.task(prev_pid).state = new;
+            let left_empty = !prev_runnable && c.nr_queued == 0;
+            let t = self.task(prev_pid);
+            t.state = new;
+            let ran = now.saturating_sub(t.exec_start);
+            if prev_runnable {
+                t.ran_since_sleep += ran;
+            } else {
+                // SIS_SHORT v6 dequeue_task_fair dur_avg_update(p, task_sleep), and SIS_CACHE
+                // v2's sleep stamp and cache-hot deadline, as the engine's block().
+                t.dur_avg = crate::kernel::throttle::update_avg(t.dur_avg, t.ran_since_sleep + ran);
+                t.ran_since_sleep = 0;
+                t.last_dequeue_ns = now.max(1);
+                let hot = t.avg_hot_dur;
+                if left_empty && hot != 0 {
+                    let c = &mut self.cpus[cpu as usize];
+                    c.cache_hot_timeout = c.cache_hot_timeout.max(now + hot);
+                }
+            }
             // Sync inference: the waker of the latest waking from this CPU leaves it now.
             if let Some(seq) = self.cpus[cpu as usize].sync_watch {
                 if let Some(p) = self.pending_mut(seq) {
@@ -352,6 +400,7 @@ impl Rebuild {
         if next_pid != 0 {
             let t = self.task(next_pid);
             t.pelt.update(now, false);
+            t.exec_start = now;
             let old = t.state;
             self.leave_queue(old);
             self.task(next_pid).state = TaskState::Running(cpu);
@@ -393,11 +442,16 @@ impl Rebuild {
         // record_wakee() on the waker, then wake_wide() (4.4..6.x: factor = sd_llc_size).
         let mut wake_wide = false;
         let mut waker_load = 0;
+        let mut waker_dur = TaskDuration::default();
         if let Some(w) = waker_pid.filter(|w| *w != 0) {
             let wt = self.task(w);
             record_wakee(&mut wt.flips, pid, now);
             wt.pelt.update(now, true);
             waker_load = wt.pelt.util_avg;
+            waker_dur = TaskDuration {
+                dur_avg: wt.dur_avg,
+                wakee_flips: wt.flips.wakee_flips,
+            };
             let waker_flips = wt.flips.wakee_flips;
             let wakee_flips = self.task(pid).flips.wakee_flips;
             wake_wide =
@@ -406,6 +460,19 @@ impl Rebuild {
         let t = self.task(pid);
         t.pelt.update(now, false);
         let wakee_load = t.pelt.util_avg;
+        // SIS_CACHE v2 enqueue_task_fair (ENQUEUE_WAKEUP), as the engine's wake-up does.
+        if t.last_dequeue_ns != 0 && now > t.last_dequeue_ns {
+            let slept = now - t.last_dequeue_ns;
+            t.avg_hot_dur = if slept < MIGRATION_COST_NS {
+                crate::kernel::throttle::update_avg(t.avg_hot_dur, slept)
+            } else {
+                t.avg_hot_dur >> 1
+            };
+        }
+        let wakee_dur = TaskDuration {
+            dur_avg: t.dur_avg,
+            wakee_flips: t.flips.wakee_flips,
+        };
         let state = t.state;
         let on_rq = self.queued_valid(state);
         let n = self.topo.nr_cpus();
@@ -423,14 +490,7 @@ impl Rebuild {
         cpus.clear();
         for c in 0..n {
             self.cpu_pelt(c);
-            let t = &self.cpus[c as usize];
-            cpus.push(CpuSnap {
-                nr_running: t.nr_running(),
-                util_avg: t.pelt.util_avg,
-                avg_idle: t.avg_idle,
-                wake_avg_idle: t.wake_avg_idle,
-                wake_stamp: t.wake_stamp,
-            });
+            cpus.push(self.cpus[c as usize].snap());
         }
         let seq = self.next_seq;
         self.next_seq += 1;
@@ -464,6 +524,8 @@ impl Rebuild {
             wakee_load,
             waker_load,
             wake_wide,
+            wakee_dur,
+            waker_dur,
             incomplete: self.cpus_switched < n,
             on_rq,
             cpus,

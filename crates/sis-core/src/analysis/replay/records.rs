@@ -5,6 +5,7 @@
 //! in memory for a large trace).
 
 use super::*;
+use crate::kernel::select::TaskDuration;
 use crate::kernel::trace::WakeupId;
 
 /// What one preset's select_task_rq_fair read besides the CPU snapshot: its LLC flags
@@ -42,6 +43,8 @@ pub struct WakeRecord {
     pub(super) wakee_load: u32,
     pub(super) waker_load: u32,
     pub(super) wake_wide: bool,
+    pub(super) wakee_dur: TaskDuration,
+    pub(super) waker_dur: TaskDuration,
     pub(super) inputs: Vec<PresetInput>,
 }
 
@@ -61,6 +64,7 @@ pub(super) fn load_snapshot(st: &mut SchedState, cpus: &[rebuild::CpuSnap]) {
         rq.avg_idle = s.avg_idle;
         rq.wake_avg_idle = s.wake_avg_idle;
         rq.wake_stamp = s.wake_stamp;
+        rq.cache_hot_timeout = s.cache_hot_timeout;
     }
 }
 
@@ -103,8 +107,7 @@ impl Replay {
             allowed,
             load: rec.wakee_load as u64,
             wake_wide: rec.wake_wide,
-            // The replay does not rebuild dur_avg from the trace: SIS_SHORT never fires.
-            dur: Default::default(),
+            dur: rec.wakee_dur,
         };
         let waker = Waker {
             cpu: rec.id.waker_cpu,
@@ -112,7 +115,7 @@ impl Replay {
             load: rec.waker_load as u64,
             now_ns: rec.id.time_ns,
             jiffies: rec.id.time_ns * REPLAY_HZ / 1_000_000_000,
-            curr: Default::default(),
+            curr: rec.waker_dur,
         };
         let mut d = Decision::default();
         let out = st.decide_into(&wakee, &waker, &mut Counters::default(), &mut d);
