@@ -72,6 +72,14 @@ pub struct Features {
     /// SCX_DFL: sched_ext's scx_select_cpu_dfl() (v6.12) replaces the whole path.
     #[serde(default)]
     pub scx_dfl: bool,
+    /// SCX_TOPO: 6.13+ scx_select_cpu_dfl(): a sync wake-up keeps an idle prev that shares the
+    /// waker's LLC, and idle cores then idle CPUs are looked for in prev's LLC first.
+    #[serde(default)]
+    pub scx_topo: bool,
+    /// SCX_SYNC_NODE_MASK: 6.15's sync shortcut tests idle_cpumask(cpu_to_node(waker)), a
+    /// per-node mask nothing updates without SCX_OPS_BUILTIN_IDLE_PER_NODE: it never fires.
+    #[serde(default)]
+    pub scx_sync_node_mask: bool,
     /// SIS_FILTER: Abel Wu's v3 "filter out overloaded cpus in SIS" (May 2022): select_idle_cpu
     /// skips the LLC's CPUs the tick, idle entry and load balance last saw overloaded.
     #[serde(default)]
@@ -133,6 +141,8 @@ feature_table! {
     "SIS_SPAN_NR", span_nr, "select_idle_cpu walks the whole domain span and tests cpus_allowed inside the loop, after '!--nr': CPUs the task may not use consume the budget (4.13-5.5; 5.6 masks first).";
     "UTIL_EST", util_est, "cpu_util_cfs(), and so SIS_UTIL's sum, is max(util_avg, util_est.enqueued): the runqueue's sum of its tasks' utilisation at their last sleep, kept by util_est_enqueue/dequeue/update (4.17; modelled in the form of 5.13-6.7).";
     "SCX_DFL", scx_dfl, "sched_ext's built-in idle selection, scx_select_cpu_dfl() (v6.12 ext.c): the sync waker's CPU while idle CPUs exist and nothing waits behind the waker, prev if its whole core is idle, any wholly idle core, prev if idle, any idle CPU, else prev; idle bitmaps, no runqueue probes.";
+    "SCX_TOPO", scx_topo, "scx_select_cpu_dfl() from 6.13 (ext.c, then 6.15 ext_idle.c): a sync wake-up first keeps prev when it is idle and shares the waker's LLC; with more than one LLC, and for a task allowed on every CPU, a wholly idle core and then an idle CPU are looked for in prev's LLC before the whole machine (the NUMA step needs several nodes, and every modelled topology is one node).";
+    "SCX_SYNC_NODE_MASK", scx_sync_node_mask, "6.15 ext_idle.c: the sync shortcut to the waker's CPU tests idle_cpumask(cpu_to_node(waker)), a per-node mask that only SCX_OPS_BUILTIN_IDLE_PER_NODE updates; without it the mask stays as allocated (zeroed), so the shortcut never fires. Fixed by 'sched_ext: Fix inconsistent NUMA node lookup in scx_select_cpu_dfl()' (2026, Cc stable 6.15+).";
     "SIS_FILTER", sis_filter, "Abel Wu's 'filter out overloaded cpus in SIS' (v3, May 2022, unmerged): select_idle_cpu leaves out the LLC's CPUs with two or more non-SCHED_IDLE tasks, as the tick, idle entry and load balance last saw them (a per-LLC mask), gives up when every CPU is in it or fewer than nr/16 are not, and otherwise scans the rest within SIS_PROP's budget.";
     "SIS_NODE", sis_node, "Peter Zijlstra's multi-LLC select_idle_sibling (tip c5214e13ad60, June 2023; pulled before 6.5): when the target's LLC scan finds nothing, select_idle_node() runs select_idle_cpu on each other LLC below the LLC domain's parent, from the first CPU of each, each within its own nr_idle_scan; the first CPU found wins.";
     "SIS_SHORT", sis_short, "Chen Yu's SIS_SHORT (v6, February 2023, unmerged): a task is short when its wakee_flips is 0 and its average CPU time between voluntary sleeps (dur_avg) is under sysctl_sched_min_granularity / 8; wake_affine_idle pulls to a CPU whose only task is short, and select_idle_cpu returns the waker's CPU without a scan when SIS_UTIL's nr is under 60% of the LLC and both wakee and waker are short.";
@@ -214,6 +224,8 @@ impl Features {
             idle_cores_this: false,
             util_est: false,
             scx_dfl: false,
+            scx_topo: false,
+            scx_sync_node_mask: false,
             sis_filter: false,
             sis_node: false,
             sis_short: false,
@@ -353,6 +365,7 @@ static PRESETS: &[Preset] = &[
         Preset { name: "sis-util-small-llc", description: "Seed 000's idea: nr_scan * 32 / llc_weight when llc_weight <= 16.", features: Features { sis_util_small_llc: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-idle-aware", description: "Seed 001's workaround: idle CPUs' capacity subtracted from sum_util.", features: Features { sis_util_idle_aware: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "scx-default", description: "sched_ext's built-in idle selection, scx_select_cpu_dfl() as in 6.12: the sync waker's CPU while idle CPUs exist, prev's or any wholly idle core, prev, any idle CPU, else prev.", features: Features { scx_dfl: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "scx-default-6.15", description: "scx_select_cpu_dfl() as in 6.15 (ext_idle.c): a sync wake-up keeps an idle prev in the waker's LLC, idle cores then idle CPUs are looked for in prev's LLC before the whole machine; the waker's-CPU shortcut reads a per-node mask nothing updates, so it never fires.", features: Features { scx_dfl: true, scx_topo: true, scx_sync_node_mask: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-filter", description: "Abel Wu's v3 'filter out overloaded cpus in SIS' (May 2022, on v5.18-rc1's SIS_PROP path): the scan skips CPUs running two or more tasks, as the last tick saw them.", features: Features { sis_filter: true, ..vanilla_519() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-node", description: "Peter Zijlstra's multi-LLC select_idle_sibling (SIS_NODE, tip June 2023, pulled before 6.5): when the target's LLC has no idle CPU, scan the package's other LLCs too.", features: Features { sis_node: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-short", description: "Chen Yu's SIS_SHORT v6 (February 2023, on 6.2's SIS_UTIL path): a short wakee woken by a short waker stays on the waker's CPU once the LLC is over half busy, without a scan.", features: Features { sis_short: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
@@ -371,6 +384,7 @@ pub fn posting(preset: &str) -> Option<&'static str> {
         "sis-short" => "https://lore.kernel.org/lkml/cover.1677069490.git.yu.c.chen@intel.com/",
         "sis-cache" => "https://lore.kernel.org/lkml/cover.1700548379.git.yu.c.chen@intel.com/",
         "scx-default" => "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/kernel/sched/ext.c?h=v6.12",
+        "scx-default-6.15" => "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/kernel/sched/ext_idle.c?h=v6.15",
         _ => return None,
     })
 }
@@ -396,7 +410,12 @@ mod tests {
             // The seeds' other patches are cited in ../shared/seeds, not linked yet.
             if matches!(
                 p.name,
-                "sis-filter" | "sis-node" | "sis-short" | "sis-cache" | "scx-default"
+                "sis-filter"
+                    | "sis-node"
+                    | "sis-short"
+                    | "sis-cache"
+                    | "scx-default"
+                    | "scx-default-6.15"
             ) {
                 assert!(linked, "{} has no posting", p.name);
             }
@@ -421,6 +440,11 @@ mod tests {
             f.set(feature, true).unwrap();
             assert_eq!(f, preset(name).unwrap().features, "{name}");
         }
+        // sched_ext 6.15 is 6.12's default idle selection plus its two changes.
+        let mut f = preset("scx-default").unwrap().features;
+        f.set("SCX_TOPO", true).unwrap();
+        f.set("SCX_SYNC_NODE_MASK", true).unwrap();
+        assert_eq!(f, preset("scx-default-6.15").unwrap().features);
     }
 
     #[test]

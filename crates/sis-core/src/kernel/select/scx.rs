@@ -2,6 +2,13 @@
 //! kernel/sched/ext.c: the sync waker's CPU while idle CPUs exist and nothing waits behind
 //! the waker, prev if its whole core is idle, any wholly idle core, prev if it is idle, any
 //! idle CPU, else prev. The idle masks are bitmaps, not runqueue reads: no probe costs time.
+//!
+//! With SCX_TOPO and SCX_SYNC_NODE_MASK, as in v6.15 kernel/sched/ext_idle.c: a sync
+//! wake-up first keeps an idle prev that shares the waker's LLC; the waker's-CPU shortcut
+//! reads a per-node idle mask nothing updates (never fires); and prev's LLC is searched for
+//! an idle core, then an idle CPU, before the whole machine (`llc_cpus`: more than one LLC,
+//! a task allowed on every CPU). The NUMA step needs several nodes: every modelled topology
+//! is one node, so `numa_cpus` stays NULL.
 
 use super::{Ctx, Outcome, Wakee, Waker};
 use crate::kernel::cpumask::CpuMask;
@@ -22,8 +29,38 @@ impl SchedState {
         let prev = p.prev;
         let mut out = Outcome::at_prev(prev, Rule::Fallback, p.recent_used_cpu);
         let n = self.topo.nr_cpus();
-        let any_idle = (0..n).any(|cpu| self.rqs[cpu as usize].available_idle());
-        // `(wake_flags & SCX_WAKE_SYNC) && !cpumask_empty(idle_masks.cpu) && ...
+        let topo = self.features.scx_topo;
+        if topo && p.allowed.weight() == 1 {
+            // 6.15 select_task_rq(): ops.select_cpu() only runs for nr_cpus_allowed > 1;
+            // otherwise `cpu = cpumask_any(p->cpus_ptr)`.
+            out.cpu = p.allowed.first().unwrap_or(prev);
+            return out;
+        }
+        // v6.15 ext_idle.c: `if (p->nr_cpus_allowed >= num_possible_cpus())` ... `if
+        // (static_branch_maybe(CONFIG_SCHED_MC, &scx_selcpu_topo_llc)) llc_cpus =
+        // llc_span(prev_cpu);` (scx_selcpu_topo_llc: the first CPU's LLC is not every CPU).
+        let llc = (topo && self.topo.spec.llcs > 1 && p.allowed.weight() >= n)
+            .then(|| self.topo.llc_of(prev));
+        // v6.15: `if (cpus_share_cache(cpu, prev_cpu) && scx_idle_test_and_clear_cpu(prev_cpu))`
+        // under WAKE_SYNC: keep an idle prev in the waker's LLC.
+        if w.sync
+            && topo
+            && self.topo.share_llc(w.cpu, prev)
+            && self.rqs[prev as usize].available_idle()
+        {
+            if R::ON {
+                ctx.rec
+                    .step(Rule::ScxPrev, prev, self.rqs[prev as usize].saw(), None);
+            }
+            out.rule = Rule::ScxPrev;
+            return out;
+        }
+        // 6.12: `!cpumask_empty(idle_masks.cpu)`; 6.15: `!cpumask_empty(idle_cpumask(
+        // waker_node)->cpu)` with waker_node = cpu_to_node(cpu), a per-node mask that only
+        // SCX_OPS_BUILTIN_IDLE_PER_NODE updates: empty.
+        let any_idle = !self.features.scx_sync_node_mask
+            && (0..n).any(|cpu| self.rqs[cpu as usize].available_idle());
+        // `(wake_flags & SCX_WAKE_SYNC) && !cpumask_empty(...) && ...
         // cpu_rq(cpu)->scx.local_dsq.nr == 0`: nothing queued behind the waker.
         if w.sync && any_idle && self.rqs[w.cpu as usize].nr_running <= 1 {
             if R::ON {
@@ -56,7 +93,18 @@ impl SchedState {
                 out.rule = Rule::ScxPrevCore;
                 return out;
             }
-            if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, true) {
+            // v6.15: `if (llc_cpus) cpu = pick_idle_cpu_in_node(llc_cpus, node,
+            // SCX_PICK_IDLE_CORE);` before any idle core of the machine.
+            if let Some(l) = llc {
+                if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, Some(l), true)
+                {
+                    out.cpu = cpu;
+                    out.rule = Rule::ScxIdleCore;
+                    out.found_by_scan = true;
+                    return out;
+                }
+            }
+            if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, None, true) {
                 out.cpu = cpu;
                 out.rule = Rule::ScxIdleCore;
                 out.found_by_scan = true;
@@ -71,7 +119,17 @@ impl SchedState {
             out.rule = Rule::ScxPrev;
             return out;
         }
-        if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, false) {
+        // v6.15: `if (llc_cpus) cpu = pick_idle_cpu_in_node(llc_cpus, node, 0);` (an idle
+        // core first with SMT, then any idle CPU) before the whole machine.
+        if let Some(l) = llc {
+            if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, Some(l), false) {
+                out.cpu = cpu;
+                out.rule = Rule::ScxIdleCpu;
+                out.found_by_scan = true;
+                return out;
+            }
+        }
+        if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, None, false) {
             out.cpu = cpu;
             out.rule = Rule::ScxIdleCpu;
             out.found_by_scan = true;
@@ -92,12 +150,14 @@ impl SchedState {
     /// v6.12 ext.c `scx_pick_idle_cpu()`: a wholly idle core's CPU (with SMT), then (unless
     /// `core_only`) any idle CPU, each by `cpumask_any_and_distribute()`: the first allowed
     /// CPU after the one this CPU last picked, wrapping (lib/cpumask.c,
-    /// distribute_cpu_mask_prev). Each mask lookup counts as one scanned entry.
+    /// distribute_cpu_mask_prev). Each mask lookup counts as one scanned entry. `llc`: only
+    /// that LLC's CPUs (6.15's `pick_idle_cpu_in_node(llc_cpus, ..)`; same per-CPU cursor).
     fn scx_pick_idle_cpu<R: Recorder>(
         &mut self,
         ctx: &mut Ctx<'_, R>,
         this: u32,
         allowed: &CpuMask,
+        llc: Option<u32>,
         core_only: bool,
     ) -> Option<u32> {
         let smt = self.topo.smt() > 1;
@@ -112,6 +172,7 @@ impl SchedState {
             let start = self.scx_distribute_prev[this as usize] + 1;
             let found = (0..n).map(|i| (start + i) % n).find(|&cpu| {
                 allowed.test(cpu)
+                    && llc.is_none_or(|l| self.topo.llc_of(cpu) == l)
                     && if core {
                         self.core_idle(cpu)
                     } else {
