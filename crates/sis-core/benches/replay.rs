@@ -32,6 +32,7 @@ fn bench(c: &mut Criterion) {
             smt: 2,
             cluster_size: 0,
             numbering: Numbering::Interleaved,
+            nodes: 1,
         }),
         presets,
         ..Default::default()

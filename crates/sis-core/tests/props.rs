@@ -56,6 +56,9 @@ fn topology() -> impl Strategy<Value = StateTopology> {
                     Numbering::Contiguous
                 },
                 cluster_size,
+                // One node: the oracle's SIS_NODE and sched_ext checks read the whole package
+                // (testdata/decide has the multi-node cases).
+                nodes: 1,
             }
         })
 }
@@ -295,6 +298,7 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
         smt: t.smt,
         cluster_size: t.cluster_size,
         numbering: t.numbering,
+        nodes: 1,
     })
     .unwrap();
     let mut feats = sis_core::preset(inp.preset).unwrap().features;

@@ -31,6 +31,7 @@ fn topo(w: u32, smt: u32, numbering: Numbering) -> Option<TopologySpec> {
         smt,
         cluster_size: 0,
         numbering,
+        nodes: 1,
     })
 }
 

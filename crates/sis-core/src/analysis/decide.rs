@@ -34,6 +34,10 @@ pub struct StateTopology {
     pub numbering: Numbering,
     #[serde(default)]
     pub cluster_size: u32,
+    /// NUMA nodes, each an equal run of LLCs (SIS_NODE stops at one; sched_ext 6.15 searches
+    /// prev's node after its LLC).
+    #[serde(default = "one")]
+    pub nodes: u32,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -311,6 +315,7 @@ fn prepare(file: &StateFile, preset_name: &str) -> Result<Prepared, InputError> 
         smt: t.smt,
         cluster_size: t.cluster_size,
         numbering: t.numbering,
+        nodes: t.nodes,
     })?;
     let n = topo.nr_cpus();
     let pct = file.imbalance_pct.unwrap_or(pr.imbalance_pct);

@@ -32,6 +32,15 @@ pub struct TopologySpec {
     #[serde(default)]
     pub cluster_size: u32,
     pub numbering: Numbering,
+    /// NUMA nodes, each an equal run of LLCs (1: one node, the scenarios' machines). Read by
+    /// the paths that stop at a node: SIS_NODE's select_idle_node and sched_ext 6.15's NUMA
+    /// step; load balance does not model the NUMA levels.
+    #[serde(default = "one_node")]
+    pub nodes: u32,
+}
+
+fn one_node() -> u32 {
+    1
 }
 
 pub const MAX_LLC_WEIGHT: u32 = 1024;
@@ -70,6 +79,16 @@ impl TopologySpec {
                     "at most {} LLCs of {} CPUs (4096 CPUs in all)",
                     MAX_CPUS / self.llc_weight,
                     self.llc_weight
+                ),
+            ));
+        }
+        if self.nodes == 0 || self.nodes > self.llcs || !self.llcs.is_multiple_of(self.nodes) {
+            return Err(E::range(
+                "nodes",
+                self.nodes,
+                &format!(
+                    "an integer in 1..={} that divides llcs {}",
+                    self.llcs, self.llcs
                 ),
             ));
         }
@@ -206,6 +225,14 @@ impl Topology {
     pub fn cluster_of(&self, cpu: u32) -> u32 {
         self.cluster_of[cpu as usize]
     }
+    /// LLCs per NUMA node.
+    pub fn llcs_per_node(&self) -> u32 {
+        self.spec.llcs / self.spec.nodes.max(1)
+    }
+    /// The NUMA node of an LLC (`cpu_to_node` of its CPUs).
+    pub fn node_of_llc(&self, llc: u32) -> u32 {
+        llc / self.llcs_per_node().max(1)
+    }
     /// `cpus_share_cache`.
     pub fn share_llc(&self, a: u32, b: u32) -> bool {
         self.llc_of(a) == self.llc_of(b)
@@ -274,8 +301,32 @@ mod tests {
             smt,
             cluster_size: 0,
             numbering,
+            nodes: 1,
         })
         .unwrap()
+    }
+
+    /// Nodes are equal runs of LLCs: an LLC's node, and a count that does not divide the
+    /// LLCs named with its range.
+    #[test]
+    fn nodes_are_equal_runs_of_llcs() {
+        let spec = TopologySpec {
+            llcs: 4,
+            llc_weight: 4,
+            smt: 1,
+            cluster_size: 0,
+            numbering: Numbering::Contiguous,
+            nodes: 2,
+        };
+        let t = Topology::new(spec).unwrap();
+        assert_eq!(t.llcs_per_node(), 2);
+        let nodes: Vec<u32> = (0..4).map(|l| t.node_of_llc(l)).collect();
+        assert_eq!(nodes, [0, 0, 1, 1]);
+        for bad in [0, 3, 5] {
+            let e = Topology::new(TopologySpec { nodes: bad, ..spec }).unwrap_err();
+            assert_eq!(e.field, "nodes");
+            assert!(e.to_string().contains("divides llcs 4"), "{e}");
+        }
     }
 
     #[test]
@@ -312,6 +363,7 @@ mod tests {
             smt: 1,
             cluster_size: 4,
             numbering: Numbering::Contiguous,
+            nodes: 1,
         })
         .unwrap();
         assert_eq!(t.llc_groups(0), &[vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
@@ -327,6 +379,7 @@ mod tests {
             smt: 1,
             cluster_size: 0,
             numbering: Numbering::Contiguous,
+            nodes: 1,
         };
         assert!(Topology::new(bad)
             .unwrap_err()
@@ -338,6 +391,7 @@ mod tests {
             smt: 4,
             cluster_size: 0,
             numbering: Numbering::Contiguous,
+            nodes: 1,
         };
         assert!(Topology::new(bad).unwrap_err().to_string().contains("smt"));
         let bad = TopologySpec {
@@ -346,6 +400,7 @@ mod tests {
             smt: 4,
             cluster_size: 0,
             numbering: Numbering::Contiguous,
+            nodes: 1,
         };
         assert!(Topology::new(bad).unwrap_err().to_string().contains("smt"));
     }

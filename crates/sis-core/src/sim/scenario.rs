@@ -417,6 +417,7 @@ impl Scenario {
             smt: self.smt,
             cluster_size: self.cluster_size,
             numbering: self.numbering,
+            nodes: 1,
         }
     }
 

@@ -350,6 +350,7 @@ impl Replay {
                 smt: 1,
                 cluster_size: 0,
                 numbering: crate::kernel::topology::Numbering::Contiguous,
+                nodes: 1,
             };
             if let Err(e) = self.start(spec) {
                 return Err(self.fail(

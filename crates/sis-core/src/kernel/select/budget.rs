@@ -107,7 +107,8 @@ impl SchedState {
     }
 
     /// SIS_NODE, tip c5214e13ad60 fair.c `select_idle_node(p, sd, target)`: the LLC domain's
-    /// parent (the package; the model has one node, so no SD_NUMA stops it) walks its groups
+    /// parent (`if (!parent || parent->flags & SD_NUMA) return -1;`: the LLCs of target's
+    /// node, none when the node is one LLC, since its parent is then SD_NUMA) walks its groups
     /// from target's, `sg = sg->next` in the order build_sched_groups made them (each LLC first
     /// met walking CPU ids up from target), skips the group that `cpus_share_cache(cpu,
     /// target)`, and runs `select_idle_cpu(p, per_cpu(sd_llc, cpu), test_idle_cores(cpu), cpu)`
@@ -120,17 +121,17 @@ impl SchedState {
         ctx: &mut Ctx<'_, R>,
     ) -> (Option<u32>, u64) {
         let n = self.topo.nr_cpus();
-        let nr_llcs = self.topo.spec.llcs;
         let target_llc = self.topo.llc_of(target);
+        let node = self.topo.node_of_llc(target_llc);
         // A bitmask of the LLCs met (at most MAX_LLCS = 16): no allocation per wake-up.
         let mut seen: u32 = 1 << target_llc;
         let mut ns = 0;
-        let mut left = nr_llcs - 1;
+        let mut left = self.topo.llcs_per_node() - 1;
         let mut i = target;
         while left > 0 {
             i = if i + 1 == n { 0 } else { i + 1 };
             let llc = self.topo.llc_of(i);
-            if seen & (1 << llc) != 0 {
+            if seen & (1 << llc) != 0 || self.topo.node_of_llc(llc) != node {
                 continue;
             }
             seen |= 1 << llc;

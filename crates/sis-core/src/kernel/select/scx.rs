@@ -5,16 +5,24 @@
 //!
 //! With SCX_TOPO and SCX_SYNC_NODE_MASK, as in v6.15 kernel/sched/ext_idle.c: a sync
 //! wake-up first keeps an idle prev that shares the waker's LLC; the waker's-CPU shortcut
-//! reads a per-node idle mask nothing updates (never fires); and prev's LLC is searched for
-//! an idle core, then an idle CPU, before the whole machine (`llc_cpus`: more than one LLC,
-//! a task allowed on every CPU). The NUMA step needs several nodes: every modelled topology
-//! is one node, so `numa_cpus` stays NULL.
+//! reads a per-node idle mask nothing updates (never fires); and prev's LLC, then prev's node,
+//! is searched for an idle core, then an idle CPU, before the whole machine (`llc_cpus`: more
+//! than one LLC; `numa_cpus`: more than one node and nodes of several LLCs; each only for a
+//! task allowed on every CPU).
 
 use super::{Ctx, Outcome, Wakee, Waker};
 use crate::kernel::cpumask::CpuMask;
 use crate::kernel::state::SchedState;
 use crate::kernel::stats::Counters;
 use crate::kernel::trace::{Recorder, Rule};
+
+/// Where a 6.15 idle pick looks: the whole allowed mask, prev's LLC or prev's node.
+#[derive(Clone, Copy, Debug)]
+enum Within {
+    All,
+    Llc(u32),
+    Node(u32),
+}
 
 impl SchedState {
     /// v6.12 ext.c `scx_select_cpu_dfl()` (the SCX_DFL preset replaces select_task_rq_fair).
@@ -39,8 +47,14 @@ impl SchedState {
         // v6.15 ext_idle.c: `if (p->nr_cpus_allowed >= num_possible_cpus())` ... `if
         // (static_branch_maybe(CONFIG_SCHED_MC, &scx_selcpu_topo_llc)) llc_cpus =
         // llc_span(prev_cpu);` (scx_selcpu_topo_llc: the first CPU's LLC is not every CPU).
-        let llc = (topo && self.topo.spec.llcs > 1 && p.allowed.weight() >= n)
-            .then(|| self.topo.llc_of(prev));
+        let everywhere = topo && p.allowed.weight() >= n;
+        let llc = (everywhere && self.topo.spec.llcs > 1).then(|| self.topo.llc_of(prev));
+        // `if (static_branch_maybe(CONFIG_NUMA, &scx_selcpu_topo_numa)) numa_cpus =
+        // numa_span(prev_cpu);` (scx_selcpu_topo_numa: the first CPU's node is not every CPU,
+        // and llc_numa_mismatch(): a node is not one LLC).
+        let node = (everywhere && self.topo.spec.nodes > 1 && self.topo.llcs_per_node() > 1)
+            .then(|| self.topo.node_of_llc(self.topo.llc_of(prev)));
+        let steps = [llc.map(Within::Llc), node.map(Within::Node)];
         // v6.15: `if (cpus_share_cache(cpu, prev_cpu) && scx_idle_test_and_clear_cpu(prev_cpu))`
         // under WAKE_SYNC: keep an idle prev in the waker's LLC.
         if w.sync
@@ -95,8 +109,9 @@ impl SchedState {
             }
             // v6.15: `if (llc_cpus) cpu = pick_idle_cpu_in_node(llc_cpus, node,
             // SCX_PICK_IDLE_CORE);` before any idle core of the machine.
-            if let Some(l) = llc {
-                if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, Some(l), true)
+            // Then `if (numa_cpus) cpu = pick_idle_cpu_in_node(numa_cpus, node, SCX_PICK_IDLE_CORE)`.
+            for within in steps.into_iter().flatten() {
+                if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, within, true)
                 {
                     out.cpu = cpu;
                     out.rule = Rule::ScxIdleCore;
@@ -104,7 +119,8 @@ impl SchedState {
                     return out;
                 }
             }
-            if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, None, true) {
+            if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, Within::All, true)
+            {
                 out.cpu = cpu;
                 out.rule = Rule::ScxIdleCore;
                 out.found_by_scan = true;
@@ -121,15 +137,16 @@ impl SchedState {
         }
         // v6.15: `if (llc_cpus) cpu = pick_idle_cpu_in_node(llc_cpus, node, 0);` (an idle
         // core first with SMT, then any idle CPU) before the whole machine.
-        if let Some(l) = llc {
-            if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, Some(l), false) {
+        // Then `if (numa_cpus) cpu = pick_idle_cpu_in_node(numa_cpus, node, 0)`.
+        for within in steps.into_iter().flatten() {
+            if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, within, false) {
                 out.cpu = cpu;
                 out.rule = Rule::ScxIdleCpu;
                 out.found_by_scan = true;
                 return out;
             }
         }
-        if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, None, false) {
+        if let Some(cpu) = self.scx_pick_idle_cpu(&mut ctx, w.cpu, p.allowed, Within::All, false) {
             out.cpu = cpu;
             out.rule = Rule::ScxIdleCpu;
             out.found_by_scan = true;
@@ -150,14 +167,15 @@ impl SchedState {
     /// v6.12 ext.c `scx_pick_idle_cpu()`: a wholly idle core's CPU (with SMT), then (unless
     /// `core_only`) any idle CPU, each by `cpumask_any_and_distribute()`: the first allowed
     /// CPU after the one this CPU last picked, wrapping (lib/cpumask.c,
-    /// distribute_cpu_mask_prev). Each mask lookup counts as one scanned entry. `llc`: only
-    /// that LLC's CPUs (6.15's `pick_idle_cpu_in_node(llc_cpus, ..)`; same per-CPU cursor).
+    /// distribute_cpu_mask_prev). Each mask lookup counts as one scanned entry. `within`: only
+    /// an LLC's or a node's CPUs (6.15's `pick_idle_cpu_in_node(llc_cpus or numa_cpus, ..)`,
+    /// the same per-CPU cursor).
     fn scx_pick_idle_cpu<R: Recorder>(
         &mut self,
         ctx: &mut Ctx<'_, R>,
         this: u32,
         allowed: &CpuMask,
-        llc: Option<u32>,
+        within: Within,
         core_only: bool,
     ) -> Option<u32> {
         let smt = self.topo.smt() > 1;
@@ -172,7 +190,11 @@ impl SchedState {
             let start = self.scx_distribute_prev[this as usize] + 1;
             let found = (0..n).map(|i| (start + i) % n).find(|&cpu| {
                 allowed.test(cpu)
-                    && llc.is_none_or(|l| self.topo.llc_of(cpu) == l)
+                    && match within {
+                        Within::All => true,
+                        Within::Llc(l) => self.topo.llc_of(cpu) == l,
+                        Within::Node(nd) => self.topo.node_of_llc(self.topo.llc_of(cpu)) == nd,
+                    }
                     && if core {
                         self.core_idle(cpu)
                     } else {
