@@ -287,11 +287,8 @@ fn sync_is_inferred_from_the_waker_blocking() {
     assert!(text.contains("linux-6.0: cpu 1"), "{text}");
 }
 
-/// avg_idle folds each idle period in with the kernel's update_avg at the wake-up onto it.
-#[test]
-fn avg_idle_follows_update_avg() {
-    let trace = format!(
-        "{HDR}\
+/// Task a on CPU0 wakes b onto idle CPU1 twice; b runs 98 us and sleeps in between.
+const B_SLEEPS_TWICE: &str = "\
           <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
                x-7     [001] 10.000000: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
                a-100   [000] 10.000200: sched_waking: comm=b pid=200 prio=120 target_cpu=001
@@ -300,8 +297,12 @@ fn avg_idle_follows_update_avg() {
                b-200   [001] 10.000300: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
                a-100   [000] 10.000400: sched_waking: comm=b pid=200 prio=120 target_cpu=001
                a-100   [000] 10.000401: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001
-"
-    );
+";
+
+/// avg_idle folds each idle period in with the kernel's update_avg at the wake-up onto it.
+#[test]
+fn avg_idle_follows_update_avg() {
+    let trace = format!("{HDR}{B_SLEEPS_TWICE}");
     let mut r = Replay::new(two_cpus()).unwrap();
     let mut after = Vec::new();
     for line in trace.lines() {
@@ -325,15 +326,7 @@ fn avg_idle_follows_update_avg() {
 #[test]
 fn a_short_sleep_leaves_its_cpu_cache_hot() {
     let trace = format!(
-        "{HDR}\
-          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
-               x-7     [001] 10.000000: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
-               a-100   [000] 10.000200: sched_waking: comm=b pid=200 prio=120 target_cpu=001
-               a-100   [000] 10.000201: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001
-          <idle>-0     [001] 10.000202: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120
-               b-200   [001] 10.000300: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
-               a-100   [000] 10.000400: sched_waking: comm=b pid=200 prio=120 target_cpu=001
-               a-100   [000] 10.000401: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001
+        "{HDR}{B_SLEEPS_TWICE}\
           <idle>-0     [001] 10.000402: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120
                b-200   [001] 10.000500: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
 "
