@@ -3,11 +3,11 @@
 //! diffed and their counters tabled with mmtests' `baseline compare% compare` columns
 //! (sis-core's `compare_pct`).
 
-use super::widgets::{on_input_change, preset_select};
+use super::widgets::{entry_of_choice, on_input_change, preset_select};
 use crate::cpu_canvas::{CpuCanvas, OverlayState};
 use crate::hooks::use_animation_frame;
 use crate::runner::{found_idle, Runner, Start};
-use sis_core::analysis::sweep::{compare_pct, format_compare_pct};
+use sis_core::analysis::sweep::{compare_pct, format_compare_pct, RULE_ENTRY};
 use sis_core::kernel::stats::{Counters, Metrics};
 use sis_core::kernel::trace::Decision;
 use sis_core::Scenario;
@@ -23,8 +23,15 @@ const WARM_SLICE_MS: f64 = 24.0;
 /// Scenario `base` with `preset` (bringing its imbalance_pct) and `features`.
 pub fn variant(base: &Scenario, preset: &str, features: &str) -> Result<Scenario, String> {
     let mut sc = base.clone();
-    sc.set_field("preset", preset)
-        .and_then(|()| sc.set_field("features", features))
+    // A preset runs as the kernel; "your rule" is the scenario's preset with its rule.
+    let rule = entry_of_choice(preset, base)?.starts_with(RULE_ENTRY);
+    let r = if rule {
+        Ok(())
+    } else {
+        sc.set_field("nr_expr", "")
+            .and_then(|()| sc.set_field("preset", preset))
+    };
+    r.and_then(|()| sc.set_field("features", features))
         .and_then(|()| sc.check())
         .map_err(|e| e.to_string())?;
     Ok(sc)
@@ -541,8 +548,8 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
     html! {
         <div class="compare" data-testid="compare-view">
             <div class="bench-controls">
-                <label>{"A (baseline) "}{preset_select("compare-preset-a", &setup.baseline_preset, None, None, p.on_baseline.clone())}</label>
-                <label>{"B (compare) "}{preset_select("compare-preset-b", &setup.compare_preset, None, None, p.on_compare.clone())}</label>
+                <label>{"A (baseline) "}{preset_select("compare-preset-a", &setup.baseline_preset, None, Some(&p.scenario.nr_expr), p.on_baseline.clone())}</label>
+                <label>{"B (compare) "}{preset_select("compare-preset-b", &setup.compare_preset, None, Some(&p.scenario.nr_expr), p.on_compare.clone())}</label>
                 <label title="both runs from t = 0, each with its own kernel, instead of one warm state (the seed's corner case is a first wake-up)">
                     <input type="checkbox" data-testid="compare-cold" checked={setup.cold}
                         onchange={let f = p.on_cold.clone(); Callback::from(move |e: Event| f.emit(e.target_unchecked_into::<web_sys::HtmlInputElement>().checked()))} />
@@ -583,6 +590,28 @@ mod tests {
         assert_eq!(change_class(12.0, better_of("wake-up latency us")), "worse");
         assert_eq!(change_class(30.0, better_of("sis_search")), "");
         assert_eq!(change_class(0.0, better_of("se_eff%")), "");
+    }
+
+    /// As in the sweep: a preset runs as the kernel, "your rule" is the scenario's preset with
+    /// its rule, and without a rule that choice names what is missing.
+    #[test]
+    fn a_variant_is_a_preset_without_the_rule_or_the_rule_on_the_scenarios_preset() {
+        let mut base =
+            Scenario::from_pairs([("llc_weight", "8"), ("preset", "linux-6.7")]).unwrap();
+        base.set_field("nr_expr", "llc_weight / 2").unwrap();
+        let plain = variant(&base, "linux-5.15", "").unwrap();
+        assert_eq!(
+            (plain.preset.as_str(), plain.nr_expr.as_str()),
+            ("linux-5.15", "")
+        );
+        let rule = variant(&base, crate::components::widgets::RULE_CHOICE, "").unwrap();
+        assert_eq!(
+            (rule.preset.as_str(), rule.nr_expr.as_str()),
+            ("linux-6.7", "llc_weight / 2")
+        );
+        base.set_field("nr_expr", "").unwrap();
+        let e = variant(&base, crate::components::widgets::RULE_CHOICE, "").unwrap_err();
+        assert!(e.contains("needs a rule"), "{e}");
     }
 
     #[test]
