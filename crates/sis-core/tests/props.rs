@@ -176,6 +176,8 @@ fn input() -> impl Strategy<Value = Input> {
                         // SIS_SHORT: half the wakees ran 100 us between sleeps (short), half never slept.
                         dur_avg: Some(if prev.is_multiple_of(2) { 100_000 } else { 0 }),
                         wakee_flips: None,
+                        // SIS_CURRENT: sync pairs wake each other (each the other's last_wakee).
+                        last_wakee_is_waker: Some(sync),
                     }),
                     waker: Some(StateWaker {
                         cpu: Some(waker.index(n) as u32),
@@ -189,6 +191,7 @@ fn input() -> impl Strategy<Value = Input> {
                             200_000
                         }),
                         wakee_flips: None,
+                        last_wakee_is_wakee: Some(sync),
                     }),
                     target,
                     imbalance_pct: pct,
@@ -436,6 +439,15 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
     if r.decided_by == "fallback" {
         let want = if thin { prev } else { r.target };
         prop_assert_eq!(r.result, want, "fallback\n{}", text);
+    } else if r.decided_by == "sis_current" {
+        // SIS_CURRENT keeps the pair on the waker's CPU, its target, busy with the waker.
+        let waker = f.waker.as_ref().and_then(|w| w.cpu);
+        prop_assert_eq!(
+            (Some(r.result), r.result),
+            (waker, r.target),
+            "sis_current\n{}",
+            text
+        );
     } else if r.decided_by == "sis_short" {
         // SIS_SHORT keeps a short wakee on its short waker's CPU, busy with the waker by design.
         let waker = f.waker.as_ref().and_then(|w| w.cpu);

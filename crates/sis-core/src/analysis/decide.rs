@@ -88,6 +88,9 @@ pub struct StateWakee {
     /// `p->wakee_flips` [0].
     #[serde(default)]
     pub wakee_flips: Option<u32>,
+    /// SIS_CURRENT: `p->last_wakee == current`, the waker [false].
+    #[serde(default)]
+    pub last_wakee_is_waker: Option<bool>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -108,6 +111,9 @@ pub struct StateWaker {
     /// The waker's `wakee_flips` after record_wakee() [0].
     #[serde(default)]
     pub wakee_flips: Option<u32>,
+    /// SIS_CURRENT: `current->last_wakee == p`, after record_wakee() [false].
+    #[serde(default)]
+    pub last_wakee_is_wakee: Option<bool>,
 }
 
 /// The state file of the design's contract.
@@ -496,10 +502,12 @@ fn prepare(file: &StateFile, preset_name: &str) -> Result<Prepared, InputError> 
         wakee_dur: TaskDuration {
             dur_avg: wakee.dur_avg.unwrap_or(0),
             wakee_flips: wakee.wakee_flips.unwrap_or(0),
+            last_wakee_is_peer: wakee.last_wakee_is_waker.unwrap_or(false),
         },
         waker_dur: TaskDuration {
             dur_avg: waker.dur_avg.unwrap_or(0),
             wakee_flips: waker.wakee_flips.unwrap_or(0),
+            last_wakee_is_peer: waker.last_wakee_is_wakee.unwrap_or(false),
         },
     })
 }

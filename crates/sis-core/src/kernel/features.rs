@@ -76,6 +76,10 @@ pub struct Features {
     /// waker's LLC, and idle cores then idle CPUs are looked for in prev's LLC first.
     #[serde(default)]
     pub scx_topo: bool,
+    /// SIS_CURRENT: Chen Yu's v8 (April 2023): a short waker and a short wakee that wake each
+    /// other stay on the waker's CPU (wake_affine and select_idle_sibling), at any load.
+    #[serde(default)]
+    pub sis_current: bool,
     /// SCX_SYNC_NODE_MASK: 6.15's sync shortcut tests idle_cpumask(cpu_to_node(waker)), a
     /// per-node mask nothing updates without SCX_OPS_BUILTIN_IDLE_PER_NODE: it never fires.
     #[serde(default)]
@@ -146,6 +150,7 @@ feature_table! {
     "SIS_FILTER", sis_filter, "Abel Wu's 'filter out overloaded cpus in SIS' (v3, May 2022, unmerged): select_idle_cpu leaves out the LLC's CPUs with two or more non-SCHED_IDLE tasks, as the tick, idle entry and load balance last saw them (a per-LLC mask), gives up when every CPU is in it or fewer than nr/16 are not, and otherwise scans the rest within SIS_PROP's budget.";
     "SIS_NODE", sis_node, "Peter Zijlstra's multi-LLC select_idle_sibling (tip c5214e13ad60, June 2023; pulled before 6.5): when the target's LLC scan finds nothing, select_idle_node() runs select_idle_cpu on each other LLC below the LLC domain's parent, from the first CPU of each, each within its own nr_idle_scan; the first CPU found wins.";
     "SIS_SHORT", sis_short, "Chen Yu's SIS_SHORT (v6, February 2023, unmerged): a task is short when its wakee_flips is 0 and its average CPU time between voluntary sleeps (dur_avg) is under sysctl_sched_min_granularity / 8; wake_affine_idle pulls to a CPU whose only task is short, and select_idle_cpu returns the waker's CPU without a scan when SIS_UTIL's nr is under 60% of the LLC and both wakee and waker are short.";
+    "SIS_CURRENT", sis_current, "Chen Yu's SIS_CURRENT (v8, April 2023, unmerged; SIS_SHORT's successor): wake_on_current() holds when the waker's CPU runs at most the waker, both tasks' dur_avg is under sysctl_sched_migration_cost (0.5 ms), neither has wakee_flips, and each is the other's last_wakee; then wake_affine picks the waker's CPU when WA_IDLE and WA_WEIGHT gave no answer, and select_idle_sibling returns it before select_idle_cpu, at any load and even with idle cores.";
     "SIS_CACHE", sis_cache, "Chen Yu's SIS_CACHE (v2, November 2023, unmerged): a task's short sleeps (under sysctl_sched_migration_cost) average into avg_hot_dur; a CPU its sleep leaves idle stays cache-hot for that long; select_idle_cpu passes over up to nr/2 cache-hot idle CPUs (under SIS_UTIL) and takes the first of them only if it finds nothing else.";
     "IDLE_CORES_THIS", idle_cores_this, "A failed idle-core scan clears has_idle_cores of the waker's LLC, set_idle_cores(this, false), not the target's (5.12.0; fixed in 5.13 by 02dbb7246c5b).";
 }
@@ -225,6 +230,7 @@ impl Features {
             util_est: false,
             scx_dfl: false,
             scx_topo: false,
+            sis_current: false,
             scx_sync_node_mask: false,
             sis_filter: false,
             sis_node: false,
@@ -369,6 +375,7 @@ static PRESETS: &[Preset] = &[
         Preset { name: "sis-filter", description: "Abel Wu's v3 'filter out overloaded cpus in SIS' (May 2022, on v5.18-rc1's SIS_PROP path): the scan skips CPUs running two or more tasks, as the last tick saw them.", features: Features { sis_filter: true, ..vanilla_519() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-node", description: "Peter Zijlstra's multi-LLC select_idle_sibling (SIS_NODE, tip June 2023, pulled before 6.5): when the target's LLC has no idle CPU, scan the package's other LLCs too.", features: Features { sis_node: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-short", description: "Chen Yu's SIS_SHORT v6 (February 2023, on 6.2's SIS_UTIL path): a short wakee woken by a short waker stays on the waker's CPU once the LLC is over half busy, without a scan.", features: Features { sis_short: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-current", description: "Chen Yu's SIS_CURRENT v8 (April 2023, on 6.3's SIS_UTIL path): a short waker and a short wakee that wake each other stay on the waker's CPU, without a scan, at any load.", features: Features { sis_current: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-cache", description: "Chen Yu's SIS_CACHE v2 (November 2023, on 6.7's path): an idle CPU stays cache-hot for its last task's average short sleep, and the scan passes over such CPUs for other wakees.", features: Features { sis_cache: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "lb-promote-thin", description: "Seed 002: select_task_rq_fair_thin (prev, recent, first idle in LLC, then anywhere), no nr_idle_scan updates.", features: Features { lb_promote: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "full-scan", description: "No throttle at all: the baseline every throttle is measured against.", features: Features { sis_prop: false, sis_util: false, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
@@ -383,6 +390,7 @@ pub fn posting(preset: &str) -> Option<&'static str> {
         "sis-node" => "https://lore.kernel.org/lkml/20230530113249.GA156198@hirez.programming.kicks-ass.net/",
         "sis-short" => "https://lore.kernel.org/lkml/cover.1677069490.git.yu.c.chen@intel.com/",
         "sis-cache" => "https://lore.kernel.org/lkml/cover.1700548379.git.yu.c.chen@intel.com/",
+        "sis-current" => "https://lore.kernel.org/lkml/cover.1682661027.git.yu.c.chen@intel.com/",
         "scx-default" => "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/kernel/sched/ext.c?h=v6.12",
         "scx-default-6.15" => "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git/tree/kernel/sched/ext_idle.c?h=v6.15",
         _ => return None,
@@ -413,6 +421,7 @@ mod tests {
                 "sis-filter"
                     | "sis-node"
                     | "sis-short"
+                    | "sis-current"
                     | "sis-cache"
                     | "scx-default"
                     | "scx-default-6.15"
@@ -434,6 +443,7 @@ mod tests {
             ("sis-filter", "linux-5.19", "SIS_FILTER"),
             ("sis-node", "linux-6.0", "SIS_NODE"),
             ("sis-short", "linux-6.0", "SIS_SHORT"),
+            ("sis-current", "linux-6.0", "SIS_CURRENT"),
             ("sis-cache", "linux-6.7", "SIS_CACHE"),
         ] {
             let mut f = preset(base).unwrap().features;

@@ -30,13 +30,16 @@ pub enum Rule {
     /// SIS_SHORT (v6, 2023, unmerged): select_idle_cpu returned target, the waker's busy CPU,
     /// for a short wakee of a short waker, without a scan.
     SisShort,
+    /// SIS_CURRENT (v8, 2023, unmerged): select_idle_sibling returned target, the waker's CPU,
+    /// for a short wakee and a short waker that wake each other, before select_idle_cpu.
+    SisCurrent,
     /// The fall-through `return target` (or prev for the thin path, or a 6.7 fallback).
     Fallback,
 }
 
 impl Rule {
     /// Every rule, in declaration order (the Replay tab's wire numbers them by it).
-    pub const ALL: [Rule; 18] = [
+    pub const ALL: [Rule; 19] = [
         Rule::WakeAffine,
         Rule::Target,
         Rule::Prev,
@@ -55,6 +58,7 @@ impl Rule {
         Rule::ScxIdleCpu,
         Rule::SelectIdleNode,
         Rule::SisShort,
+        Rule::SisCurrent,
     ];
 
     pub fn name(self) -> &'static str {
@@ -76,6 +80,7 @@ impl Rule {
             Rule::ScxIdleCpu => "scx_idle_cpu",
             Rule::SelectIdleNode => "select_idle_node",
             Rule::SisShort => "sis_short",
+            Rule::SisCurrent => "sis_current",
             Rule::Fallback => "fallback",
         }
     }
@@ -98,6 +103,7 @@ impl Rule {
             | Rule::ScxIdleCpu => "scx_select_cpu_dfl()",
             Rule::SelectIdleNode => "select_idle_node()",
             Rule::SisShort => "select_idle_cpu()",
+            Rule::SisCurrent => "select_idle_sibling()",
         }
     }
 

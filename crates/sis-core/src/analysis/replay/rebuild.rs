@@ -451,6 +451,7 @@ impl Rebuild {
             waker_dur = TaskDuration {
                 dur_avg: wt.dur_avg,
                 wakee_flips: wt.flips.wakee_flips,
+                last_wakee_is_peer: wt.flips.last_wakee == pid,
             };
             let waker_flips = wt.flips.wakee_flips;
             let wakee_flips = self.task(pid).flips.wakee_flips;
@@ -472,6 +473,7 @@ impl Rebuild {
         let wakee_dur = TaskDuration {
             dur_avg: t.dur_avg,
             wakee_flips: t.flips.wakee_flips,
+            last_wakee_is_peer: waker_pid.is_some_and(|w| w != 0 && t.flips.last_wakee == w),
         };
         let state = t.state;
         let on_rq = self.queued_valid(state);

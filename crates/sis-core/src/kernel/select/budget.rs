@@ -3,7 +3,7 @@
 //! other LLCs.
 
 use super::{Budget, Ctx, Wakee, Waker};
-use crate::kernel::state::SchedState;
+use crate::kernel::state::{SchedState, MIGRATION_COST_NS};
 use crate::kernel::trace::{Recorder, ScanEnd};
 
 /// What SIS_SHORT reads of a task (Chen Yu's v6, February 2023): `p->se.dur_avg`, the
@@ -12,6 +12,9 @@ use crate::kernel::trace::{Recorder, ScanEnd};
 pub struct TaskDuration {
     pub dur_avg: u64,
     pub wakee_flips: u32,
+    /// SIS_CURRENT v8: its `last_wakee` is the other side of this wake-up (for the wakee: the
+    /// waker, `p->last_wakee == current`; for the waker: `current->last_wakee == p`).
+    pub last_wakee_is_peer: bool,
 }
 
 /// SIS_CACHE v2's locals in select_idle_cpu: how many cache-hot idle CPUs may still be passed
@@ -156,6 +159,22 @@ impl SchedState {
             && t.wakee_flips == 0
             && t.dur_avg != 0
             && t.dur_avg.saturating_mul(8) < self.sched_min_granularity_ns()
+    }
+
+    /// SIS_CURRENT v8 fair.c `wake_on_current(this_cpu, p)` (Chen Yu, 29 April 2023, unmerged):
+    /// this CPU runs at most the waker; waker and wakee both short (`0 < se.dur_avg <
+    /// sysctl_sched_migration_cost`), neither switching partners (`wakee_flips == 0`), and
+    /// each the other's `last_wakee`.
+    pub(super) fn wake_on_current(&self, this_cpu: u32, p: &Wakee, w: &Waker) -> bool {
+        let short = |t: &TaskDuration| t.dur_avg != 0 && t.dur_avg < MIGRATION_COST_NS;
+        self.features.sis_current
+            && self.rqs[this_cpu as usize].nr_running <= 1
+            && short(&w.curr)
+            && short(&p.dur)
+            && w.curr.wakee_flips == 0
+            && p.dur.wakee_flips == 0
+            && w.curr.last_wakee_is_peer
+            && p.dur.last_wakee_is_peer
     }
 
     /// `sysctl_sched_min_granularity` as update_sysctl() scales it at boot (v6.2 fair.c

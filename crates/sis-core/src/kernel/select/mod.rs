@@ -313,6 +313,12 @@ impl SchedState {
                     }
                 }
             }
+            // SIS_CURRENT v8 select_idle_sibling, before select_idle_cpu: `if
+            // (smp_processor_id() == target && wake_on_current(target, p)) return target;`
+            if w.cpu == target && self.wake_on_current(target, p, w) {
+                out.select_idle_cpu_ns = Some(0);
+                done!(target, Rule::SisCurrent);
+            }
             if let Some(nr) = self.sis_short_keeps_target(p, w, has_idle_core, target) {
                 out.select_idle_cpu_ns = Some(0);
                 if R::ON {

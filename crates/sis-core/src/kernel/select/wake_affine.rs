@@ -30,6 +30,11 @@ impl SchedState {
         if self.features.wa_weight && target.is_none() {
             target = self.wake_affine_weight(p, w);
         }
+        // SIS_CURRENT v8 wake_affine: `if (target == nr_cpumask_bits && wake_on_current(this_cpu,
+        // p)) target = this_cpu;`
+        if target.is_none() && self.wake_on_current(this, p, w) {
+            target = Some(this);
+        }
         if target == Some(this) {
             this
         } else {

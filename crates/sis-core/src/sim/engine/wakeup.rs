@@ -74,6 +74,7 @@ impl Simulation {
             dur: TaskDuration {
                 dur_avg: t.dur_avg,
                 wakee_flips: t.flips.wakee_flips,
+                last_wakee_is_peer: waker.is_some_and(|w| t.flips.last_wakee == w),
             },
         };
         // cpu_curr(this_cpu): the waker in task context, whatever runs there under a softirq.
@@ -82,6 +83,7 @@ impl Simulation {
             .map_or(TaskDuration::default(), |c| TaskDuration {
                 dur_avg: self.tasks[c as usize].dur_avg,
                 wakee_flips: self.tasks[c as usize].flips.wakee_flips,
+                last_wakee_is_peer: self.tasks[c as usize].flips.last_wakee == wakee,
             });
         let w = Waker {
             cpu: waker_cpu,
