@@ -1,6 +1,6 @@
 //! One-click scenarios that reproduce the kernel patches' tables and cases (SIS_UTIL v4,
 //! the SIS_UTIL RFC, LB_PROMOTE, select_idle_smt(prev), and the proposals since: SIS_FILTER,
-//! SIS_NODE, SIS_SHORT, SIS_CACHE, as docs/proposals.md sets up their posted benchmarks). Data only: each entry is a URL query
+//! SIS_NODE, SIS_SHORT, SIS_CURRENT, SIS_CACHE, as docs/proposals.md sets up their posted benchmarks). Data only: each entry is a URL query
 //! of scenario fields (the app's one validation path) plus the workbench keys `tab` (`sweep`
 //! or `compare`), `presets` (baseline,compare) and `loads`.
 
@@ -77,6 +77,12 @@ pub static PATCH_SCENARIOS: &[PatchScenario] = &[
         title: "SIS_SHORT: tbench on 2 x 112 CPUs",
         reproduces: "Chen Yu's SIS_SHORT v6 on the patch's 224-CPU Sapphire Rapids (2 LLCs of 112), linux-6.0 vs sis-short. 1.2 s of warm-up: a short task needs wakee_flips 0, which record_wakee() reaches a second into a run. The patch's +24..45% at 168-224 threads is not reproduced (docs/proposals.md says why).",
         query: "tab=sweep&llcs=2&llc_weight=112&smt=2&workload=tbench&duration=1400ms&warmup=1200ms&presets=linux-6.0,sis-short&loads=50,75,100",
+    },
+    PatchScenario {
+        id: "sis-current-netperf",
+        title: "SIS_CURRENT: netperf on 2 x 112 CPUs",
+        reproduces: "Chen Yu's SIS_CURRENT v8 on the patch's 224-CPU Sapphire Rapids (2 LLCs of 112), linux-6.0 vs sis-current, 1.2 s of warm-up (wakee_flips must decay to 0). The model gains +8..21% from 112 threads; the patch's +88..807% is not reproduced (docs/proposals.md says why).",
+        query: "tab=sweep&llcs=2&llc_weight=112&smt=2&workload=netperf&duration=1400ms&warmup=1200ms&presets=linux-6.0,sis-current&loads=25,50,75,100,125",
     },
     PatchScenario {
         id: "sis-cache-netperf",
