@@ -112,14 +112,17 @@ pub fn App(props: &AppProps) -> Html {
                     .borrow_mut()
                     .frame(ts, &mut runner.borrow_mut(), &inputs, &canvases);
             if rerender {
+                // The frame ends after the render (the effect below).
                 force.force_update();
-            }
-            // Queued behind the render force_update queued, so it sees the frame's whole work.
-            let (runner, main_view) = (runner.clone(), main_view.clone());
-            yew::platform::spawn_local(async move {
+            } else {
                 main_view.borrow_mut().frame_end(&mut runner.borrow_mut());
-            });
+            }
         });
+    }
+    // After each render: a text frame's work ends here (nothing to do for other renders).
+    {
+        let (runner, main_view) = (runner.clone(), main_view.clone());
+        use_effect(move || main_view.borrow_mut().frame_end(&mut runner.borrow_mut()));
     }
 
     // Keep the URL in sync, no reload: a settled change of the scenario is a new history

@@ -11,7 +11,6 @@ use crate::draw::spark::draw_sparkline;
 use crate::draw::Palette;
 use crate::runner::Runner;
 use std::cell::RefCell;
-use std::collections::VecDeque;
 use web_sys::HtmlCanvasElement;
 use yew::NodeRef;
 
@@ -70,7 +69,8 @@ const FRAME_WORK_KEEP: usize = 600;
 
 thread_local! {
     /// The last frames' own work while playing, ms (every mounted instance's), for the bench.
-    static FRAME_WORK: RefCell<VecDeque<FrameWork>> = const { RefCell::new(VecDeque::new()) };
+    /// A ring: `(frames, the next slot to write once it is full)`.
+    static FRAME_WORK: RefCell<(Vec<FrameWork>, usize)> = const { RefCell::new((Vec::new(), 0)) };
 }
 
 /// One played frame's work, ms.
@@ -98,8 +98,10 @@ enum FrameKind {
 #[cfg_attr(feature = "page", wasm_bindgen::prelude::wasm_bindgen)]
 pub fn frame_work_ms() -> Vec<f64> {
     FRAME_WORK.with(|w| {
-        w.borrow()
-            .iter()
+        let (ring, next) = &*w.borrow();
+        let (new, old) = ring.split_at(*next);
+        old.iter()
+            .chain(new)
             .flat_map(|f| [f.total, f.sim, f.kind as u8 as f64])
             .collect()
     })
@@ -215,8 +217,9 @@ impl MainView {
         false
     }
 
-    /// Closes the frame `frame` opened, after Yew's render of it (called from a task queued
-    /// behind the render): records its whole work, and what it cost besides the simulation.
+    /// Closes the frame `frame` opened: at the end of the frame's callback, or after Yew's
+    /// render of a text frame (the app's effect). Records its whole work, and what it cost
+    /// besides the simulation.
     pub fn frame_end(&mut self, runner: &mut Runner) {
         let Some(f) = self.open.take() else { return };
         let total = canvas::now_ms() - f.t0;
@@ -224,16 +227,19 @@ impl MainView {
         let o = &mut self.overhead_ms[f.kind as usize];
         *o = (*o * 0.9).max(total - f.sim_ms);
         runner.work_ms = runner.work_ms * 0.9 + total * 0.1;
+        let work = FrameWork {
+            total,
+            sim: f.sim_ms,
+            kind: f.kind,
+        };
         FRAME_WORK.with(|w| {
-            let mut w = w.borrow_mut();
-            if w.len() == FRAME_WORK_KEEP {
-                w.pop_front();
+            let (ring, next) = &mut *w.borrow_mut();
+            if ring.len() < FRAME_WORK_KEEP {
+                ring.push(work);
+            } else {
+                ring[*next] = work;
+                *next = (*next + 1) % FRAME_WORK_KEEP;
             }
-            w.push_back(FrameWork {
-                total,
-                sim: f.sim_ms,
-                kind: f.kind,
-            });
         });
     }
 
