@@ -115,14 +115,20 @@ pub fn App(props: &AppProps) -> Html {
                 // The frame ends after the render (the effect below).
                 force.force_update();
             } else {
-                main_view.borrow_mut().frame_end(&mut runner.borrow_mut());
+                main_view
+                    .borrow_mut()
+                    .frame_end(&mut runner.borrow_mut(), &canvases.cpus);
             }
         });
     }
     // After each render: a text frame's work ends here (nothing to do for other renders).
     {
-        let (runner, main_view) = (runner.clone(), main_view.clone());
-        use_effect(move || main_view.borrow_mut().frame_end(&mut runner.borrow_mut()));
+        let (runner, main_view, cpus) = (runner.clone(), main_view.clone(), canvases.cpus.clone());
+        use_effect(move || {
+            main_view
+                .borrow_mut()
+                .frame_end(&mut runner.borrow_mut(), &cpus)
+        });
     }
 
     // Keep the URL in sync, no reload: a settled change of the scenario is a new history

@@ -10,7 +10,6 @@ use crate::draw::plot::ChartMapCell;
 use crate::draw::spark::draw_sparkline;
 use crate::draw::Palette;
 use crate::runner::Runner;
-use std::cell::RefCell;
 use web_sys::HtmlCanvasElement;
 use yew::NodeRef;
 
@@ -64,14 +63,8 @@ const FRAME_TARGET_MS: f64 = 11.0;
 const SIM_BUDGET_MAX_MS: f64 = 8.0;
 /// ... and at least this, so a slow machine still moves, ms.
 const SIM_BUDGET_MIN_MS: f64 = 1.0;
-/// Frames whose work `frame_work_ms` keeps.
-const FRAME_WORK_KEEP: usize = 600;
-
-thread_local! {
-    /// The last frames' own work while playing, ms (every mounted instance's), for the bench.
-    /// A ring: `(frames, the next slot to write once it is full)`.
-    static FRAME_WORK: RefCell<(Vec<FrameWork>, usize)> = const { RefCell::new((Vec::new(), 0)) };
-}
+/// Frames whose work the CPU canvas's `data-frame-work` lists.
+const FRAME_WORK_KEEP: usize = 180;
 
 /// One played frame's work, ms.
 #[derive(Clone, Copy, Debug)]
@@ -89,22 +82,6 @@ enum FrameKind {
     Plain = 0,
     Charts = 1,
     Text = 2,
-}
-
-/// The work of the last frames played (up to 600), oldest first, as triples: the whole work
-/// in ms (the frame loop, the canvases and the text render that follows it), the simulation's
-/// part of it, and what else the frame drew: 0 nothing, 1 the charts, 2 the text (Yew's
-/// render). `tests/e2e/bench.mjs` reads it.
-#[cfg_attr(feature = "page", wasm_bindgen::prelude::wasm_bindgen)]
-pub fn frame_work_ms() -> Vec<f64> {
-    FRAME_WORK.with(|w| {
-        let (ring, next) = &*w.borrow();
-        let (new, old) = ring.split_at(*next);
-        old.iter()
-            .chain(new)
-            .flat_map(|f| [f.total, f.sim, f.kind as u8 as f64])
-            .collect()
-    })
 }
 
 /// A frame whose work is still being counted (until Yew's render after it is done).
@@ -129,6 +106,9 @@ pub struct MainView {
     /// The charts were drawn while playing: the next frame re-renders the text.
     text_due: bool,
     open: Option<OpenFrame>,
+    /// The last frames played, a ring (`work_next`: the oldest once it is full).
+    work: Vec<FrameWork>,
+    work_next: usize,
 }
 
 impl MainView {
@@ -218,9 +198,11 @@ impl MainView {
     }
 
     /// Closes the frame `frame` opened: at the end of the frame's callback, or after Yew's
-    /// render of a text frame (the app's effect). Records its whole work, and what it cost
-    /// besides the simulation.
-    pub fn frame_end(&mut self, runner: &mut Runner) {
+    /// render of a text frame (the app's effect). Records its whole work and what it cost
+    /// besides the simulation. Each text frame lists the last 180 frames on the CPU canvas,
+    /// `data-frame-work="total,sim,kind ..."` in ms, oldest first (kind: 0 plain, 1 charts,
+    /// 2 text), for `tests/e2e/bench.mjs`.
+    pub fn frame_end(&mut self, runner: &mut Runner, cpus: &NodeRef) {
         let Some(f) = self.open.take() else { return };
         let total = canvas::now_ms() - f.t0;
         // A peak that decays: one slow render holds the simulation back for about a second.
@@ -232,15 +214,20 @@ impl MainView {
             sim: f.sim_ms,
             kind: f.kind,
         };
-        FRAME_WORK.with(|w| {
-            let (ring, next) = &mut *w.borrow_mut();
-            if ring.len() < FRAME_WORK_KEEP {
-                ring.push(work);
-            } else {
-                ring[*next] = work;
-                *next = (*next + 1) % FRAME_WORK_KEEP;
+        if self.work.len() < FRAME_WORK_KEEP {
+            self.work.push(work);
+        } else {
+            self.work[self.work_next] = work;
+            self.work_next = (self.work_next + 1) % FRAME_WORK_KEEP;
+        }
+        if let (FrameKind::Text, Some(c)) = (f.kind, cpus.cast::<HtmlCanvasElement>()) {
+            let (new, old) = self.work.split_at(self.work_next);
+            let mut list = String::new();
+            for w in old.iter().chain(new) {
+                list.push_str(&format!("{:.2},{:.2},{} ", w.total, w.sim, w.kind as u8));
             }
-        });
+            let _ = c.set_attribute("data-frame-work", &list);
+        }
     }
 
     /// Redraws the charts unless nothing they show changed. Returns whether it drew.

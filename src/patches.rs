@@ -21,7 +21,7 @@ pub static PATCH_SCENARIOS: &[PatchScenario] = &[
     PatchScenario {
         id: "sis-util-netperf",
         title: "netperf TCP_RR, 112 CPUs",
-        reproduces: "SIS_UTIL v4 (Chen Yu): the netperf schedstat table and netperf.throughput compare%, vanilla (v5.19-rc1, SIS_PROP: linux-5.19) vs the patch, 25%..200% of 112 CPUs. 500 ms simulated per point (the first 300 ms warm up util_avg and nr_idle_scan) instead of 100 s.",
+        reproduces: "SIS_UTIL v4 (Chen Yu): the netperf schedstat and throughput tables, vanilla (v5.19-rc1: linux-5.19) vs the patch, 25-200% of 112 CPUs; 500 ms per point (300 ms warm-up), not 100 s.",
         query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=netperf&duration=500ms&warmup=300ms&presets=linux-5.19,sis-util-v4&loads=25,50,75,100,125,150,175,200",
     },
     PatchScenario {
@@ -45,49 +45,49 @@ pub static PATCH_SCENARIOS: &[PatchScenario] = &[
     PatchScenario {
         id: "corner-case",
         title: "8-CPU corner case: CPU7 idle, never scanned",
-        reproduces: "SIS_UTIL v4 and the SIS_UTIL RFC: seven hogs on CPU0..6 of an 8-CPU LLC (util_avg 1024), CPU7 idle. SIS_UTIL (linux-6.0) stops scanning and misses CPU7; the RFC's idle-aware workaround finds it.",
+        reproduces: "SIS_UTIL v4 and its RFC: seven hogs on CPU0..6 of an 8-CPU LLC, CPU7 idle. linux-6.0 stops scanning and misses CPU7; the RFC's idle-aware workaround finds it.",
         query: "tab=compare&cold=1&llcs=1&llc_weight=8&smt=1&workload=pinned&load=100&presets=linux-6.0,sis-util-idle-aware",
     },
     PatchScenario {
         id: "lb-promote",
         title: "Embedded LLCs: LB_PROMOTE thin path",
-        reproduces: "LB_PROMOTE (select_task_rq_fair_thin, Xin Zhao): the patch's 18 CPUs are three 4-CPU LLCs plus one 2-CPU LLC; our LLCs are equal, so this is 4 LLCs x 4 CPUs (16 CPUs, no SMT). linux-6.7 vs lb-promote-thin.",
+        reproduces: "LB_PROMOTE (Xin Zhao): the patch's 18 CPUs are three 4-CPU LLCs and one of 2; ours are equal, so 4 LLCs x 4 CPUs. linux-6.7 vs lb-promote-thin.",
         query: "tab=sweep&llcs=4&llc_weight=4&smt=1&workload=hackbench&duration=200ms&presets=linux-6.7,lb-promote-thin&loads=25,50,75,100,125,150,175,200",
     },
     PatchScenario {
         id: "prev-sibling",
         title: "SMT2: select_idle_smt(prev) comes back",
-        reproduces: "select_idle_smt(prev) (Rik van Riel): linux-5.12 (single pass) vs linux-5.13 (select_idle_smt on prev's core first) on an SMT2 machine; compare migrations and how often prev's sibling is picked.",
+        reproduces: "select_idle_smt(prev) (Rik van Riel): linux-5.12 (single pass) vs linux-5.13 (prev's core first) with SMT2; compare migrations and prev's-sibling picks.",
         query: "tab=compare&llcs=1&llc_weight=16&smt=2&workload=tbench&load=75&presets=linux-5.12,linux-5.13",
     },
     PatchScenario {
         id: "sis-filter-hackbench",
         title: "SIS_FILTER: hackbench on 2 x 48 CPUs",
-        reproduces: "Abel Wu's v3 filter of overloaded CPUs: the patch's hackbench-process-pipes on a 96-CPU Xeon 8260 (2 nodes x 24 cores x SMT2; here 2 LLCs of 48 in one package), linux-5.19 vs sis-filter. The patch: +18% at 21 groups of 40; docs/proposals.md has the model's figures.",
+        reproduces: "Abel Wu's SIS_FILTER v3 on the patch's machine: linux-5.19 vs sis-filter, hackbench. The patch has +18% at 21 groups; docs/proposals.md has the model's.",
         query: "tab=sweep&llcs=2&llc_weight=48&smt=2&workload=hackbench&duration=400ms&warmup=200ms&presets=linux-5.19,sis-filter&loads=100,200,400,800",
     },
     PatchScenario {
         id: "sis-node-netperf",
         title: "SIS_NODE: netperf on a chiplet server",
-        reproduces: "Peter Zijlstra's multi-LLC select_idle_sibling on the epyc-chiplet machine (16 LLCs of 8 CPUs), linux-6.0 vs sis-node: a gain while other LLCs have idle CPUs, a loss overloaded, as AMD reported on EPYC (+0.7..+5.3%, -24% at 256 clients).",
+        reproduces: "Peter Zijlstra's SIS_NODE on the epyc-chiplet machine (16 LLCs of 8): linux-6.0 vs sis-node, netperf. Gains at low load, losses when overloaded, as posted.",
         query: "tab=sweep&machine=epyc-chiplet&llcs=16&llc_weight=8&smt=2&workload=netperf&duration=400ms&warmup=200ms&presets=linux-6.0,sis-node&loads=25,75,125,150",
     },
     PatchScenario {
         id: "sis-short-tbench",
         title: "SIS_SHORT: tbench on 2 x 112 CPUs",
-        reproduces: "Chen Yu's SIS_SHORT v6 on the patch's 224-CPU Sapphire Rapids (2 LLCs of 112), linux-6.0 vs sis-short. 1.2 s of warm-up: a short task needs wakee_flips 0, which record_wakee() reaches a second into a run. The patch's +24..45% at 168-224 threads is not reproduced (docs/proposals.md says why).",
+        reproduces: "Chen Yu's SIS_SHORT v6 on the patch's 224-CPU machine (2 LLCs of 112): linux-6.0 vs sis-short, tbench, 1.2 s warm-up. Its +24..45% is not reproduced.",
         query: "tab=sweep&llcs=2&llc_weight=112&smt=2&workload=tbench&duration=1400ms&warmup=1200ms&presets=linux-6.0,sis-short&loads=50,75,100",
     },
     PatchScenario {
         id: "sis-current-netperf",
         title: "SIS_CURRENT: netperf on 2 x 112 CPUs",
-        reproduces: "Chen Yu's SIS_CURRENT v8 on the patch's 224-CPU Sapphire Rapids (2 LLCs of 112), linux-6.0 vs sis-current, 1.2 s of warm-up (wakee_flips must decay to 0). The model gains +8..21% from 112 threads; the patch's +88..807% is not reproduced (docs/proposals.md says why).",
+        reproduces: "Chen Yu's SIS_CURRENT v8 on the patch's 224-CPU machine (2 LLCs of 112), linux-6.0 vs sis-current, 1.2 s warm-up. docs/proposals.md compares the figures.",
         query: "tab=sweep&llcs=2&llc_weight=112&smt=2&workload=netperf&duration=1400ms&warmup=1200ms&presets=linux-6.0,sis-current&loads=25,50,75,100,125",
     },
     PatchScenario {
         id: "sis-cache-netperf",
         title: "SIS_CACHE: netperf on 2 x 120 CPUs",
-        reproduces: "Chen Yu's SIS_CACHE v2 on the patch's 240-CPU Xeon (2 LLCs of 120), linux-6.7 vs sis-cache. The model loses where the patch is level: its scans pass cache-hot idle CPUs and run out of nr (docs/proposals.md has the counters).",
+        reproduces: "Chen Yu's SIS_CACHE v2 on the patch's 240-CPU Xeon (2 LLCs of 120): linux-6.7 vs sis-cache, netperf. The model loses where the patch is level.",
         query: "tab=sweep&llcs=2&llc_weight=120&smt=2&workload=netperf&duration=400ms&warmup=200ms&presets=linux-6.7,sis-cache&loads=25,50,100",
     },
 ];

@@ -543,7 +543,7 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
         None if pr.waiting.is_some() => "Press Step both (or +10, +100): both runs then warm up under A's kernel, as the main view warms up, B switches to its kernel, and both count from there.".into(),
         None if setup.cold => "Cold start: both runs from t = 0 (every CPU idle), each with its own kernel from the first wake-up. Step: each takes its next wake-up decision.".into(),
         None if pr.warming => format!("Warming up both runs under A's kernel, as the main view warms up: {}.", pr.baseline.progress().unwrap_or_default()),
-        None => format!("Both runs warmed up under A's kernel, as the main view does; then B switched to its kernel at {:.1} ms, as writing sched_features on a running machine would. From there they share one state and one wake-up stream and count the same window. Step: each takes its next wake-up decision.", pr.switched_at_ns.unwrap_or(0) as f64 / 1e6),
+        None => format!("Both runs warmed up under A's kernel, then B switched to its kernel at {:.1} ms, as writing sched_features would; they count the same window. Step: each takes its next decision.", pr.switched_at_ns.unwrap_or(0) as f64 / 1e6),
     };
     html! {
         <div class="compare" data-testid="compare-view">

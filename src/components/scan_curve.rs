@@ -140,8 +140,7 @@ pub fn NrExprEditor(p: &NrExprEditorProps) -> Html {
                 aria-invalid={status.is_err().to_string()} aria-describedby="nr-expr-status" />
             <p id="nr-expr-status" class={class} data-testid="nr-expr-status" aria-live="polite">{msg}</p>
             if let Some(cb) = p.on_sweep.clone().filter(|_| !p.value.is_empty()) {
-                <button data-testid="nr-expr-sweep" onclick={cb.reform(|_: MouseEvent| ())}
-                    title="Runs the workbench's load sweep of seed 000's netperf scenario (112 CPUs, 25-200%): linux-6.0 against linux-6.0 throttled by your rule">
+                <button data-testid="nr-expr-sweep" onclick={cb.reform(|_: MouseEvent| ())}>
                     {"Sweep your rule against linux-6.0 (seed 000's netperf) ↓"}</button>
             }
         </div>

@@ -267,9 +267,9 @@ pub fn SweepPanel(p: &SweepPanelProps) -> Html {
     html! {
         <div class="sweep" data-testid="sweep-view">
             <p class="caption">
-                {format!("Runs the current scenario ({} on {} x {} CPUs, smt {}, seed {} or each of the seeds given, {} simulated per point) at each load, for preset A and, if set, preset B: the same points as ",
+                {format!("Runs the scenario ({} on {} x {} CPUs, smt {}, seed {} or each seed given, {} per point) at each load for A and B (\"your rule\": the scenario's nr_expr on its preset), as ",
                     sc.workload.name(), sc.llcs, sc.llc_weight, sc.smt, sc.seed, sc.duration)}
-                <code>{"sis sweep [--seeds]"}</code>{", computed by the same sis-core code on a pool of Web Workers (one per core), so the numbers are identical to the CLI's. With seeds, the table shows mean (std%) and the plot 95% intervals."}
+                <code>{"sis sweep [--seeds]"}</code>{" does, on Web Workers: identical numbers. With seeds: mean (std%) and 95% intervals."}
             </p>
             <div class="bench-controls">
                 <label>{"A (baseline) "}{preset_select("sweep-preset-a", &setup.baseline_preset, None, Some(&sc.nr_expr), p.on_baseline_preset.clone())}</label>
