@@ -212,27 +212,9 @@ fn extremes_run() {
     assert_eq!(e.field, "smt");
 }
 
-/// Pieces an `--nr-expr` is made of besides its inputs' names, to build near-valid
-/// expressions as well as noise.
-const EXPR_TOKENS: [&str; 17] = [
-    "min(",
-    "max(",
-    "if(",
-    "(",
-    ")",
-    ",",
-    "+",
-    "-",
-    "*",
-    "/",
-    "%",
-    "<",
-    "<=",
-    "==",
-    "0",
-    "9223372036854775807",
-    "1024",
-];
+// Pieces an `--nr-expr` is made of besides its inputs' names, to build near-valid
+// expressions as well as noise.
+use sis_core::kernel::nr_expr::PIECES as EXPR_TOKENS;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]

@@ -31,6 +31,28 @@ pub const INPUTS: [&str; 7] = [
     "nr_running",
 ];
 
+/// The language's other pieces, as a fuzzer may string them together with [`INPUTS`]: calls,
+/// punctuation, operators and boundary constants (the property and wasm tests use them).
+pub const PIECES: [&str; 17] = [
+    "min(",
+    "max(",
+    "if(",
+    "(",
+    ")",
+    ",",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "<",
+    "<=",
+    "==",
+    "0",
+    "9223372036854775807",
+    "1024",
+];
+
 /// The inputs that belong to the waking CPU (the rest are the LLC's): an expression that reads
 /// one is evaluated per wake-up, as SIS_PROP is; else where periodic balance updates
 /// nr_idle_scan, as SIS_UTIL is.
