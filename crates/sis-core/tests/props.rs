@@ -439,22 +439,15 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
     if r.decided_by == "fallback" {
         let want = if thin { prev } else { r.target };
         prop_assert_eq!(r.result, want, "fallback\n{}", text);
-    } else if r.decided_by == "sis_current" {
-        // SIS_CURRENT keeps the pair on the waker's CPU, its target, busy with the waker.
+    } else if matches!(r.decided_by.as_str(), "sis_short" | "sis_current") {
+        // SIS_SHORT and SIS_CURRENT keep a short wakee on its short waker's CPU, their target,
+        // busy with the waker by design.
         let waker = f.waker.as_ref().and_then(|w| w.cpu);
         prop_assert_eq!(
             (Some(r.result), r.result),
             (waker, r.target),
-            "sis_current\n{}",
-            text
-        );
-    } else if r.decided_by == "sis_short" {
-        // SIS_SHORT keeps a short wakee on its short waker's CPU, busy with the waker by design.
-        let waker = f.waker.as_ref().and_then(|w| w.cpu);
-        prop_assert_eq!(
-            (Some(r.result), r.result),
-            (waker, r.target),
-            "sis_short\n{}",
+            "{}\n{}",
+            r.decided_by,
             text
         );
     } else if r.decided_by == "scx_sync" {
