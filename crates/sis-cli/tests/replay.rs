@@ -64,10 +64,12 @@ fn json_contract_and_every_compression_give_the_same_report() {
         classes,
         [
             "all",
+            "dl",
             "kernel_moved",
             "none_idle",
             "prev_busy_some_idle",
-            "prev_idle"
+            "prev_idle",
+            "rt"
         ]
     );
     for c in v["classes"].as_object().unwrap().values() {

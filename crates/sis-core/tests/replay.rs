@@ -1,6 +1,7 @@
 //! The trace replay (issue 14) on the real 4.4 sample and on hand-written traces: parsing of
 //! every layout, pairing, the state rebuild, the classes, and bad input.
 
+use sis_core::analysis::replay::classes::TaskClass;
 use sis_core::analysis::replay::parse::{parse_line, Line, SchedEvent};
 use sis_core::analysis::replay::{replay_text, Replay, ReplayConfig, ReplayReport, CLASSES};
 use sis_core::kernel::topology::{Numbering, TopologySpec};
@@ -73,7 +74,7 @@ fn sample_every_wakeup_is_paired_and_classified_once() {
     assert_eq!(t.skipped_lines, 6);
     assert_eq!(t.incomplete, 6743 - 6732);
     let all = class(&r, "all");
-    assert_eq!(all + t.incomplete + r.notes.on_rq, t.wakeups);
+    assert_eq!(all + t.incomplete + r.notes.on_rq + r.notes.stop, t.wakeups);
     assert_eq!(
         class(&r, "prev_idle") + class(&r, "prev_busy_some_idle") + class(&r, "none_idle"),
         all
@@ -491,6 +492,10 @@ fn records_count_like_the_table_and_recompute_each_presets_decision() {
         let in_class = |rec: &&sis_core::analysis::replay::WakeRecord| match k {
             0 => true,
             4 => rec.kernel != rec.id.prev,
+            5 | 6 => rec
+                .rt
+                .as_ref()
+                .is_some_and(|w| (w.class == TaskClass::Dl) == (k == 6)),
             _ => rec.class == k,
         };
         assert_eq!(

@@ -5,5 +5,6 @@ mod engine;
 mod layout;
 mod props;
 mod replay;
+mod replay_classes;
 mod scenario_props;
 mod traced;

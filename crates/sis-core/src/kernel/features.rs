@@ -261,6 +261,22 @@ const fn legacy_44() -> Features {
     }
 }
 impl Preset {
+    /// wake_affine's cpu_load() is 4.x's runnable_load_avg (`weighted_cpuload()`: the
+    /// runnable tasks' load only) rather than load_avg with blocked load, which replaced it in
+    /// 5.7 (0dacee1bfa70). busy_factor 32 marks the presets before 5.10, and none is 5.7-5.9.
+    pub fn cpu_load_runnable(&self) -> bool {
+        self.busy_factor == 32
+    }
+
+    /// rt.c find_lowest_rq() picks with cpumask_any_and_distribute() (5.11, 14e292f8d453)
+    /// rather than cpumask_first_and().
+    pub fn rt_distribute(&self) -> bool {
+        !matches!(
+            self.name,
+            "linux-4.4" | "linux-4.13" | "linux-4.14" | "linux-5.10"
+        )
+    }
+
     /// sd_init's imbalance_pct for the levels above the LLC (DIE/PKG, NUMA): 125 until 5.10,
     /// where VG2020 (2208cdaa56c9, with busy_factor 32 -> 16) made it 117.
     pub fn pkg_imbalance_pct(&self) -> u32 {

@@ -5,6 +5,7 @@ pub mod cpumask;
 pub mod features;
 pub mod nr_expr;
 pub mod pelt;
+pub mod pelt4;
 pub mod select;
 pub mod state;
 pub mod stats;

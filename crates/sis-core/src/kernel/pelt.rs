@@ -125,6 +125,89 @@ impl SchedAvg {
     }
 }
 
+/// linux-6.0 sched/core.c `sched_prio_to_weight[]`: a fair task's load weight by nice level
+/// (prio 100..=139 is nice -20..=19); nice 0 is 1024.
+pub const SCHED_PRIO_TO_WEIGHT: [u32; 40] = [
+    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916, 9548, 7620, 6100, 4904,
+    3906, 3121, 2501, 1991, 1586, 1277, 1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87,
+    70, 56, 45, 36, 29, 23, 18, 15,
+];
+
+/// The load weight of a task of kernel prio `prio` (`p->prio`); 0 for a task that is not in
+/// the fair class (prio below 100), which adds nothing to a cfs_rq's load.
+pub fn prio_to_weight(prio: i32) -> u64 {
+    match prio {
+        100..=139 => SCHED_PRIO_TO_WEIGHT[(prio - 100) as usize] as u64,
+        _ => 0,
+    }
+}
+
+/// PELT's load signal (linux-6.0 pelt.c `___update_load_sum()` then `___update_load_avg()`):
+/// `load_sum` grows by `input` per 1024 ns while it is non-zero and decays by y per period;
+/// `load_avg = weight * load_sum / divider`, recomputed when a period boundary is crossed.
+/// A task passes input 1 while runnable (queued or running) and its nice weight as `weight`;
+/// a cfs_rq passes the sum of its runnable tasks' weights as input and weight 1.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoadAvg {
+    pub last_update_time: u64,
+    pub load_sum: u64,
+    pub period_contrib: u32,
+    pub load_avg: u64,
+}
+
+impl LoadAvg {
+    /// Starts the signal at `now` (the kernel aligns a new entity's clock the same way).
+    pub fn start(now: u64) -> Self {
+        LoadAvg {
+            last_update_time: now & !1023,
+            ..Default::default()
+        }
+    }
+
+    /// Advances to `now` with `input` held since the last update.
+    pub fn update(&mut self, now: u64, input: u64, weight: u64) {
+        // ___update_load_sum: delta >>= 10; if (!delta) return 0;
+        if now < self.last_update_time.saturating_add(1024) {
+            return;
+        }
+        let delta = (now - self.last_update_time) >> 10;
+        self.last_update_time += delta << 10;
+        // accumulate_sum()
+        let mut contrib = delta as u32;
+        let d = delta + self.period_contrib as u64;
+        let periods = d / 1024;
+        let rem = (d % 1024) as u32;
+        if periods > 0 {
+            self.load_sum = decay_load(self.load_sum, periods);
+            if input != 0 {
+                contrib = accumulate_pelt_segments(periods, 1024 - self.period_contrib, rem);
+            }
+        }
+        self.period_contrib = rem;
+        if input != 0 {
+            self.load_sum += input * contrib as u64;
+        }
+        if periods > 0 {
+            // ___update_load_avg: div_u64(load * sa->load_sum, get_pelt_divider(sa))
+            let divider = PELT_MIN_DIVIDER + self.period_contrib as u64;
+            self.load_avg = weight * self.load_sum / divider;
+        }
+    }
+
+    /// `sub_positive()` of another signal's contribution (detach_entity_load_avg): never
+    /// below zero.
+    pub fn detach(&mut self, avg: u64, sum: u64) {
+        self.load_avg = self.load_avg.saturating_sub(avg);
+        self.load_sum = self.load_sum.saturating_sub(sum);
+    }
+
+    /// attach_entity_load_avg(): the cfs_rq takes on a task's load.
+    pub fn attach(&mut self, avg: u64, sum: u64) {
+        self.load_avg += avg;
+        self.load_sum += sum;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,5 +266,43 @@ mod tests {
         assert_eq!(s.util_avg, 1024);
         s.update(32 * 1024 * 1024, false);
         assert!((505..=515).contains(&s.util_avg), "{}", s.util_avg);
+    }
+
+    #[test]
+    fn load_avg_of_a_runnable_nice_0_task_ramps_like_util_and_weights_scale_it() {
+        let mut util = SchedAvg::default();
+        let mut load = LoadAvg::default();
+        let mut heavy = LoadAvg::default();
+        let mut t = 0;
+        while t < 100 * MS {
+            t += 100_000;
+            util.update(t, true);
+            load.update(t, 1, prio_to_weight(120));
+            heavy.update(t, 1, prio_to_weight(100));
+        }
+        // The same sum and divider: nice 0's load_avg is util_avg of a task always running.
+        assert_eq!(load.load_avg, util.util_avg as u64);
+        // nice -20 weighs 88761 / 1024 = 86.7 times nice 0.
+        assert_eq!(
+            heavy.load_avg / load.load_avg,
+            86,
+            "{} {}",
+            heavy.load_avg,
+            load.load_avg
+        );
+        // Blocked: no input, it decays by half in 32 periods.
+        let before = load.load_avg;
+        load.update(t + 32 * 1024 * 1024, 0, 1024);
+        assert!(
+            load.load_avg <= before / 2 + 1 && load.load_avg >= before / 2 - 2,
+            "{}",
+            load.load_avg
+        );
+        assert_eq!(
+            prio_to_weight(99),
+            0,
+            "an RT task is not in any cfs_rq's load"
+        );
+        assert_eq!(prio_to_weight(139), 15);
     }
 }

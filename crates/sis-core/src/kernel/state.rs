@@ -46,6 +46,9 @@ pub struct Rq {
     /// SIS_CACHE v2 `rq->cache_hot_timeout`, ns: until then this idle CPU is cache-hot for the
     /// task that slept on it last (max of now + its avg_hot_dur at each sleep that emptied it).
     pub cache_hot_timeout: u64,
+    /// `cpu_load()` where the caller knows the runqueue's load (the replay, from the trace's
+    /// prios); read only when `SchedState::cpu_load_known`.
+    pub load_avg: u64,
 }
 
 impl Default for Rq {
@@ -63,6 +66,7 @@ impl Default for Rq {
             avg_scan_cost: 0,
             overloaded: false,
             cache_hot_timeout: 0,
+            load_avg: 0,
         }
     }
 }
@@ -163,6 +167,9 @@ pub struct SchedState {
     pub scx_distribute_prev: Vec<u32>,
     /// SIS_FILTER: every LLC's `sdo_mask(sds)` in one mask (an LLC's is its span's part).
     pub overloaded_cpus: CpuMask,
+    /// `Rq::load_avg` holds cpu_load() (the replay); false: util_avg stands in for it, as the
+    /// engine's tasks are all nice 0 and its load signal is not kept.
+    pub cpu_load_known: bool,
 }
 
 impl SchedState {
@@ -184,11 +191,24 @@ impl SchedState {
             nr_expr: None,
             scx_distribute_prev: vec![0; n as usize],
             overloaded_cpus: CpuMask::new(n),
+            cpu_load_known: false,
             topo,
             features,
             imbalance_pct,
             pkg_imbalance_pct: 117,
             probe_cost_ns,
+        }
+    }
+
+    /// What wake_affine reads as a CPU's load: `cpu_load()` (linux-6.0 fair.c; 4.x's
+    /// `weighted_cpuload()`), or util_avg where the load is not known.
+    #[inline]
+    pub fn cpu_load(&self, cpu: u32) -> i64 {
+        let rq = &self.rqs[cpu as usize];
+        if self.cpu_load_known {
+            rq.load_avg as i64
+        } else {
+            rq.util_avg() as i64
         }
     }
 

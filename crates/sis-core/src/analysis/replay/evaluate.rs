@@ -20,6 +20,11 @@ impl Replay {
             self.on_rq += 1;
             return;
         }
+        if p.stop {
+            // select_task_rq_stop(): a stop task runs where it is bound.
+            self.stop_wakeups += 1;
+            return;
+        }
         let sync = p.sync == Some(true);
         let allowed = match p.pinned {
             Some(c) => &self.masks[c as usize],
@@ -38,10 +43,15 @@ impl Replay {
         };
         let moved = kernel != p.prev;
         let index = self.class_wakeups[0];
-        self.class_wakeups[0] += 1;
-        self.class_wakeups[class] += 1;
-        if moved {
-            self.class_wakeups[4] += 1;
+        let row = p.rt.as_ref().map_or(NONE, |w| match w.class {
+            classes::TaskClass::Dl => 6,
+            _ => 5,
+        });
+        let at = [0, class, if moved { 4 } else { NONE }, row];
+        count(&mut self.class_wakeups, true, at);
+        if let Some(w) = &p.rt {
+            self.evaluate_class(p, w, kernel, class, index, at);
+            return;
         }
         let recording = self.disagreements.len() < self.cfg.show;
         // Kept: the first `keep` wake-ups, then disagreements while there is room.
@@ -67,7 +77,8 @@ impl Replay {
         }
         for (i, run) in self.runs.iter_mut().enumerate() {
             let st = &mut run.st;
-            load_snapshot(st, &p.cpus);
+            let era = super::load::load_era(&run.preset);
+            load_snapshot(st, &p.cpus, era);
             for (llc, seq) in p.idle_core_seq.iter().enumerate() {
                 if *seq > run.seen_idle_core[llc] {
                     run.seen_idle_core[llc] = *seq;
@@ -85,14 +96,14 @@ impl Replay {
                 prev: p.prev,
                 recent_used_cpu: recent,
                 allowed,
-                load: p.wakee_load as u64,
+                load: p.wakee_load[era],
                 wake_wide: p.wake_wide,
                 dur: p.wakee_dur,
             };
             let waker = Waker {
                 cpu: p.waker_cpu,
                 sync,
-                load: p.waker_load as u64,
+                load: p.waker_load[era],
                 now_ns: p.time_ns,
                 jiffies,
                 curr: p.waker_dur,
@@ -115,13 +126,7 @@ impl Replay {
             } else {
                 st.select_task_rq_fair(&wakee, &waker, &mut run.counters, &mut ())
             };
-            if out.cpu == kernel {
-                run.agree[0] += 1;
-                run.agree[class] += 1;
-                if moved {
-                    run.agree[4] += 1;
-                }
-            }
+            count(&mut run.agree, out.cpu == kernel, at);
             if capturing {
                 self.scratch_chosen.push(out.cpu);
             }
@@ -129,13 +134,7 @@ impl Replay {
             new_waker_recent[i] = out.waker_recent_used_cpu;
         }
         for (agree, cpu) in self.baseline_agree.iter_mut().zip([p.prev, p.waker_cpu]) {
-            if cpu == kernel {
-                agree[0] += 1;
-                agree[class] += 1;
-                if moved {
-                    agree[4] += 1;
-                }
-            }
+            count(agree, cpu == kernel, at);
         }
         if let Some(t) = rb.tasks.get_mut(&p.wakee) {
             t.recent.copy_from_slice(&new_recent);
@@ -169,6 +168,7 @@ impl Replay {
                 wakee_dur: p.wakee_dur,
                 waker_dur: p.waker_dur,
                 inputs: self.scratch_inputs.clone(),
+                rt: None,
             });
         }
         if !disagreeing.is_empty() {
@@ -186,6 +186,108 @@ impl Replay {
                 util_avg: p.cpus.iter().map(|c| c.util_avg).collect(),
                 decisions: disagreeing,
             });
+        }
+    }
+}
+
+impl Replay {
+    /// An RT or deadline wake-up: each preset places it with its era's select_task_rq_rt /
+    /// _dl (replay/classes.rs); kept and shown like the others, with no fair checks.
+    fn evaluate_class(
+        &mut self,
+        p: &Pending,
+        w: &classes::ClassWake,
+        kernel: u32,
+        class: usize,
+        index: u64,
+        at: [usize; 4],
+    ) {
+        let Some(rb) = self.rb.as_ref() else { return };
+        let mut chosen = Vec::with_capacity(self.runs.len());
+        for run in self.runs.iter_mut() {
+            // rt.c find_lowest_rq: cpumask_any_and_distribute() from 5.11 (14e292f8d453);
+            // find_later_rq keeps cpumask_first_and().
+            let cursor = (w.class == classes::TaskClass::Rt && run.preset.rt_distribute())
+                .then(|| &mut run.st.scx_distribute_prev[p.waker_cpu as usize]);
+            let cpu = w.select(&rb.topo, p.prev, p.waker_cpu, cursor);
+            count(&mut run.agree, cpu == kernel, at);
+            chosen.push(cpu);
+        }
+        for (agree, cpu) in self.baseline_agree.iter_mut().zip([p.prev, p.waker_cpu]) {
+            count(agree, cpu == kernel, at);
+        }
+        let id = p.id(p.sync == Some(true));
+        let disagrees = chosen.iter().any(|c| *c != kernel);
+        if disagrees && self.disagreements.len() < self.cfg.show {
+            self.disagreements.push(Disagreement {
+                line: p.line,
+                time_ns: p.time_ns,
+                waker_cpu: p.waker_cpu,
+                waker_pid: p.waker_pid,
+                wakee: p.wakee,
+                prev: p.prev,
+                kernel,
+                sync_inferred: id.sync,
+                class: CLASSES[class],
+                nr_running: p.cpus.iter().map(|c| c.nr_running).collect(),
+                util_avg: p.cpus.iter().map(|c| c.util_avg).collect(),
+                decisions: self
+                    .runs
+                    .iter()
+                    .zip(&chosen)
+                    .filter(|(_, c)| **c != kernel)
+                    .map(|(r, c)| (r.preset.name.to_string(), class_decision(id, *c)))
+                    .collect(),
+            });
+        }
+        let keep_first = index < self.cfg.keep as u64;
+        if keep_first || (disagrees && self.kept_extra < self.cfg.keep_disagreements) {
+            if !keep_first {
+                self.kept_extra += 1;
+            }
+            self.records.push(WakeRecord {
+                index,
+                line: p.line,
+                id,
+                waker_pid: p.waker_pid,
+                kernel,
+                class,
+                cpus: p.cpus.clone(),
+                chosen,
+                pinned: p.pinned,
+                wakee_load: p.wakee_load,
+                waker_load: p.waker_load,
+                wake_wide: p.wake_wide,
+                wakee_dur: p.wakee_dur,
+                waker_dur: p.waker_dur,
+                inputs: Vec::new(),
+                rt: Some(Box::new(w.clone())),
+            });
+        }
+    }
+}
+
+/// An RT or deadline wake-up's decision as a fair Decision shows it: target prev, no fair
+/// checks, the class's CPU as the result.
+pub(super) fn class_decision(id: crate::kernel::trace::WakeupId, cpu: u32) -> Decision {
+    Decision {
+        id,
+        target: id.prev,
+        result: cpu,
+        ..Decision::default()
+    }
+}
+
+const NONE: usize = usize::MAX;
+
+/// Counts a wake-up in the rows `at` (`all`, its state class, `kernel_moved` when the kernel
+/// did not keep prev, its task-class row; NONE: not that one) when `hit`.
+fn count(rows: &mut [u64; N_CLASSES], hit: bool, at: [usize; 4]) {
+    if hit {
+        for i in at {
+            if let Some(r) = rows.get_mut(i) {
+                *r += 1;
+            }
         }
     }
 }

@@ -7,7 +7,9 @@
 //! waker's CPU and `target_cpu` the wakee's previous CPU; the matching `sched_wakeup`'s
 //! `target_cpu` is the CPU the kernel chose.
 
+pub mod classes;
 mod evaluate;
+mod load;
 pub mod parse;
 pub mod rebuild;
 mod records;
@@ -29,6 +31,29 @@ use crate::kernel::trace::Decision;
 use parse::{parse_line, Line};
 use rebuild::{Pending, Rebuild, RebuildCounts, REPLAY_HZ};
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// pid -> task: an identity hash (pids are small distinct integers), no random state, so
+/// the replay is the same natively and in wasm. Only looked up, never iterated.
+#[derive(Default)]
+pub(crate) struct PidHasher(u64);
+impl Hasher for PidHasher {
+    fn finish(&self) -> u64 {
+        // Fibonacci hashing spreads consecutive pids over the table's buckets.
+        self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) | *b as u64;
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = v as u64;
+    }
+}
+pub(crate) type PidMap<V> = HashMap<u32, V, BuildHasherDefault<PidHasher>>;
+
 /// The most trace text one replay reads (decompressed), so that a runaway input ends with
 /// a clear error rather than hours of work.
 pub const MAX_TRACE_BYTES: u64 = 1 << 30;
@@ -40,13 +65,20 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// waker's CPU. A preset that does not beat keeping prev says so at a glance.
 pub const BASELINES: [&str; 2] = ["keep_prev", "waker_cpu"];
 
-pub const CLASSES: [&str; 5] = [
+/// `rt` and `dl`: the wake-ups of real-time and deadline tasks, which each preset places
+/// with its era's select_task_rq_rt / select_task_rq_dl; they are in `all` and the state
+/// classes too.
+pub const CLASSES: [&str; N_CLASSES] = [
     "all",
     "prev_idle",
     "prev_busy_some_idle",
     "none_idle",
     "kernel_moved",
+    "rt",
+    "dl",
 ];
+/// How many agreement classes there are.
+pub const N_CLASSES: usize = 7;
 
 /// What to replay with.
 #[derive(Clone, Debug)]
@@ -88,7 +120,7 @@ struct PresetRun {
     counters: Counters,
     seen_idle_core: Vec<u64>,
     seen_balance: u64,
-    agree: [u64; 5],
+    agree: [u64; N_CLASSES],
 }
 
 /// A replay in progress.
@@ -103,11 +135,13 @@ pub struct Replay {
     bytes: u64,
     counts: TraceCounts,
     cpus_seen: CpuMask,
-    class_wakeups: [u64; 5],
+    class_wakeups: [u64; N_CLASSES],
     /// Per class, how often the two baselines chose the kernel's CPU: keeping prev, and the
     /// waker's CPU (BASELINES' order).
-    baseline_agree: [[u64; 5]; 2],
+    baseline_agree: [[u64; N_CLASSES]; 2],
     on_rq: u64,
+    /// Wake-ups of stop tasks (select_task_rq_stop: their own CPU), left out.
+    stop_wakeups: u64,
     disagreements: Vec<Disagreement>,
     header_cpus: Option<u32>,
     decision: Decision,
@@ -164,9 +198,10 @@ impl Replay {
             bytes: 0,
             counts: TraceCounts::default(),
             cpus_seen: CpuMask::new(crate::kernel::topology::MAX_CPUS),
-            class_wakeups: [0; 5],
-            baseline_agree: [[0; 5]; 2],
+            class_wakeups: [0; N_CLASSES],
+            baseline_agree: [[0; N_CLASSES]; 2],
             on_rq: 0,
+            stop_wakeups: 0,
             disagreements: Vec::new(),
             header_cpus: None,
             decision: Decision::default(),
@@ -200,7 +235,7 @@ impl Replay {
                 counters: Counters::default(),
                 seen_idle_core: vec![0; spec.llcs as usize],
                 seen_balance: 0,
-                agree: [0; 5],
+                agree: [0; N_CLASSES],
             })
             .collect();
         self.masks = (0..n).map(|c| CpuMask::from_cpus(n, [c])).collect();
@@ -404,7 +439,7 @@ impl Replay {
         t.last_ns = t.last_ns.max(ev.time_ns);
         self.cpus_seen.set(ev.cpu);
         if let Some(rb) = self.rb.as_mut() {
-            rb.apply(ev.cpu, ev.time_ns, ev.comm, ev.event, n);
+            rb.apply(&ev, n);
         }
         self.drain(false);
         Ok(())
@@ -478,7 +513,7 @@ impl Replay {
                 "a trace with sched_waking and sched_wakeup events (kernel 4.3 or later)",
             ));
         }
-        if self.class_wakeups[0] == 0 && self.on_rq == 0 {
+        if self.class_wakeups[0] == 0 && self.on_rq == 0 && self.stop_wakeups == 0 {
             let never: Vec<u32> = self
                 .rb
                 .as_ref()
@@ -542,6 +577,7 @@ impl Replay {
                 topology: self.cfg.topology,
                 counts: rb.map(|r| r.counts.clone()).unwrap_or_default(),
                 on_rq: self.on_rq,
+                stop: self.stop_wakeups,
                 sis_scanned: self
                     .runs
                     .iter()

@@ -35,8 +35,15 @@ pub struct TraceEvent<'a> {
     pub cpu: u32,
     /// The timestamp in ns.
     pub time_ns: u64,
-    /// The `comm` of the wakee for Waking/Wakeup (for per-CPU kthread affinity), else "".
+    /// The `comm` of the wakee for Waking/Wakeup and of `next` for Switch (for per-CPU
+    /// kthread affinity and the stop class), else "".
     pub comm: &'a str,
+    /// The kernel's `p->prio` of the wakee (Waking/Wakeup/Migrate `prio=`) or of `next`
+    /// (Switch `next_prio=`): -1 deadline, 0..=99 real-time, 100..=139 fair. None when the
+    /// line has no such field.
+    pub prio: Option<i32>,
+    /// Switch `prev_prio=`.
+    pub prev_prio: Option<i32>,
     pub event: SchedEvent,
 }
 
@@ -160,20 +167,30 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
             dest_cpu: field_u32(f.dest_cpu, "dest_cpu", name)?,
         },
     };
-    let comm = match event {
-        SchedEvent::Waking { .. } | SchedEvent::Wakeup { .. } => f.comm,
-        _ => "",
+    let (comm, prio) = match event {
+        SchedEvent::Waking { .. } | SchedEvent::Wakeup { .. } => (f.comm, f.prio),
+        SchedEvent::Switch { .. } => (f.next_comm, f.next_prio),
+        SchedEvent::Migrate { .. } => ("", f.prio),
     };
     Ok(Line::Event(TraceEvent {
         cpu,
         time_ns,
         comm,
+        prio: prio.and_then(field_prio),
+        prev_prio: f.prev_prio.and_then(field_prio),
         event,
     }))
 }
 
 fn missing(field: &str, event: &str) -> LineError {
     LineError(format!("{event} without {field}= (truncated line?)"))
+}
+
+/// A `prio=` value: the kernel prints `p->prio`, -1 for a deadline task. Anything else that
+/// is not a small integer is read as absent (the field is informative, not structural).
+fn field_prio(v: &str) -> Option<i32> {
+    let n: i32 = v.parse().ok()?;
+    (-1..=139).contains(&n).then_some(n)
 }
 
 fn digits_len(s: &str) -> usize {
@@ -250,6 +267,11 @@ struct Fields<'a> {
     dest_cpu: Option<&'a str>,
     /// `comm=` up to the `pid=` field.
     comm: &'a str,
+    /// `next_comm=` up to the `next_pid=` field.
+    next_comm: &'a str,
+    prio: Option<&'a str>,
+    prev_prio: Option<&'a str>,
+    next_prio: Option<&'a str>,
 }
 
 impl<'a> Fields<'a> {
@@ -257,6 +279,7 @@ impl<'a> Fields<'a> {
         let b = f.as_bytes();
         let mut out = Fields::default();
         let mut comm_start = None;
+        let mut next_comm_start = None;
         let mut i = 0;
         while i < b.len() {
             while i < b.len() && b[i].is_ascii_whitespace() {
@@ -285,7 +308,19 @@ impl<'a> Fields<'a> {
                 "target_cpu" => out.target_cpu = Some(val),
                 "prev_pid" => out.prev_pid = Some(val),
                 "prev_state" => out.prev_state = Some(val).filter(|v| !v.is_empty()),
-                "next_pid" => out.next_pid = Some(val),
+                "next_comm" => {
+                    next_comm_start = Some(start + 10);
+                    out.next_comm = val;
+                }
+                "next_pid" => {
+                    out.next_pid = Some(val);
+                    if let Some(cs) = next_comm_start.take() {
+                        out.next_comm = f[cs..start].trim_end();
+                    }
+                }
+                "prio" => out.prio = Some(val),
+                "prev_prio" => out.prev_prio = Some(val),
+                "next_prio" => out.next_prio = Some(val),
                 "orig_cpu" => out.orig_cpu = Some(val),
                 "dest_cpu" => out.dest_cpu = Some(val),
                 _ => {}
@@ -331,6 +366,7 @@ mod tests {
         assert_eq!(e.cpu, 2);
         assert_eq!(e.time_ns, 63_982_794_565_804);
         assert_eq!(e.comm, "lttng-consumerd");
+        assert_eq!(e.prio, Some(120));
         assert_eq!(
             e.event,
             SchedEvent::Waking {
@@ -345,6 +381,10 @@ mod tests {
         let e = ev("  Web Content-4242  [011] d..2 12345.678901: sched_switch: prev_comm=Web Content prev_pid=4242 prev_prio=120 prev_state=R+ ==> next_comm=swapper/11 next_pid=0 next_prio=120");
         assert_eq!(e.cpu, 11);
         assert_eq!(e.time_ns, 12_345_678_901_000);
+        assert_eq!(
+            (e.comm, e.prio, e.prev_prio),
+            ("swapper/11", Some(120), Some(120))
+        );
         assert_eq!(
             e.event,
             SchedEvent::Switch {
@@ -364,6 +404,24 @@ mod tests {
                 new: false
             }
         );
+    }
+
+    #[test]
+    fn prios_of_every_class_and_a_blank_next_comm() {
+        let e = ev("  bash-1 [003] 5.000001: sched_switch: prev_comm=bash prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=irq/35-i2c hid next_pid=77 next_prio=49");
+        assert_eq!(
+            (e.comm, e.prio, e.prev_prio),
+            ("irq/35-i2c hid", Some(49), Some(120))
+        );
+        let e = ev(
+            "  <idle>-0 [000] 5.000002: sched_waking: comm=sugov:0 pid=9 prio=-1 target_cpu=000",
+        );
+        assert_eq!(e.prio, Some(-1), "a deadline task");
+        let e =
+            ev("  <idle>-0 [000] 5.000003: sched_wakeup: comm=x pid=9 prio=bogus target_cpu=000");
+        assert_eq!(e.prio, None, "an unreadable prio is absent, not an error");
+        let e = ev("  <idle>-0 [000] 5.000004: sched_wakeup: comm=x pid=9 target_cpu=000");
+        assert_eq!(e.prio, None);
     }
 
     #[test]

@@ -4,13 +4,14 @@
 //! sched_waking takes a snapshot of it; the snapshot waits until its sched_wakeup (the
 //! kernel's choice) and the sync inference (does the waker block right after?) arrive.
 
-use super::parse::SchedEvent;
+use super::classes::{pinned_cpu, ClassWake, TaskClass};
+use super::load::{CpuLoad, TaskLoad, ERAS};
+use super::parse::{SchedEvent, TraceEvent};
 use crate::kernel::pelt::SchedAvg;
 use crate::kernel::select::{record_wakee, TaskDuration, WakeeFlips};
 use crate::kernel::state::MIGRATION_COST_NS;
 use crate::kernel::topology::Topology;
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::VecDeque;
 
 /// A waker that blocks (switches out not runnable) within this time after its sched_waking
 /// is taken as a sync waker (WF_SYNC: "the waker is about to sleep"). The trace does not
@@ -21,25 +22,7 @@ pub const PAIR_TIMEOUT_NS: u64 = 1_000_000_000;
 /// Jiffies for `wake_stamp` (SIS_PROP_AGED presets): the replay assumes HZ=1000.
 pub const REPLAY_HZ: u64 = 1000;
 
-/// pid -> task: an identity hash (pids are small distinct integers), no random state, so
-/// the replay is the same natively and in wasm. Only looked up, never iterated.
-#[derive(Default)]
-pub(crate) struct PidHasher(u64);
-impl Hasher for PidHasher {
-    fn finish(&self) -> u64 {
-        // Fibonacci hashing spreads consecutive pids over the table's buckets.
-        self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 << 8) | *b as u64;
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.0 = v as u64;
-    }
-}
-type PidMap<V> = HashMap<u32, V, BuildHasherDefault<PidHasher>>;
+use super::PidMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TaskState {
@@ -67,14 +50,21 @@ pub(crate) struct Task {
     /// SIS_CACHE v2 `p->last_dequeue_time` (0: never slept) and `p->avg_hot_dur`, ns.
     pub last_dequeue_ns: u64,
     pub avg_hot_dur: u64,
+    /// `p->prio` as the trace last printed it (120 until it does).
+    pub prio: i32,
+    /// Its comm names a per-CPU kthread (`nr_cpus_allowed == 1`) or a stop task.
+    pub bound: bool,
+    pub stop: bool,
+    /// `p->se.avg`'s load in each era's form (replay/load.rs).
+    pub load: TaskLoad,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct CpuTrack {
     /// The running task (0 = idle); None before this CPU's first sched_switch.
     pub curr: Option<u32>,
     /// Tasks queued here and not running (woken and not yet switched in, or preempted).
-    pub nr_queued: u32,
+    pub queued: Vec<u32>,
     /// Bumped when the CPU switches to idle: the kernel runs idle only with an empty
     /// runqueue, so whatever the rebuild still thought queued here has left.
     pub epoch: u32,
@@ -88,11 +78,23 @@ pub(crate) struct CpuTrack {
     pub sync_watch: Option<u64>,
     /// SIS_CACHE v2 `rq->cache_hot_timeout`, ns (read only by presets with SIS_CACHE).
     pub cache_hot_timeout: u64,
+    /// The cfs_rq's load in each era's form (replay/load.rs).
+    pub load: CpuLoad,
+    /// What wake_affine read as this CPU's load at the last wake-up, per era.
+    pub loads: [u64; ERAS],
 }
 
 impl CpuTrack {
     pub fn nr_running(&self) -> u32 {
-        self.nr_queued + u32::from(matches!(self.curr, Some(p) if p != 0))
+        self.queued.len() as u32 + u32::from(matches!(self.curr, Some(p) if p != 0))
+    }
+
+    /// The running task and the queued ones.
+    pub(crate) fn runnable(&self) -> impl Iterator<Item = u32> + '_ {
+        self.curr
+            .filter(|p| *p != 0)
+            .into_iter()
+            .chain(self.queued.iter().copied())
     }
 
     /// This CPU as a wake-up sees it.
@@ -104,6 +106,7 @@ impl CpuTrack {
             wake_avg_idle: self.wake_avg_idle,
             wake_stamp: self.wake_stamp,
             cache_hot_timeout: self.cache_hot_timeout,
+            load: self.loads,
         }
     }
 }
@@ -117,6 +120,8 @@ pub struct CpuSnap {
     pub wake_avg_idle: u64,
     pub wake_stamp: u64,
     pub cache_hot_timeout: u64,
+    /// cpu_load() as each era's wake_affine read it (replay/load.rs load_era order).
+    pub load: [u64; ERAS],
 }
 
 /// A sched_waking waiting for its sched_wakeup and its sync inference.
@@ -132,8 +137,14 @@ pub(crate) struct Pending {
     pub prev: u32,
     /// A per-CPU kthread (`kworker/3:1`, `ksoftirqd/3`, ...) bound to this CPU.
     pub pinned: Option<u32>,
-    pub wakee_load: u32,
-    pub waker_load: u32,
+    /// task_h_load() of the wakee (as of its last update, at its sleep) and of the waker,
+    /// per era.
+    pub wakee_load: [u64; ERAS],
+    pub waker_load: [u64; ERAS],
+    /// An RT or deadline wakee: what its own class's select_task_rq reads. None: fair.
+    pub rt: Option<Box<ClassWake>>,
+    /// The wakee is a stop task (placed on its own CPU, left out of the agreement).
+    pub stop: bool,
     pub wake_wide: bool,
     /// What SIS_SHORT reads of the wakee and of the task running on the waker's CPU.
     pub wakee_dur: TaskDuration,
@@ -179,6 +190,11 @@ pub struct RebuildCounts {
     pub pinned: u64,
     /// Tasks the rebuild thought queued on a CPU that then switched to idle.
     pub queue_fixups: u64,
+    /// Deadline wake-ups onto a CPU running a deadline task: whether the wakee's deadline
+    /// is earlier is not in the trace, taken as not.
+    pub dl_deadline_inferred: u64,
+    /// Wake-ups of a task whose prio the trace did not print (taken as fair, nice 0).
+    pub prio_unknown: u64,
 }
 
 pub(crate) struct Rebuild {
@@ -197,33 +213,9 @@ pub(crate) struct Rebuild {
     pub now: u64,
     pub counts: RebuildCounts,
     pool: Vec<Vec<CpuSnap>>,
-}
-
-/// The CPU a per-CPU kthread is bound to, from its comm (`kworker/3:1H`, `ksoftirqd/3`).
-pub fn pinned_cpu(comm: &str) -> Option<u32> {
-    let (name, rest) = comm.split_once('/')?;
-    const PER_CPU: [&str; 8] = [
-        "kworker",
-        "ksoftirqd",
-        "migration",
-        "watchdog",
-        "cpuhp",
-        "rcuc",
-        "idle_inject",
-        "posixcputmr",
-    ];
-    if !PER_CPU.contains(&name) {
-        return None;
-    }
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    if digits == 0 || digits > 5 {
-        return None; // kworker/u16:2 is unbound
-    }
-    let after = &rest[digits..];
-    if !(after.is_empty() || after.starts_with(':')) {
-        return None;
-    }
-    rest[..digits].parse().ok()
+    /// Each CPU's idle task's record_wakee() state (it is `current` for wake-ups from an
+    /// interrupt on an idle CPU).
+    idle_flips: Vec<WakeeFlips>,
 }
 
 impl Rebuild {
@@ -253,10 +245,11 @@ impl Rebuild {
             now: 0,
             counts: RebuildCounts::default(),
             pool: Vec::new(),
+            idle_flips: vec![WakeeFlips::default(); n],
         }
     }
 
-    fn task(&mut self, pid: u32) -> &mut Task {
+    pub(crate) fn task(&mut self, pid: u32) -> &mut Task {
         let now = self.now;
         let k = self.nr_presets;
         self.tasks.entry(pid).or_insert_with(|| Task {
@@ -276,7 +269,22 @@ impl Rebuild {
             dur_avg: 0,
             last_dequeue_ns: 0,
             avg_hot_dur: 0,
+            prio: 120,
+            bound: false,
+            stop: false,
+            // A task the trace has not shown before starts as the kernel starts a new one
+            // (init_entity_runnable_average: its full nice-0 weight): its history is unknown.
+            load: TaskLoad::new_task(now, 1024),
         })
+    }
+
+    /// Puts `pid` on `cpu`'s queue (its load is enqueued there first).
+    fn enqueue(&mut self, cpu: u32, pid: u32) {
+        self.load_enqueue(cpu, pid);
+        let c = &mut self.cpus[cpu as usize];
+        c.queued.push(pid);
+        let e = c.epoch;
+        self.task(pid).state = TaskState::Queued(cpu, e);
     }
 
     /// The CPU's PELT up to now (`running`: a task other than idle ran since the last update).
@@ -292,11 +300,13 @@ impl Rebuild {
     }
 
     /// Takes `pid` off whatever runqueue the rebuild has it on.
-    fn leave_queue(&mut self, state: TaskState) {
+    fn leave_queue(&mut self, pid: u32, state: TaskState) {
         if let TaskState::Queued(cpu, epoch) = state {
-            let c = &mut self.cpus[cpu as usize];
-            if c.epoch == epoch && c.nr_queued > 0 {
-                c.nr_queued -= 1;
+            if self.cpus[cpu as usize].epoch == epoch {
+                let q = &mut self.cpus[cpu as usize].queued;
+                if let Some(i) = q.iter().position(|p| *p == pid) {
+                    q.swap_remove(i);
+                }
             }
         }
     }
@@ -315,20 +325,34 @@ impl Rebuild {
     }
 
     /// Applies one event (time already validated, CPUs already in range).
-    pub fn apply(&mut self, cpu: u32, time_ns: u64, comm: &str, ev: SchedEvent, line: u64) {
-        self.now = self.now.max(time_ns);
-        match ev {
+    pub fn apply(&mut self, ev: &TraceEvent<'_>, line: u64) {
+        let (cpu, comm) = (ev.cpu, ev.comm);
+        self.now = self.now.max(ev.time_ns);
+        match ev.event {
             SchedEvent::Switch {
                 prev_pid,
                 prev_runnable,
                 next_pid,
-            } => self.switch(cpu, prev_pid, prev_runnable, next_pid),
-            SchedEvent::Waking { pid, target_cpu } => self.waking(cpu, pid, target_cpu, comm, line),
+            } => {
+                self.note_task(prev_pid, ev.prev_prio, "");
+                self.note_task(next_pid, ev.prio, comm);
+                self.switch(cpu, prev_pid, prev_runnable, next_pid)
+            }
+            SchedEvent::Waking { pid, target_cpu } => {
+                if ev.prio.is_none() {
+                    self.counts.prio_unknown += 1;
+                }
+                self.note_task(pid, ev.prio, comm);
+                self.waking(cpu, pid, target_cpu, comm, line)
+            }
             SchedEvent::Wakeup {
                 pid,
                 target_cpu,
                 new,
-            } => self.wakeup(pid, target_cpu, new),
+            } => {
+                self.note_task(pid, ev.prio, comm);
+                self.wakeup(pid, target_cpu, new)
+            }
             SchedEvent::Migrate {
                 pid,
                 orig_cpu: _,
@@ -337,11 +361,12 @@ impl Rebuild {
                 let st = self.task(pid).state;
                 if let TaskState::Queued(_, _) = st {
                     if self.queued_valid(st) {
-                        self.leave_queue(st);
-                        let c = &mut self.cpus[dest_cpu as usize];
-                        c.nr_queued += 1;
-                        let e = c.epoch;
-                        self.task(pid).state = TaskState::Queued(dest_cpu, e);
+                        // move_queued_task(): dequeued there, enqueued here.
+                        if let TaskState::Queued(orig, _) = st {
+                            self.load_dequeue(orig, pid);
+                        }
+                        self.leave_queue(pid, st);
+                        self.enqueue(dest_cpu, pid);
                     }
                 }
             }
@@ -355,20 +380,30 @@ impl Rebuild {
             self.cpus_switched += 1;
         }
         if prev_pid != 0 {
+            // put_prev_entity() while runnable, dequeue_entity() when it sleeps.
+            if prev_runnable {
+                self.load_touch(cpu, prev_pid);
+            } else {
+                self.load_dequeue(cpu, prev_pid);
+            }
             let t = self.task(prev_pid);
             t.pelt.update(now, true);
             let old = t.state;
-            self.leave_queue(old);
-            let c = &mut self.cpus[cpu as usize];
-            let new = if prev_runnable {
-                c.nr_queued += 1;
-                TaskState::Queued(cpu, c.epoch)
+            self.leave_queue(prev_pid, old);
+            // prev no longer runs here: the queue or nothing holds it.
+            self.cpus[cpu as usize].curr = Some(0);
+            let left_empty;
+            if prev_runnable {
+                let c = &mut self.cpus[cpu as usize];
+                c.queued.push(prev_pid);
+                let e = c.epoch;
+                self.task(prev_pid).state = TaskState::Queued(cpu, e);
+                left_empty = false;
             } else {
-                TaskState::Sleeping
-            };
-            let left_empty = !prev_runnable && c.nr_queued == 0;
+                left_empty = self.cpus[cpu as usize].queued.is_empty();
+                self.task(prev_pid).state = TaskState::Sleeping;
+            }
             let t = self.task(prev_pid);
-            t.state = new;
             let ran = now.saturating_sub(t.exec_start);
             if prev_runnable {
                 t.ran_since_sleep += ran;
@@ -402,16 +437,31 @@ impl Rebuild {
             t.pelt.update(now, false);
             t.exec_start = now;
             let old = t.state;
-            self.leave_queue(old);
+            // set_next_entity() of a task queued here; one the rebuild had elsewhere or
+            // asleep (a gap in the trace) is enqueued here first.
+            if matches!(old, TaskState::Queued(c, _) if c == cpu) && self.queued_valid(old) {
+                self.load_touch(cpu, next_pid);
+                self.leave_queue(next_pid, old);
+            } else {
+                if let TaskState::Queued(c, _) = old {
+                    if self.queued_valid(old) {
+                        self.load_dequeue(c, next_pid);
+                    }
+                }
+                self.leave_queue(next_pid, old);
+                if !matches!(old, TaskState::Running(c) if c == cpu) {
+                    self.load_enqueue(cpu, next_pid);
+                }
+            }
             self.task(next_pid).state = TaskState::Running(cpu);
         }
         let c = &mut self.cpus[cpu as usize];
         c.curr = Some(next_pid);
         if next_pid == 0 {
             // The idle task runs only on an empty runqueue.
-            if c.nr_queued > 0 {
-                self.counts.queue_fixups += c.nr_queued as u64;
-                c.nr_queued = 0;
+            if !c.queued.is_empty() {
+                self.counts.queue_fixups += c.queued.len() as u64;
+                c.queued.clear();
             }
             c.epoch = c.epoch.wrapping_add(1);
             // idle_balance() found nothing to pull: rq->idle_stamp = rq_clock(rq).
@@ -441,13 +491,14 @@ impl Rebuild {
         let waker_pid = self.cpus[cpu as usize].curr;
         // record_wakee() on the waker, then wake_wide() (4.4..6.x: factor = sd_llc_size).
         let mut wake_wide = false;
-        let mut waker_load = 0;
+        let mut waker_load = [0; ERAS];
         let mut waker_dur = TaskDuration::default();
         if let Some(w) = waker_pid.filter(|w| *w != 0) {
+            self.load_touch(cpu, w);
+            waker_load = self.task_loads(w);
             let wt = self.task(w);
             record_wakee(&mut wt.flips, pid, now);
             wt.pelt.update(now, true);
-            waker_load = wt.pelt.util_avg;
             waker_dur = TaskDuration {
                 dur_avg: wt.dur_avg,
                 wakee_flips: wt.flips.wakee_flips,
@@ -457,10 +508,21 @@ impl Rebuild {
             let wakee_flips = self.task(pid).flips.wakee_flips;
             wake_wide =
                 crate::kernel::select::wake_wide(waker_flips, wakee_flips, self.topo.llc_weight());
+        } else if waker_pid == Some(0) {
+            // An interrupt on an idle CPU: `current` is that CPU's idle task, and
+            // record_wakee() and wake_wide() read its flips like any waker's.
+            let flips = &mut self.idle_flips[cpu as usize];
+            record_wakee(flips, pid, now);
+            let waker_flips = flips.wakee_flips;
+            let wakee_flips = self.task(pid).flips.wakee_flips;
+            wake_wide =
+                crate::kernel::select::wake_wide(waker_flips, wakee_flips, self.topo.llc_weight());
         }
+        // task_h_load(p) with no task groups: p->se.avg.load_avg as its sleep left it.
+        let wakee_load = self.task_loads(pid);
         let t = self.task(pid);
         t.pelt.update(now, false);
-        let wakee_load = t.pelt.util_avg;
+        let (wakee_class, wakee_prio, wakee_bound) = (t.class(), t.prio, t.bound);
         // SIS_CACHE v2 enqueue_task_fair (ENQUEUE_WAKEUP), as the engine's wake-up does.
         if t.last_dequeue_ns != 0 && now > t.last_dequeue_ns {
             let slept = now - t.last_dequeue_ns;
@@ -492,8 +554,18 @@ impl Rebuild {
         cpus.clear();
         for c in 0..n {
             self.cpu_pelt(c);
+            self.cpus[c as usize].loads = self.cpu_loads(c);
             cpus.push(self.cpus[c as usize].snap());
         }
+        let rt = match wakee_class {
+            TaskClass::Rt | TaskClass::Dl => Some(Box::new(self.class_wake(
+                wakee_class,
+                wakee_prio,
+                wakee_bound,
+                prev,
+            ))),
+            _ => None,
+        };
         let seq = self.next_seq;
         self.next_seq += 1;
         if self.pending.is_empty() {
@@ -525,6 +597,8 @@ impl Rebuild {
             pinned,
             wakee_load,
             waker_load,
+            rt,
+            stop: wakee_class == TaskClass::Stop,
             wake_wide,
             wakee_dur,
             waker_dur,
@@ -554,10 +628,12 @@ impl Rebuild {
         }
         let state = self.task(pid).state;
         if !self.queued_valid(state) {
-            let c = &mut self.cpus[target as usize];
-            c.nr_queued += 1;
-            let e = c.epoch;
-            self.task(pid).state = TaskState::Queued(target, e);
+            if new {
+                let t = self.task(pid);
+                let w = crate::kernel::pelt::prio_to_weight(t.prio);
+                t.load.init_new(w);
+            }
+            self.enqueue(target, pid);
         }
         if !new {
             // ttwu_do_wakeup(): fold the idle period into avg_idle (linux-4.4 core.c).
@@ -613,20 +689,5 @@ impl Rebuild {
         if self.pool.len() < 64 {
             self.pool.push(p.cpus);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn per_cpu_kthreads_are_pinned() {
-        assert_eq!(pinned_cpu("kworker/4:1H"), Some(4));
-        assert_eq!(pinned_cpu("ksoftirqd/12"), Some(12));
-        assert_eq!(pinned_cpu("kworker/u16:2"), None);
-        assert_eq!(pinned_cpu("irq/123-eth0"), None);
-        assert_eq!(pinned_cpu("multithread"), None);
-        assert_eq!(pinned_cpu("kworker/4x"), None);
     }
 }

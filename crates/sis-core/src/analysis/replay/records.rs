@@ -40,12 +40,14 @@ pub struct WakeRecord {
     /// Each preset's CPU, in the replay's preset order.
     pub chosen: Vec<u32>,
     pub(super) pinned: Option<u32>,
-    pub(super) wakee_load: u32,
-    pub(super) waker_load: u32,
+    pub(super) wakee_load: [u64; super::load::ERAS],
+    pub(super) waker_load: [u64; super::load::ERAS],
     pub(super) wake_wide: bool,
     pub(super) wakee_dur: TaskDuration,
     pub(super) waker_dur: TaskDuration,
     pub(super) inputs: Vec<PresetInput>,
+    /// An RT or deadline wakee: what its class's select_task_rq read (no fair decision).
+    pub rt: Option<Box<super::classes::ClassWake>>,
 }
 
 impl WakeRecord {
@@ -56,8 +58,10 @@ impl WakeRecord {
 }
 
 /// A wake-up's CPU snapshot written into a preset's runqueues.
-pub(super) fn load_snapshot(st: &mut SchedState, cpus: &[rebuild::CpuSnap]) {
+pub(super) fn load_snapshot(st: &mut SchedState, cpus: &[rebuild::CpuSnap], era: usize) {
+    st.cpu_load_known = true;
     for (rq, s) in st.rqs.iter_mut().zip(cpus) {
+        rq.load_avg = s.load[era];
         rq.nr_running = s.nr_running;
         rq.nr_sched_idle = 0;
         rq.pelt.util_avg = s.util_avg;
@@ -91,9 +95,16 @@ impl Replay {
     /// decision the replay made. None for a preset index out of range.
     pub fn decision(&self, rec: &WakeRecord, preset: usize) -> Option<Decision> {
         let run = self.runs.get(preset)?;
+        if rec.rt.is_some() {
+            return Some(super::evaluate::class_decision(
+                rec.id,
+                *rec.chosen.get(preset)?,
+            ));
+        }
         let inp = rec.inputs.get(preset)?;
         let mut st = run.st.clone();
-        load_snapshot(&mut st, &rec.cpus);
+        let era = super::load::load_era(&run.preset);
+        load_snapshot(&mut st, &rec.cpus, era);
         st.llcs.clone_from(&inp.llcs);
         st.rqs.get_mut(rec.id.waker_cpu as usize)?.avg_scan_cost = inp.avg_scan_cost;
         *st.scx_distribute_prev.get_mut(rec.id.waker_cpu as usize)? = inp.scx_distribute_prev;
@@ -105,14 +116,14 @@ impl Replay {
             prev: rec.id.prev,
             recent_used_cpu: inp.recent,
             allowed,
-            load: rec.wakee_load as u64,
+            load: rec.wakee_load[era],
             wake_wide: rec.wake_wide,
             dur: rec.wakee_dur,
         };
         let waker = Waker {
             cpu: rec.id.waker_cpu,
             sync: rec.id.sync,
-            load: rec.waker_load as u64,
+            load: rec.waker_load[era],
             now_ns: rec.id.time_ns,
             jiffies: rec.id.time_ns * REPLAY_HZ / 1_000_000_000,
             curr: rec.waker_dur,

@@ -77,6 +77,8 @@ pub struct ReplayNotes {
     /// Wake-ups whose wakee was still on a runqueue (ttwu_remote: the kernel selected no
     /// CPU); left out of the classes.
     pub on_rq: u64,
+    /// Wake-ups of stop tasks (`migration/N`), which run where they are bound: left out.
+    pub stop: u64,
     /// Per preset: sis_scanned over the classified wake-ups.
     pub sis_scanned: Vec<(String, u64)>,
 }
@@ -193,16 +195,21 @@ impl ReplayReport {
         s.line(format_args!(
             "wake-ups: {} sched_waking, {} paired with their sched_wakeup, {} unpaired; {} before \
              every CPU's first switch (left out); {} with the wakee still on a runqueue (no CPU \
-             selected, left out)",
-            c.wakings, t.wakeups, c.unpaired, t.incomplete, n.on_rq
+             selected, left out); {} of stop tasks (their own CPU, left out)",
+            c.wakings, t.wakeups, c.unpaired, t.incomplete, n.on_rq, n.stop
         ));
         s.line(format_args!(
             "inferred: {} sync wake-ups (the waker blocked within {} us), {} per-CPU kthread \
-             wakees pinned to prev; {} queued tasks dropped when their CPU went idle",
+             wakees pinned to prev; {} queued tasks dropped when their CPU went idle; {} \
+             wakees without a prio (taken as nice 0); {} deadline wakees behind a deadline task \
+             (the wakee's deadline taken as not earlier); loads in the root task group, a task first seen \
+             as new (full weight)",
             c.sync_inferred,
             rebuild::SYNC_WINDOW_NS / 1000,
             c.pinned,
-            c.queue_fixups
+            c.queue_fixups,
+            c.prio_unknown,
+            c.dl_deadline_inferred
         ));
         s.push('\n');
         let w = self

@@ -43,10 +43,10 @@ impl SchedState {
     }
 
     /// linux-4.4 fair.c `wake_affine()` with no task groups (`effective_load(tg, cpu, wl, wg)`
-    /// is `wl` for the root group) and wake_idx 0; cpu_load is the CPU's util_avg here.
+    /// is `wl` for the root group) and wake_idx 0 (`weighted_cpuload()`, SchedState::cpu_load).
     pub(super) fn wake_affine_legacy(&self, p: &Wakee, w: &Waker) -> u32 {
         let (this, prev) = (w.cpu, p.prev);
-        let cpu_load = |c: u32| self.rqs[c as usize].util_avg() as i64;
+        let cpu_load = |c: u32| self.cpu_load(c);
         let load = cpu_load(prev); // source_load(prev_cpu, idx)
         let mut this_load = cpu_load(this); // target_load(this_cpu, idx)
         if w.sync {
@@ -87,10 +87,10 @@ impl SchedState {
         None
     }
 
-    /// linux-6.0 fair.c `wake_affine_weight()`; cpu_load is the CPU's util_avg in this model.
+    /// linux-6.0 fair.c `wake_affine_weight()` (cpu_load: SchedState::cpu_load).
     pub(super) fn wake_affine_weight(&self, p: &Wakee, w: &Waker) -> Option<u32> {
         let (this, prev) = (w.cpu, p.prev);
-        let cpu_load = |c: u32| self.rqs[c as usize].util_avg() as i64;
+        let cpu_load = |c: u32| self.cpu_load(c);
         let mut this_eff_load = cpu_load(this);
         if w.sync {
             let current_load = w.load as i64;
@@ -134,14 +134,14 @@ impl SchedState {
     /// linux-4.13 fair.c `wake_affine_llc()`: across LLCs, move the wakee to the waker's LLC
     /// only if that does not unbalance the two. The kernel reads the LLCs' nr_running, load
     /// and capacity from sd_llc_shared as the last balance left them; the model sums them live
-    /// (cpu_load is util_avg here, as in wake_affine_weight).
+    /// (cpu_load: SchedState::cpu_load).
     pub(super) fn wake_affine_llc(&self, p: &Wakee, w: &Waker) -> bool {
         let stats = |cpu: u32| {
             let span = self.topo.llc_span(self.topo.llc_of(cpu));
             let (mut nr, mut load) = (0i64, 0i64);
             for c in span.iter() {
                 nr += self.rqs[c as usize].nr_running as i64;
-                load += self.rqs[c as usize].util_avg() as i64;
+                load += self.cpu_load(c);
             }
             let size = span.weight() as i64;
             (nr, load, size * 1024, nr < size) // get_llc_stats: has_capacity = nr_running < sd_llc_size

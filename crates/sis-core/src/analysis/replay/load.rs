@@ -1,0 +1,204 @@
+//! The load signal wake_affine reads, rebuilt from the trace's runnable times and prios, in
+//! each era's own form: 4.4's and 4.13's `runnable_load_avg` (kernel::pelt4, enqueue adds
+//! a task's load, dequeue takes it off) and 5.7+'s cfs_rq `load_avg`, which keeps a sleeping
+//! task's load until it migrates (kernel::pelt::LoadAvg, attach and detach). Tasks are taken
+//! to be in the root task group: a trace does not show cgroups or autogroups.
+
+use super::rebuild::Rebuild;
+use crate::kernel::features::Preset;
+use crate::kernel::pelt::{prio_to_weight, LoadAvg};
+use crate::kernel::pelt4::{Load4, Pelt4};
+
+/// The eras' load signals, in [`LoadEra`] order.
+pub const ERAS: usize = 3;
+const PELT4: [Pelt4; 2] = [Pelt4::V44, Pelt4::V413];
+
+/// Which load signal a preset's wake_affine reads: 0 linux-4.4, 1 4.13-5.6 (runnable
+/// load), 2 5.7+ (load_avg).
+pub fn load_era(p: &Preset) -> usize {
+    if p.features.wa_legacy {
+        0
+    } else if p.cpu_load_runnable() {
+        1
+    } else {
+        2
+    }
+}
+
+/// A task's load in every era's form.
+#[derive(Clone, Debug)]
+pub(crate) struct TaskLoad {
+    /// 5.7+ `p->se.avg` load (input 1 while runnable, times its weight).
+    pub avg: LoadAvg,
+    /// 4.4 and 4.13 `p->se.avg` (weighted sums).
+    pub se4: [Load4; 2],
+    /// The CPU whose cfs_rq holds its load (u32::MAX: none yet).
+    pub cfs_cpu: u32,
+}
+
+impl TaskLoad {
+    pub fn new(now: u64) -> Self {
+        TaskLoad {
+            avg: LoadAvg::start(now),
+            se4: [Load4 {
+                last_update_time: now,
+                ..Default::default()
+            }; 2],
+            cfs_cpu: u32::MAX,
+        }
+    }
+}
+
+impl TaskLoad {
+    pub fn new_task(now: u64, weight: u64) -> Self {
+        let mut l = TaskLoad::new(now);
+        l.init_new(weight);
+        l
+    }
+
+    /// init_entity_runnable_average() of a new task: "seen as heavy" until it settles.
+    /// 4.4 and 4.13 give it its weight with the matching sum (`load_sum = load_avg *
+    /// LOAD_AVG_MAX`); 5.7+ its weight as load_avg with a zero sum.
+    pub fn init_new(&mut self, weight: u64) {
+        for se in &mut self.se4 {
+            se.load_avg = weight;
+            se.load_sum = weight * crate::kernel::pelt::LOAD_AVG_MAX;
+        }
+        self.avg.load_avg = weight;
+        self.avg.load_sum = 0;
+    }
+}
+
+/// A CPU's cfs_rq load in every era's form.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CpuLoad {
+    pub avg: LoadAvg,
+    pub cfs4: [Load4; 2],
+}
+
+impl Rebuild {
+    /// cfs_rq->load.weight: the fair tasks runnable on `cpu`.
+    fn runnable_weight(&self, cpu: u32) -> u64 {
+        self.cpus[cpu as usize]
+            .runnable()
+            .map(|p| self.tasks.get(&p).map_or(1024, |t| prio_to_weight(t.prio)))
+            .sum()
+    }
+
+    /// update_cfs_rq_load_avg() of every era up to now, at the weight held until now.
+    fn cfs_update(&mut self, cpu: u32) {
+        let w = self.runnable_weight(cpu);
+        let now = self.now;
+        let c = &mut self.cpus[cpu as usize].load;
+        c.avg.update(now, w, 1);
+        for (l, era) in c.cfs4.iter_mut().zip(PELT4) {
+            l.update(era, now, w);
+        }
+    }
+
+    /// A task's own load up to now; `on_rq`: runnable since its last update.
+    fn se_update(&mut self, pid: u32, on_rq: bool) {
+        let now = self.now;
+        let Some(t) = self.tasks.get_mut(&pid) else {
+            return;
+        };
+        let w = prio_to_weight(t.prio);
+        t.load.avg.update(now, u64::from(on_rq), w);
+        for (l, era) in t.load.se4.iter_mut().zip(PELT4) {
+            l.update(era, now, if on_rq { w } else { 0 });
+        }
+    }
+
+    /// enqueue_entity() of `pid` on `cpu`, before it joins the runnable set: a task whose
+    /// load is on another cfs_rq migrates (remove_entity_load_avg there, then
+    /// attach_entity_load_avg here, its clock set to the cfs_rq's); else it decays over its
+    /// sleep. The cfs_rq updates at its old weight, then takes on the task's runnable load.
+    pub(crate) fn load_enqueue(&mut self, cpu: u32, pid: u32) {
+        if pid == 0 {
+            return;
+        }
+        let old = self.task(pid).load.cfs_cpu;
+        if old == cpu {
+            self.se_update(pid, false);
+        } else if let Some(oc) = self.cpus.get(old as usize) {
+            // remove_entity_load_avg(): synced to the old cfs_rq's clock, then taken off.
+            let sync4: Vec<u64> = oc.load.cfs4.iter().map(|l| l.last_update_time).collect();
+            let now = self.now;
+            let t = self.task(pid);
+            for ((l, era), at) in t.load.se4.iter_mut().zip(PELT4).zip(sync4) {
+                l.update(era, at, 0);
+            }
+            let w = prio_to_weight(t.prio);
+            t.load.avg.update(now, 0, w);
+            let (avg, sum) = (t.load.avg.load_avg, t.load.avg.load_sum * w);
+            self.cpus[old as usize].load.avg.detach(avg, sum);
+        }
+        self.cfs_update(cpu);
+        let w = prio_to_weight(self.task(pid).prio);
+        let t = self.task(pid);
+        let moved = t.load.cfs_cpu != cpu;
+        t.load.cfs_cpu = cpu;
+        let se4 = t.load.se4;
+        let (avg, sum) = (t.load.avg.load_avg, t.load.avg.load_sum * w);
+        let c = &mut self.cpus[cpu as usize].load;
+        for (cfs, se) in c.cfs4.iter_mut().zip(&se4) {
+            cfs.enqueue(se);
+        }
+        if moved {
+            c.avg.attach(avg, sum);
+            let at: Vec<u64> = c.cfs4.iter().map(|l| l.last_update_time).collect();
+            for (se, at) in self.task(pid).load.se4.iter_mut().zip(at) {
+                se.last_update_time = at;
+            }
+        }
+    }
+
+    /// dequeue_entity() of `pid` from `cpu`, while still in its runnable set: the task and
+    /// the cfs_rq accrue up to now, then the task's runnable load comes off (clamped at 0).
+    pub(crate) fn load_dequeue(&mut self, cpu: u32, pid: u32) {
+        if pid == 0 {
+            return;
+        }
+        self.se_update(pid, true);
+        self.cfs_update(cpu);
+        let se4 = self.task(pid).load.se4;
+        for (cfs, se) in self.cpus[cpu as usize].load.cfs4.iter_mut().zip(&se4) {
+            cfs.dequeue(se);
+        }
+    }
+
+    /// put_prev_entity() / set_next_entity() / the tick: `pid` stays runnable on `cpu`.
+    pub(crate) fn load_touch(&mut self, cpu: u32, pid: u32) {
+        if pid == 0 {
+            return;
+        }
+        self.se_update(pid, true);
+        self.cfs_update(cpu);
+    }
+
+    /// What wake_affine reads of `cpu` in each era. A CPU that runs a task is brought up to
+    /// now (its tick keeps it within a jiffy); an idle one keeps what its last dequeue left.
+    pub(crate) fn cpu_loads(&mut self, cpu: u32) -> [u64; ERAS] {
+        if let Some(p) = self.cpus[cpu as usize].curr.filter(|p| *p != 0) {
+            self.load_touch(cpu, p);
+        }
+        let c = &self.cpus[cpu as usize].load;
+        [
+            c.cfs4[0].runnable_load_avg,
+            c.cfs4[1].runnable_load_avg,
+            c.avg.load_avg,
+        ]
+    }
+
+    /// `p->se.avg.load_avg` in each era, as its last update left it (task_h_load(p) in the
+    /// root group).
+    pub(crate) fn task_loads(&self, pid: u32) -> [u64; ERAS] {
+        self.tasks.get(&pid).map_or([0; ERAS], |t| {
+            [
+                t.load.se4[0].load_avg,
+                t.load.se4[1].load_avg,
+                t.load.avg.load_avg,
+            ]
+        })
+    }
+}

@@ -1,0 +1,149 @@
+//! The replay's task classes (RT, deadline, stop: each placed by its own class's
+//! select_task_rq) and its load signal (nice weights, each era's form).
+
+use sis_core::analysis::replay::{replay_text, Replay, ReplayConfig, ReplayReport};
+use sis_core::kernel::topology::{Numbering, TopologySpec};
+
+/// 4 CPUs, one LLC, no SMT.
+fn four_cpus(presets: &[&str]) -> ReplayConfig {
+    ReplayConfig {
+        topology: Some(TopologySpec {
+            llcs: 1,
+            llc_weight: 4,
+            smt: 1,
+            cluster_size: 0,
+            numbering: Numbering::Contiguous,
+            nodes: 1,
+        }),
+        presets: presets.iter().map(|p| p.to_string()).collect(),
+        show: 10,
+        ..Default::default()
+    }
+}
+
+fn agree(r: &ReplayReport, class: &str, preset: &str) -> u64 {
+    let c = r.classes.get(class).unwrap();
+    c.agree.iter().find(|(p, _)| p == preset).unwrap().1
+}
+
+fn wakeups(r: &ReplayReport, class: &str) -> u64 {
+    r.classes.get(class).unwrap().wakeups
+}
+
+const HDR: &str = "# tracer: nop\n#\n# entries-in-buffer/entries-written: 9/9   #P:4\n";
+
+/// CPU0 runs fair task a; CPU1 runs RT task r1 (prio 10); CPU2 runs fair task f; CPU3 is
+/// idle. a wakes RT task w (prio 50), whose prev is CPU1.
+fn rt_trace(kernel: u32, wakee_prio: i32) -> String {
+    format!(
+        "{HDR}\
+          <idle>-0     [000] 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 1.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=r1 next_pid=101 next_prio=10
+          <idle>-0     [002] 1.000002: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=f next_pid=102 next_prio=120
+               x-7     [003] 1.000003: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/3 next_pid=0 next_prio=120
+               a-100   [000] 1.000100: sched_waking: comm=w pid=200 prio={wakee_prio} target_cpu=001
+               a-100   [000] 1.000101: sched_wakeup: comm=w pid=200 prio={wakee_prio} target_cpu=00{kernel}
+"
+    )
+}
+
+/// select_task_rq_rt: prev runs a higher-priority RT task, so find_lowest_rq looks for the
+/// lowest cpupri level (CPUs without RT tasks: 0, 2, 3; idle is not lower than fair), and
+/// the waker's CPU 0 is in it and in the LLC: CPU 0, for every preset and era.
+#[test]
+fn an_rt_wakee_behind_a_higher_rt_task_goes_to_the_wakers_cpu() {
+    let r = replay_text(
+        four_cpus(&["linux-4.4", "linux-6.0"]),
+        rt_trace(0, 50).as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(wakeups(&r, "rt"), 1);
+    assert_eq!(wakeups(&r, "all"), 1, "an RT wake-up is in `all` too");
+    assert_eq!(wakeups(&r, "dl"), 0);
+    for p in ["linux-4.4", "linux-6.0", "waker_cpu"] {
+        assert_eq!(agree(&r, "rt", p), 1, "{p}");
+    }
+    assert_eq!(agree(&r, "rt", "keep_prev"), 0);
+    // A fair wakee (prio 120) of the same trace is no RT wake-up.
+    let fair = replay_text(four_cpus(&["linux-6.0"]), rt_trace(0, 120).as_bytes()).unwrap();
+    assert_eq!(wakeups(&fair, "rt"), 0);
+}
+
+/// The same wakee with a higher priority than the running RT task (prio 5 < 10) preempts it
+/// on prev: it stays. A disagreement (the kernel put it on CPU 3) is shown with no fair
+/// checks.
+#[test]
+fn an_rt_wakee_that_outranks_prevs_task_stays() {
+    let r = replay_text(four_cpus(&["linux-6.0"]), rt_trace(1, 5).as_bytes()).unwrap();
+    assert_eq!(agree(&r, "rt", "linux-6.0"), 1);
+    let r = replay_text(four_cpus(&["linux-6.0"]), rt_trace(3, 5).as_bytes()).unwrap();
+    assert_eq!(agree(&r, "rt", "linux-6.0"), 0);
+    let d = &r.disagreements[0];
+    assert_eq!(d.decisions[0].1.result, 1);
+    assert!(d.decisions[0].1.steps.is_empty());
+}
+
+/// A migration/N wake-up is a stop task: counted and left out of every class.
+#[test]
+fn stop_tasks_are_counted_and_left_out() {
+    let trace = format!(
+        "{HDR}\
+          <idle>-0     [000] 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 1.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=101 next_prio=120
+          <idle>-0     [002] 1.000002: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=f next_pid=102 next_prio=120
+               x-7     [003] 1.000003: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/3 next_pid=0 next_prio=120
+               a-100   [000] 1.000100: sched_waking: comm=migration/2 pid=20 prio=0 target_cpu=002
+               a-100   [000] 1.000101: sched_wakeup: comm=migration/2 pid=20 prio=0 target_cpu=002
+"
+    );
+    let r = replay_text(four_cpus(&["linux-6.0"]), trace.as_bytes()).unwrap();
+    assert_eq!(r.notes.stop, 1);
+    assert_eq!(wakeups(&r, "all"), 0);
+    assert_eq!(wakeups(&r, "rt"), 0);
+}
+
+/// The load wake_affine reads is weighted by nice level: the same running pattern at prio
+/// 100 (nice -20) carries 88761/1024 times the load of prio 120, and a 4.x era's runnable
+/// load drops back when the task sleeps while 5.7+'s load_avg keeps it as blocked load.
+#[test]
+fn cpu_load_follows_nice_weights_and_each_eras_blocked_rule() {
+    let run = |prio: i32| {
+        let mut t = String::from(HDR);
+        t += "               x-7     [001] 1.000000: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+        t += "          <idle>-0     [000] 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120\n";
+        // b: runnable at `prio` on CPU1 for 200 ms.
+        t += &format!("               a-100   [000] 1.000010: sched_waking: comm=b pid=200 prio={prio} target_cpu=001\n");
+        t += &format!("               a-100   [000] 1.000011: sched_wakeup: comm=b pid=200 prio={prio} target_cpu=001\n");
+        t += &format!("          <idle>-0     [001] 1.000012: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio={prio}\n");
+        let mut r = Replay::new(four_cpus(&["linux-6.0"])).unwrap();
+        r.feed_text(t.as_bytes()).unwrap();
+        // A wake-up at 1.2 s snapshots every CPU's load (b still runs).
+        let w = "               a-100   [000] 1.200000: sched_waking: comm=c pid=300 prio=120 target_cpu=002\n";
+        r.feed_text(w.as_bytes()).unwrap();
+        let running = r.cpu_states()[1].load;
+        // b sleeps; the next wake-up's snapshot.
+        let s = format!("               b-200   [001] 1.200100: sched_switch: prev_comm=b prev_pid=200 prev_prio={prio} prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n               a-100   [000] 1.200200: sched_waking: comm=d pid=400 prio=120 target_cpu=002\n");
+        r.feed_text(s.as_bytes()).unwrap();
+        (running, r.cpu_states()[1].load)
+    };
+    let (nice0, nice0_slept) = run(120);
+    let (heavy, heavy_slept) = run(100);
+    for era in 0..3 {
+        assert!((1000..=1024).contains(&nice0[era]), "era {era}: {nice0:?}");
+        let ratio = heavy[era] as f64 / nice0[era] as f64;
+        assert!((ratio - 88761.0 / 1024.0).abs() < 1.0, "era {era}: {ratio}");
+    }
+    // 4.x: the sleeper's runnable load comes off, up to the two sums' drift.
+    for era in 0..2 {
+        assert!(
+            nice0_slept[era] < nice0[era] / 20,
+            "era {era}: {nice0_slept:?}"
+        );
+        assert!(
+            heavy_slept[era] < heavy[era] / 20,
+            "era {era}: {heavy_slept:?}"
+        );
+    }
+    // 5.7+: it stays, as blocked load.
+    assert!(nice0_slept[2] > nice0[2] * 9 / 10, "{nice0_slept:?}");
+}
