@@ -98,6 +98,10 @@ pub struct Features {
     /// SIS_CACHE: Chen Yu's v2 "Introduce SIS_CACHE to choose previous CPU" (November 2023).
     #[serde(default)]
     pub sis_cache: bool,
+    /// WA_414: 4.14-4.15's wake_affine_idle (an idle waker CPU pulls, with no shared-cache
+    /// test and no idle-prev preference) and wake_affine_weight (`<=`, no sync +1).
+    #[serde(default)]
+    pub wa_414: bool,
 }
 
 /// One row of the feature table: its name, what it means, where it comes from.
@@ -141,7 +145,8 @@ feature_table! {
     "WA_LEGACY", wa_legacy, "4.4's wake_affine: pull to the waker's CPU when its load plus the task's is within half of imbalance_pct of prev's (replaced by WA_IDLE/WA_WEIGHT in 4.14).";
     "SIS_GROUP_WALK", sis_group_walk, "4.4's select_idle_sibling: after target and prev, the first wholly idle core of the LLC from target's, then target's idle SMT sibling; no budget (replaced in 4.9).";
     "WA_IDLE_PREV", wa_idle_prev, "wake_affine_idle ends with 'return prev_cpu if idle' (5.11); 4.14-5.10 fall through to wake_affine_weight there.";
-    "WAKE_AFFINE_LLC", wake_affine_llc, "4.13's wake_affine(): prev and the waker share the LLC -> affine; across LLCs wake_affine_llc() compares the two LLCs' load.";
+    "WAKE_AFFINE_LLC", wake_affine_llc, "4.13's wake_affine(): prev and the waker share the LLC -> affine; else numa_wake_affine() compares their nodes' load.";
+    "WA_414", wa_414, "4.14's wake_affine: an idle waker CPU pulls, even across LLCs, and an idle prev is not preferred; a load tie pulls (4.16 changed both).";
     "SIS_SPAN_NR", span_nr, "select_idle_cpu walks the whole domain and tests cpus_allowed inside the loop: CPUs the task may not use consume the budget (4.13-5.5).";
     "UTIL_EST", util_est, "cpu_util_cfs(), and so SIS_UTIL's sum, is max(util_avg, util_est): the utilisation of the runqueue's tasks at their last sleep (4.17; modelled as 5.13-6.7).";
     "SCX_DFL", scx_dfl, "sched_ext's built-in idle selection, scx_select_cpu_dfl() as in 6.12, replaces the whole path: the sync waker's CPU, prev's or any idle core, prev, any idle CPU; no runqueue probes.";
@@ -236,6 +241,7 @@ impl Features {
             sis_node: false,
             sis_short: false,
             sis_cache: false,
+            wa_414: false,
         }
     }
 }
@@ -299,6 +305,18 @@ const fn legacy_413() -> Features {
         wake_affine_llc: true,
         span_nr: true,
         ..Features::none()
+    }
+}
+/// linux-4.14 features.h: WA_IDLE, WA_WEIGHT, WA_BIAS replace 4.13's wake_affine; the rest
+/// of the wake-up path is 4.13's text.
+const fn legacy_414() -> Features {
+    Features {
+        wa_idle: true,
+        wa_weight: true,
+        wa_bias: true,
+        wa_414: true,
+        wake_affine_llc: false,
+        ..legacy_413()
     }
 }
 const fn legacy_510() -> Features {
@@ -375,6 +393,7 @@ pub fn presets() -> &'static [Preset] {
 static PRESETS: &[Preset] = &[
         Preset { name: "linux-4.4", description: "The group walk 4.9 replaced: target, prev, the LLC's first wholly idle core from target's, then target's idle sibling; 4.4's wake_affine; imbalance_pct 125.", features: legacy_44(), imbalance_pct: 125, busy_factor: 32, newidle_migration_cost_gate: true },
         Preset { name: "linux-4.13", description: "Three passes: select_idle_core, select_idle_cpu (SIS_PROP on avg_idle/512), select_idle_smt(target); 'same LLC -> affine'; imbalance_pct 117.", features: legacy_413(), imbalance_pct: 117, busy_factor: 32, newidle_migration_cost_gate: true },
+        Preset { name: "linux-4.14", description: "4.13's scan; wake_affine becomes WA_IDLE (an idle waker CPU pulls) then WA_WEIGHT, on runnable load.", features: legacy_414(), imbalance_pct: 117, busy_factor: 32, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.10", description: "4.13 plus WA_IDLE/WA_WEIGHT/WA_BIAS, recent_used_cpu, the allowed mask before the scan, busy_factor 16; sched-idle CPUs count as idle.", features: legacy_510(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.12", description: "Mel Gorman's single pass (seed 003): one loop for idle core and idle CPU, SIS_PROP only without an idle core; a failed core scan clears the waker's LLC flag.", features: mel_512(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.13", description: "5.12 plus select_idle_smt(prev) before the LLC scan (Rik van Riel, seed 004).", features: rik_513(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
@@ -548,13 +567,26 @@ mod tests {
             (f.recent, f.recent_waker_update)
         };
         assert_eq!(recent("linux-4.13"), (false, false));
+        assert_eq!(recent("linux-4.14"), (false, false));
+        // linux-4.14 features.h adds WA_IDLE, WA_WEIGHT and WA_BIAS in 4.14's own shape; the
+        // rest of the wake-up path is 4.13's text.
+        let (v413, v414) = (preset("linux-4.13").unwrap(), preset("linux-4.14").unwrap());
+        let mut f = v414.features;
+        assert!(f.wa_idle && f.wa_weight && f.wa_bias && f.wa_414 && !f.wa_idle_prev);
+        (f.wa_idle, f.wa_weight, f.wa_bias, f.wa_414, f.wake_affine_llc) =
+            (false, false, false, false, true);
+        assert_eq!(f, v413.features);
+        assert_eq!(
+            (v414.imbalance_pct, v414.busy_factor),
+            (v413.imbalance_pct, v413.busy_factor)
+        );
         assert_eq!(recent("linux-5.10"), (true, true));
         assert_eq!(recent("linux-5.15"), (true, true));
         assert_eq!(recent("linux-6.0"), (true, false));
         assert_eq!(recent("sis-util-v4"), (true, false));
         // UTIL_EST came in 4.17: every preset from 5.10 on has it.
         for p in presets() {
-            let old = p.name == "linux-4.4" || p.name == "linux-4.13";
+            let old = matches!(p.name, "linux-4.4" | "linux-4.13" | "linux-4.14");
             assert_eq!(p.features.util_est, !old, "{}", p.name);
         }
     }

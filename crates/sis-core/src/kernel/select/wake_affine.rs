@@ -12,8 +12,21 @@ impl SchedState {
             return self.wake_affine_legacy(p, w);
         }
         if self.features.wake_affine_llc {
-            // linux-4.13 fair.c wake_affine: if (cpus_share_cache(prev_cpu, this_cpu)) affine = true;
+            // linux-4.13 fair.c wake_affine: if (cpus_share_cache(prev_cpu, this_cpu)) affine =
+            // true; else affine = numa_wake_affine(sd, p, this_cpu, prev_cpu, sync);
             let affine = self.topo.share_llc(this, prev) || self.wake_affine_llc(p, w);
+            return if affine { this } else { prev };
+        }
+        if self.features.wa_414 {
+            // linux-4.14 fair.c wake_affine(): `affine = wake_affine_idle(..)`, then
+            // `if (sched_feat(WA_WEIGHT) && !affine) affine = wake_affine_weight(..)`;
+            // wake_affine_idle(): `if (idle_cpu(this_cpu)) return true; if (sync &&
+            // cpu_rq(this_cpu)->nr_running == 1) return true;`
+            let rq = &self.rqs[this as usize];
+            let idle =
+                self.features.wa_idle && (rq.available_idle() || (w.sync && rq.nr_running == 1));
+            let affine =
+                idle || (self.features.wa_weight && self.wake_affine_weight(p, w).is_some());
             return if affine { this } else { prev };
         }
         let mut target = None;
@@ -111,6 +124,10 @@ impl SchedState {
             prev_eff_load *= 100 + (pct - 100) / 2;
         }
         prev_eff_load *= 1024; // capacity_of(this)
+        if self.features.wa_414 {
+            // linux-4.14 fair.c wake_affine_weight: `return this_eff_load <= prev_eff_load;`
+            return (this_eff_load <= prev_eff_load).then_some(this);
+        }
         if w.sync {
             prev_eff_load += 1;
         }
@@ -131,42 +148,43 @@ impl SchedState {
         }
     }
 
-    /// linux-4.13 fair.c `wake_affine_llc()`: across LLCs, move the wakee to the waker's LLC
-    /// only if that does not unbalance the two. The kernel reads the LLCs' nr_running, load
-    /// and capacity from sd_llc_shared as the last balance left them; the model sums them live
-    /// (cpu_load: SchedState::cpu_load).
+    /// linux-4.13 fair.c `numa_wake_affine()` (CONFIG_NUMA_BALANCING, as x86 distributions
+    /// build it): across LLCs, compare the two CPUs' nodes, each `update_numa_stats()`'s sum
+    /// of weighted_cpuload and capacity. On one node both sides read the same node, so only a
+    /// sync waker's own load can tip it. (The LLC-level wake_affine_llc() of 90001d67be2f was
+    /// in 4.14's release candidates only.)
     pub(super) fn wake_affine_llc(&self, p: &Wakee, w: &Waker) -> bool {
         let stats = |cpu: u32| {
-            let span = self.topo.llc_span(self.topo.llc_of(cpu));
-            let (mut nr, mut load) = (0i64, 0i64);
-            for c in span.iter() {
-                nr += self.rqs[c as usize].nr_running as i64;
-                load += self.cpu_load(c);
+            let node = self.topo.node_of_llc(self.topo.llc_of(cpu));
+            let (mut load, mut cap) = (0i64, 0i64);
+            for c in 0..self.topo.nr_cpus() {
+                if self.topo.node_of_llc(self.topo.llc_of(c)) == node {
+                    load += self.cpu_load(c);
+                    cap += 1024; // capacity_of(cpu)
+                }
             }
-            let size = span.weight() as i64;
-            (nr, load, size * 1024, nr < size) // get_llc_stats: has_capacity = nr_running < sd_llc_size
+            (load, cap)
         };
-        let (prev_nr, prev_load, prev_cap, prev_has_cap) = stats(p.prev);
-        let (this_nr, mut this_load, this_cap, this_has_cap) = stats(w.cpu);
+        let (prev_load, prev_cap) = stats(p.prev);
+        let (mut this_load, this_cap) = stats(w.cpu);
         if w.sync {
+            // if (this_load.load > current_load) this_load.load -= current_load; else 0
             let current_load = w.load as i64;
-            if current_load > this_load {
-                return true;
-            }
-            this_load -= current_load;
+            this_load = if this_load > current_load {
+                this_load - current_load
+            } else {
+                0
+            };
         }
-        if prev_has_cap && prev_nr < this_nr + 1 {
-            return false;
+        if this_load > 0 {
+            let task_load = p.load as i64;
+            let mut this_eff_load = 100 * prev_cap;
+            let mut prev_eff_load = (100 + (self.pkg_imbalance_pct as i64 - 100) / 2) * this_cap;
+            this_eff_load *= this_load + task_load;
+            prev_eff_load *= prev_load - task_load;
+            return this_eff_load <= prev_eff_load;
         }
-        if this_has_cap && this_nr + 1 < prev_nr {
-            return true;
-        }
-        let task_load = p.load as i64;
-        let mut this_eff_load = 100 * prev_cap;
-        let mut prev_eff_load = (100 + (self.pkg_imbalance_pct as i64 - 100) / 2) * this_cap;
-        this_eff_load *= this_load + task_load;
-        prev_eff_load *= prev_load - task_load;
-        this_eff_load <= prev_eff_load
+        true
     }
 }
 
