@@ -69,6 +69,8 @@ pub struct WakeView {
     /// (nr_running, util_avg) per CPU.
     pub cpus: Vec<(u32, u32)>,
     pub decision: Decision,
+    /// The wakee's scheduling class: 0 fair, 1 real-time, 2 deadline.
+    pub task_class: u8,
 }
 
 impl WakeView {
@@ -123,6 +125,7 @@ impl WakeView {
             });
         }
         d.missed_idle = f.list("missed_idle")?;
+        v.task_class = f.n("task_class").unwrap_or(0);
         Some(v)
     }
 }

@@ -52,6 +52,23 @@ pub fn found_idle(d: &Decision) -> bool {
         .is_some_and(|s| matches!(s.saw, Saw::Idle | Saw::SchedIdle))
 }
 
+/// Idle CPUs a check saw and did not take (e.g. 4.4's group walk passes over an idle CPU
+/// whose core is partly busy), in step order.
+pub fn passed_idle(d: &Decision) -> Vec<u32> {
+    use sis_core::kernel::trace::{Rule, Saw};
+    let mut out = Vec::new();
+    for s in &d.steps {
+        if s.rule != Rule::WakeAffine
+            && s.cpu != d.result
+            && matches!(s.saw, Saw::Idle | Saw::SchedIdle)
+            && !out.contains(&s.cpu)
+        {
+            out.push(s.cpu);
+        }
+    }
+    out
+}
+
 pub fn scan_end_text(e: Option<ScanEnd>) -> &'static str {
     match e {
         None => "the LLC scan did not run",
@@ -587,6 +604,39 @@ impl Runner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The verdict of a linux-4.4 group walk that saw CPU 0 idle in a partly busy core and
+    /// fell back to target: the idle CPU was seen and passed over, not "none left to find".
+    #[test]
+    fn an_idle_cpu_a_check_passed_over_is_named() {
+        use sis_core::kernel::trace::{Rule, Saw, Step};
+        let step = |rule, cpu, saw| Step {
+            rule,
+            cpu,
+            saw,
+            nr: None,
+        };
+        let d = Decision {
+            steps: vec![
+                step(Rule::WakeAffine, 0, Saw::Idle),
+                step(Rule::Target, 2, Saw::Busy),
+                step(Rule::SelectIdleCore, 0, Saw::Idle),
+                step(Rule::SelectIdleCore, 1, Saw::Busy),
+                step(Rule::SelectIdleCore, 0, Saw::Idle),
+            ],
+            result: 2,
+            ..Decision::default()
+        };
+        assert!(!found_idle(&d));
+        assert_eq!(
+            passed_idle(&d),
+            vec![0],
+            "wake_affine's look is no check; 0 once"
+        );
+        let took = Decision { result: 0, ..d };
+        assert!(found_idle(&took));
+        assert!(passed_idle(&took).is_empty());
+    }
 
     #[test]
     fn rebuild_step_and_snapshot() {

@@ -2,7 +2,7 @@
 //! the kernel function it comes from, with the current probe highlighted.
 
 use super::kernel_term;
-use crate::runner::{found_idle, scan_end_text, Summary};
+use crate::runner::{found_idle, passed_idle, scan_end_text, Summary};
 use sis_core::kernel::trace::{Decision, Rule};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -158,9 +158,15 @@ pub(crate) fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool, wrap
                 {". "}
                 { if d.scan_end.is_some() { html!{ <>{kernel_term("nr", format!("Budget nr {} → {}", fmt_nr(d.nr_before), fmt_nr(d.nr_after)))}{". "}</> } } else { html!{} } }
                 {format!("{}. ", capitalise(scan_end_text(d.scan_end)))}
-                { if found_idle(d) { html!{ <span>{"It landed on an idle CPU."}</span> } }
-                  else if d.missed_idle.is_empty() { html!{ <span>{"No idle CPU was left to find."}</span> } }
-                  else { html!{ <span class="missed">{kernel_term("missed_idle", "idle CPUs never probed")}{format!(": {:?}", d.missed_idle)}</span> } } }
+                { if found_idle(d) { html!{ <span>{"It landed on an idle CPU."}</span> } } else {
+                  // A check can see an idle CPU and pass it over (4.4's group walk takes only a
+                  // wholly idle core): the verdict names those before the unprobed ones.
+                  let seen = passed_idle(d);
+                  html!{ <>
+                    { if seen.is_empty() { html!{} } else { html!{ <span class="missed">{format!("Idle CPUs seen and passed over: {seen:?}. ")}</span> } } }
+                    { if !d.missed_idle.is_empty() { html!{ <span class="missed">{kernel_term("missed_idle", "idle CPUs never probed")}{format!(": {:?}", d.missed_idle)}</span> } }
+                      else if seen.is_empty() { html!{ <span>{"No idle CPU was left to find."}</span> } } else { html!{} } }
+                  </> } } }
             </p>
         }
     } else {

@@ -332,7 +332,16 @@ pub fn ReplayPanel() -> Html {
                     {"."}
                 </p>
                 {cpu_bars(v, mine)}
-                <div class="detail" data-testid="replay-steps">{detail_view(&v.decision, None, false, NodeRef::default())}</div>
+                <div class="detail" data-testid="replay-steps">
+                if v.task_class != 0 {
+                    <p class="hint">{format!(
+                        "A {} wakee: the kernel and every preset place it with {}, not the fair path's checks.",
+                        if v.task_class == 1 { "real-time" } else { "deadline" },
+                        if v.task_class == 1 { "select_task_rq_rt (stay unless prev runs a task of its priority or above, else find_lowest_rq's lowest-priority CPU)" } else { "select_task_rq_dl (find_later_rq: a CPU with no deadline task)" })}</p>
+                } else {
+                    {detail_view(&v.decision, None, false, NodeRef::default())}
+                }
+                </div>
             </> }
         });
         html! { <>

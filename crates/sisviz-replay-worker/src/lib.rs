@@ -214,7 +214,7 @@ pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
         "pos={pos} index={} line={} kernel={} class={} chosen={} cpus={cpus} seq={} time_ns={} \
          waker_cpu={} wakee={} sync={} prev={} target={} has_idle_core={} nr_idle_scan={} \
          result={} recent_used_cpu={} nr_before={} nr_after={} scan_end={} decided_by={} \
-         steps={steps} missed_idle={}",
+         steps={steps} missed_idle={} task_class={}",
         r.index,
         r.line,
         r.kernel,
@@ -236,6 +236,12 @@ pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
         opt(d.scan_end.map(|e| e.name())),
         opt(d.decided_by.map(|r| r.name())),
         list(&d.missed_idle),
+        // The wakee's class: 0 fair, 1 real-time, 2 deadline (placed by its own class).
+        match r.rt.as_ref().map(|w| w.class) {
+            None => 0,
+            Some(sis_core::analysis::replay::classes::TaskClass::Dl) => 2,
+            Some(_) => 1,
+        },
     )
 }
 

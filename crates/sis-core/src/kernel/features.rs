@@ -573,8 +573,13 @@ mod tests {
         let (v413, v414) = (preset("linux-4.13").unwrap(), preset("linux-4.14").unwrap());
         let mut f = v414.features;
         assert!(f.wa_idle && f.wa_weight && f.wa_bias && f.wa_414 && !f.wa_idle_prev);
-        (f.wa_idle, f.wa_weight, f.wa_bias, f.wa_414, f.wake_affine_llc) =
-            (false, false, false, false, true);
+        (
+            f.wa_idle,
+            f.wa_weight,
+            f.wa_bias,
+            f.wa_414,
+            f.wake_affine_llc,
+        ) = (false, false, false, false, true);
         assert_eq!(f, v413.features);
         assert_eq!(
             (v414.imbalance_pct, v414.busy_factor),
