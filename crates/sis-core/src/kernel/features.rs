@@ -145,18 +145,18 @@ feature_table! {
     "WA_LEGACY", wa_legacy, "4.4's wake_affine: pull to the waker's CPU when its load plus the task's is within half of imbalance_pct of prev's (replaced by WA_IDLE/WA_WEIGHT in 4.14).";
     "SIS_GROUP_WALK", sis_group_walk, "4.4's select_idle_sibling: after target and prev, the first wholly idle core of the LLC from target's, then target's idle SMT sibling; no budget (replaced in 4.9).";
     "WA_IDLE_PREV", wa_idle_prev, "wake_affine_idle ends with 'return prev_cpu if idle' (5.11); 4.14-5.10 fall through to wake_affine_weight there.";
-    "WAKE_AFFINE_LLC", wake_affine_llc, "4.13's wake_affine(): prev and the waker share the LLC -> affine; else numa_wake_affine() compares their nodes' load.";
-    "WA_414", wa_414, "4.14's wake_affine: an idle waker CPU pulls, even across LLCs, and an idle prev is not preferred; a load tie pulls (4.16 changed both).";
+    "WAKE_AFFINE_LLC", wake_affine_llc, "4.13's wake_affine(): same LLC -> affine, else numa_wake_affine() on the nodes' load.";
+    "WA_414", wa_414, "4.14's wake_affine: an idle waker CPU pulls, any LLC, idle prev or not; a load tie pulls.";
     "SIS_SPAN_NR", span_nr, "select_idle_cpu walks the whole domain and tests cpus_allowed inside the loop: CPUs the task may not use consume the budget (4.13-5.5).";
     "UTIL_EST", util_est, "cpu_util_cfs(), and so SIS_UTIL's sum, is max(util_avg, util_est): the utilisation of the runqueue's tasks at their last sleep (4.17; modelled as 5.13-6.7).";
     "SCX_DFL", scx_dfl, "sched_ext's built-in idle selection, scx_select_cpu_dfl() as in 6.12, replaces the whole path: the sync waker's CPU, prev's or any idle core, prev, any idle CPU; no runqueue probes.";
     "SCX_TOPO", scx_topo, "scx_select_cpu_dfl() from 6.13: a sync wake-up keeps an idle prev in the waker's LLC; prev's LLC, then node, is searched before the whole machine.";
     "SCX_SYNC_NODE_MASK", scx_sync_node_mask, "6.15: the sync shortcut to the waker's CPU tests a per-node idle mask only SCX_OPS_BUILTIN_IDLE_PER_NODE updates: empty, so it never fires (fixed in 2026).";
-    "SIS_FILTER", sis_filter, "Abel Wu's filter of overloaded CPUs (v3, May 2022, unmerged): select_idle_cpu skips the CPUs the tick, idle entry and load balance last saw running two or more tasks.";
-    "SIS_NODE", sis_node, "Peter Zijlstra's multi-LLC select_idle_sibling (tip, June 2023, pulled before 6.5): when the target's LLC has no idle CPU, scan the node's other LLCs, each within its own nr_idle_scan.";
-    "SIS_SHORT", sis_short, "Chen Yu's SIS_SHORT (v6, February 2023, unmerged): a short wakee of a short waker (dur_avg under min_granularity/8, no wakee_flips) stays on the waker's CPU once the LLC is over half busy.";
-    "SIS_CURRENT", sis_current, "Chen Yu's SIS_CURRENT (v8, April 2023, unmerged): a short waker and a short wakee that last woke each other stay on the waker's CPU, at any load.";
-    "SIS_CACHE", sis_cache, "Chen Yu's SIS_CACHE (v2, November 2023, unmerged): a CPU left idle by a short sleep stays cache-hot for that task's average short sleep; the scan passes over up to nr/2 such CPUs.";
+    "SIS_FILTER", sis_filter, "Abel Wu's v3 (May 2022, unmerged): select_idle_cpu skips CPUs last seen running two or more tasks.";
+    "SIS_NODE", sis_node, "Peter Zijlstra's (tip, June 2023; pulled before 6.5): with no idle CPU in target's LLC, scan the node's other LLCs.";
+    "SIS_SHORT", sis_short, "Chen Yu's v6 (Feb 2023, unmerged): a short wakee of a short waker stays on the waker's CPU once the LLC is over half busy.";
+    "SIS_CURRENT", sis_current, "Chen Yu's v8 (Apr 2023, unmerged): a short pair that last woke each other stays on the waker's CPU.";
+    "SIS_CACHE", sis_cache, "Chen Yu's v2 (Nov 2023, unmerged): an idle CPU stays cache-hot for its last task's average short sleep; scans pass over up to nr/2.";
     "IDLE_CORES_THIS", idle_cores_this, "A failed idle-core scan clears has_idle_cores of the waker's LLC, not the target's (5.12.0; fixed in 5.13 by 02dbb7246c5b).";
 }
 
@@ -391,9 +391,9 @@ pub fn presets() -> &'static [Preset] {
 }
 
 static PRESETS: &[Preset] = &[
-        Preset { name: "linux-4.4", description: "The group walk 4.9 replaced: target, prev, the LLC's first wholly idle core from target's, then target's idle sibling; 4.4's wake_affine; imbalance_pct 125.", features: legacy_44(), imbalance_pct: 125, busy_factor: 32, newidle_migration_cost_gate: true },
+        Preset { name: "linux-4.4", description: "4.4's group walk (target, prev, the LLC's first wholly idle core, target's idle sibling) and wake_affine; imbalance_pct 125.", features: legacy_44(), imbalance_pct: 125, busy_factor: 32, newidle_migration_cost_gate: true },
         Preset { name: "linux-4.13", description: "Three passes: select_idle_core, select_idle_cpu (SIS_PROP on avg_idle/512), select_idle_smt(target); 'same LLC -> affine'; imbalance_pct 117.", features: legacy_413(), imbalance_pct: 117, busy_factor: 32, newidle_migration_cost_gate: true },
-        Preset { name: "linux-4.14", description: "4.13's scan; wake_affine becomes WA_IDLE (an idle waker CPU pulls) then WA_WEIGHT, on runnable load.", features: legacy_414(), imbalance_pct: 117, busy_factor: 32, newidle_migration_cost_gate: true },
+        Preset { name: "linux-4.14", description: "4.13's scan with 4.14's WA_IDLE/WA_WEIGHT wake_affine.", features: legacy_414(), imbalance_pct: 117, busy_factor: 32, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.10", description: "4.13 plus WA_IDLE/WA_WEIGHT/WA_BIAS, recent_used_cpu, the allowed mask before the scan, busy_factor 16; sched-idle CPUs count as idle.", features: legacy_510(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.12", description: "Mel Gorman's single pass (seed 003): one loop for idle core and idle CPU, SIS_PROP only without an idle core; a failed core scan clears the waker's LLC flag.", features: mel_512(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.13", description: "5.12 plus select_idle_smt(prev) before the LLC scan (Rik van Riel, seed 004).", features: rik_513(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
@@ -407,7 +407,7 @@ static PRESETS: &[Preset] = &[
         Preset { name: "sis-util-idle-aware", description: "Seed 001's workaround: idle CPUs' capacity subtracted from sum_util.", features: Features { sis_util_idle_aware: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "scx-default", description: "sched_ext's built-in idle selection as in 6.12: the sync waker's CPU while idle CPUs exist, prev's or any idle core, prev, any idle CPU, else prev.", features: Features { scx_dfl: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "scx-default-6.15", description: "scx_select_cpu_dfl() as in 6.15: 6.12's plus prev's LLC and node steps; the waker's-CPU shortcut never fires.", features: Features { scx_dfl: true, scx_topo: true, scx_sync_node_mask: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
-        Preset { name: "sis-filter", description: "Abel Wu's v3 filter of overloaded CPUs (May 2022, on the SIS_PROP path): the scan skips CPUs the last tick saw running two or more tasks.", features: Features { sis_filter: true, ..vanilla_519() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-filter", description: "Abel Wu's v3 (May 2022, on 5.19's SIS_PROP path): the scan skips CPUs the last tick saw overloaded.", features: Features { sis_filter: true, ..vanilla_519() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-node", description: "Peter Zijlstra's SIS_NODE (tip, June 2023): when the target's LLC has no idle CPU, scan the node's other LLCs too.", features: Features { sis_node: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-short", description: "Chen Yu's SIS_SHORT v6 (February 2023): a short wakee of a short waker stays on the waker's CPU once the LLC is over half busy.", features: Features { sis_short: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-current", description: "Chen Yu's SIS_CURRENT v8 (April 2023): a short pair that wake each other stay on the waker's CPU, at any load.", features: Features { sis_current: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
