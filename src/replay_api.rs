@@ -71,6 +71,13 @@ pub struct WakeView {
     pub decision: Decision,
     /// The wakee's scheduling class: 0 fair, 1 real-time, 2 deadline.
     pub task_class: u8,
+    /// What ran around it: (cpu, start, end, pid), ns relative to the wake-up.
+    pub spans: Vec<(u32, i64, i64, u32)>,
+    /// The other kept wake-ups in that window: (pos, trace line, time relative to this one,
+    /// kernel's CPU).
+    pub marks: Vec<(usize, u64, i64, u32)>,
+    /// Runs the worker's timeline no longer kept (its bound).
+    pub spans_dropped: u64,
 }
 
 impl WakeView {
@@ -126,6 +133,39 @@ impl WakeView {
         }
         d.missed_idle = f.list("missed_idle")?;
         v.task_class = f.n("task_class").unwrap_or(0);
+        for s in f
+            .text("spans")
+            .unwrap_or("")
+            .split(',')
+            .filter(|x| !x.is_empty())
+        {
+            let p: Vec<&str> = s.split(':').collect();
+            let [cpu, a, b, pid] = p[..] else { return None };
+            v.spans.push((
+                cpu.parse().ok()?,
+                a.parse().ok()?,
+                b.parse().ok()?,
+                pid.parse().ok()?,
+            ));
+        }
+        for s in f
+            .text("marks")
+            .unwrap_or("")
+            .split(',')
+            .filter(|x| !x.is_empty())
+        {
+            let p: Vec<&str> = s.split(':').collect();
+            let [pos, line, t, cpu] = p[..] else {
+                return None;
+            };
+            v.marks.push((
+                pos.parse().ok()?,
+                line.parse().ok()?,
+                t.parse().ok()?,
+                cpu.parse().ok()?,
+            ));
+        }
+        v.spans_dropped = f.n("dropped").unwrap_or(0);
         Some(v)
     }
 }
@@ -365,6 +405,49 @@ mod tests {
                 assert_eq!(v.decision, native.decision(r, p).unwrap());
             }
         }
+        // The timeline around each kept wake-up: per CPU, runs in order that do not overlap,
+        // within the window; the wakee's first run after its wake-up is on the kernel's CPU.
+        let (mut first_on_kernel, mut seen) = (0, 0);
+        for i in 0..native.records().len() {
+            let v = WakeView::parse(&replay_get(i as u32, 0, 0, false)).unwrap();
+            assert!(!v.spans.is_empty(), "wake-up {i} has a timeline");
+            for cpu in 0..v.cpus.len() as u32 {
+                let runs: Vec<_> = v.spans.iter().filter(|s| s.0 == cpu).collect();
+                for w in runs.windows(2) {
+                    assert!(
+                        w[0].2 <= w[1].1,
+                        "CPU {cpu}: {:?} overlaps {:?}",
+                        w[0],
+                        w[1]
+                    );
+                }
+                for s in runs {
+                    assert!(s.1 <= s.2 && s.2 > -5_000_000 && s.1 < 5_000_000, "{s:?}");
+                }
+            }
+            if let Some(run) = v
+                .spans
+                .iter()
+                .filter(|s| s.3 == v.decision.id.wakee && s.1 >= 0)
+                .min_by_key(|s| s.1)
+            {
+                seen += 1;
+                first_on_kernel += usize::from(run.0 == v.kernel);
+            }
+            for m in &v.marks {
+                assert_ne!(m.0, i);
+                assert_eq!(
+                    m.1,
+                    native.records()[m.0].line,
+                    "a tick names its trace line"
+                );
+                assert!(m.2.abs() < 5_000_000);
+            }
+        }
+        assert!(
+            seen > 10 && first_on_kernel * 100 >= seen * 95,
+            "{first_on_kernel} of {seen}"
+        );
         // Stepping with the filter lands only on disagreements of that preset.
         let p = (0..s.presets.len())
             .find(|p| native.records().iter().any(|r| r.disagrees(*p)))

@@ -16,6 +16,7 @@ pub mod patch_scenarios;
 pub mod replay;
 pub mod scan_curve;
 pub mod sweep;
+pub mod timeline;
 pub mod widgets;
 pub mod workbench;
 

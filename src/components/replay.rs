@@ -194,6 +194,25 @@ pub fn ReplayPanel() -> Html {
         }
     };
     let pos = run.view.as_ref().map_or(0, |v| v.pos);
+    // The timeline keeps its zoom from wake-up to wake-up and centres on each.
+    let tl = use_state(super::timeline::View::default);
+    {
+        let tl = tl.clone();
+        use_effect_with(pos, move |_| {
+            tl.set(super::timeline::View {
+                center_ns: 0,
+                ..*tl
+            })
+        });
+    }
+    let on_pick = {
+        let get = get.clone();
+        Callback::from(move |p: usize| get(p, 0))
+    };
+    let on_window = {
+        let tl = tl.clone();
+        Callback::from(move |w| tl.set(w))
+    };
     let step = |d: i32| {
         let get = get.clone();
         Callback::from(move |_: MouseEvent| get(pos, d))
@@ -323,8 +342,8 @@ pub fn ReplayPanel() -> Html {
             let mine = v.chosen.get(preset_i).copied().unwrap_or(v.kernel);
             html! { <>
                 <p class="replay-wakeup" data-testid="replay-wakeup">
-                    {format!("Wake-up {} of {} (trace line {}, t = {} ns): CPU {} wakes pid {}{}, prev CPU {} [{}]. Kernel chose ",
-                        v.index + 1, s.classes[0].0, v.line, v.decision.id.time_ns, v.decision.id.waker_cpu, v.decision.id.wakee,
+                    {format!("Wake-up at trace line {} (t = {} ns): CPU {} wakes pid {}{}, prev CPU {} [{}]. Kernel chose ",
+                        v.line, v.decision.id.time_ns, v.decision.id.waker_cpu, v.decision.id.wakee,
                         if v.decision.id.sync { " (sync, inferred)" } else { "" }, v.decision.id.prev, CLASSES[v.class])}
                     <b>{"CPU "}<span data-testid="replay-kernel-cpu">{v.kernel}</span></b>
                     {format!(", {} chose ", s.presets.get(preset_i).map_or("", |p| p.as_str()))}
@@ -332,6 +351,11 @@ pub fn ReplayPanel() -> Html {
                     {"."}
                 </p>
                 {cpu_bars(v, mine)}
+                <p class="legend" data-testid="replay-cpus-legend">
+                    {"Bars: each CPU's util_avg as the wake-up saw it (shaded: idle, nothing queued). "}
+                    <b>{"W"}</b>{" the waker's CPU, "}<b>{"P"}</b>{" prev, "}<b>{"K"}</b>{" the kernel's choice, "}<b>{"M"}</b>{" the selected preset's."}
+                </p>
+                <super::timeline::Timeline view={v.clone()} preset_cpu={mine} window={*tl} on_window={on_window.clone()} on_pick={on_pick.clone()} />
                 <div class="detail" data-testid="replay-steps">
                 if v.task_class != 0 {
                     <p class="hint">{format!(

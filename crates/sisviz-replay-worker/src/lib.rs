@@ -19,6 +19,11 @@ use wasm_bindgen::prelude::*;
 pub const KEEP: usize = 20_000;
 pub const KEEP_CPU_SLOTS: usize = 1_280_000;
 pub const KEEP_DISAGREEMENTS: usize = 2_000;
+/// The timeline sent with a wake-up: what ran this long before and after it, at most
+/// TIMELINE_SPANS runs per CPU and TIMELINE_MARKS other kept wake-ups.
+pub const TIMELINE_NS: u64 = 5_000_000;
+pub const TIMELINE_SPANS: usize = 2_000;
+pub const TIMELINE_MARKS: usize = 500;
 
 struct Session {
     replay: Replay,
@@ -50,6 +55,7 @@ pub fn replay_open(query: &str) -> String {
         topology: Some(spec),
         keep: KEEP.min(KEEP_CPU_SLOTS / nr),
         keep_disagreements: KEEP_DISAGREEMENTS,
+        timeline: true,
         ..Default::default()
     };
     match Replay::new(cfg) {
@@ -178,11 +184,49 @@ pub fn replay_get(pos: u32, step: i32, preset: u32, only: bool) -> String {
         }
         let r = &recs[i];
         match s.replay.decision(r, p) {
-            Some(d) => encode_view(i, r, &d),
+            Some(d) => encode_view(i, r, &d) + &encode_timeline(&s.replay, i),
             None => String::new(),
         }
     })
     .unwrap_or_default()
+}
+
+/// The runs within TIMELINE_NS of kept wake-up `i` and the other kept wake-ups there, times
+/// relative to it: ` spans=cpu:start:end:pid,... marks=pos:line:time:kernel_cpu,...`.
+pub fn encode_timeline(replay: &Replay, i: usize) -> String {
+    let recs = replay.records();
+    let (Some(r), Some((tl, now))) = (recs.get(i), replay.timeline()) else {
+        return String::new();
+    };
+    let t = r.id.time_ns;
+    let (from, to) = (t.saturating_sub(TIMELINE_NS), t + TIMELINE_NS);
+    let rel = |x: u64| x as i64 - t as i64;
+    let mut spans = Vec::new();
+    for cpu in 0..r.cpus.len() as u32 {
+        for s in tl.window(cpu, from, to, now, TIMELINE_SPANS) {
+            spans.push(format!(
+                "{cpu}:{}:{}:{}",
+                rel(s.start_ns),
+                rel(s.end_ns),
+                s.pid
+            ));
+        }
+    }
+    let lo = recs.partition_point(|x| x.id.time_ns < from);
+    let marks = recs[lo..]
+        .iter()
+        .enumerate()
+        .map(|(k, x)| (lo + k, x))
+        .take_while(|(_, x)| x.id.time_ns < to)
+        .filter(|(k, _)| *k != i)
+        .take(TIMELINE_MARKS)
+        .map(|(k, x)| format!("{k}:{}:{}:{}", x.line, rel(x.id.time_ns), x.kernel));
+    format!(
+        " spans={} marks={} dropped={}",
+        spans.join(","),
+        list(marks),
+        tl.dropped
+    )
 }
 
 /// `-` for none.

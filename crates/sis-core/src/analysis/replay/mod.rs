@@ -14,6 +14,7 @@ pub mod parse;
 pub mod rebuild;
 mod records;
 mod report;
+pub mod timeline;
 
 pub use records::WakeRecord;
 pub use report::{
@@ -98,6 +99,8 @@ pub struct ReplayConfig {
     pub keep: usize,
     /// ... and of this many more wake-ups after those where some preset disagrees.
     pub keep_disagreements: usize,
+    /// Keep what ran where ([`Replay::timeline`]) for swimlane views.
+    pub timeline: bool,
 }
 
 impl Default for ReplayConfig {
@@ -110,6 +113,7 @@ impl Default for ReplayConfig {
             max_bytes: MAX_TRACE_BYTES,
             keep: 0,
             keep_disagreements: 0,
+            timeline: false,
         }
     }
 }
@@ -153,6 +157,7 @@ pub struct Replay {
     scratch_inputs: Vec<records::PresetInput>,
     scratch_chosen: Vec<u32>,
     time_order: TimeOrder,
+    timeline: Option<timeline::Timeline>,
 }
 
 /// Events whose timestamp is before the previous event's: ftrace's per-CPU `local` clock can
@@ -210,6 +215,7 @@ impl Replay {
             kept_extra: 0,
             scratch_inputs: Vec::new(),
             scratch_chosen: Vec::new(),
+            timeline: None,
             cfg,
         };
         if let Some(spec) = r.cfg.topology {
@@ -241,6 +247,9 @@ impl Replay {
         self.masks = (0..n).map(|c| CpuMask::from_cpus(n, [c])).collect();
         self.full = CpuMask::full(n);
         self.cfg.topology = Some(spec);
+        if self.cfg.timeline {
+            self.timeline = Some(timeline::Timeline::new(n));
+        }
         self.rb = Some(Rebuild::new(topo, self.names.len()));
         Ok(())
     }
@@ -263,6 +272,11 @@ impl Replay {
         self.rb.as_ref().map_or_else(Vec::new, |rb| {
             rb.cpus.iter().map(rebuild::CpuTrack::snap).collect()
         })
+    }
+
+    /// What ran where (with `ReplayConfig::timeline`), and the last event's time.
+    pub fn timeline(&self) -> Option<(&timeline::Timeline, u64)> {
+        self.timeline.as_ref().map(|t| (t, self.time_order.last_ns))
     }
 
     /// Lines read so far.
@@ -438,6 +452,11 @@ impl Replay {
         }
         t.last_ns = t.last_ns.max(ev.time_ns);
         self.cpus_seen.set(ev.cpu);
+        if let (Some(tl), parse::SchedEvent::Switch { next_pid, .. }) =
+            (self.timeline.as_mut(), ev.event)
+        {
+            tl.switch(ev.cpu, ev.time_ns, next_pid);
+        }
         if let Some(rb) = self.rb.as_mut() {
             rb.apply(&ev, n);
         }
