@@ -19,6 +19,7 @@ pub mod state;
 pub mod sweep_pool;
 pub mod terms;
 pub mod url;
+pub mod verdict;
 pub mod workbench_state;
 pub mod worker_api;
 

@@ -4,7 +4,7 @@
 use crate::draw::cpus::{CpuSnap, LlcSnap, Throttle};
 use crate::draw::curve::{CurveData, OperatingPoint};
 use sis_core::kernel::stats::{Counters, Metrics};
-use sis_core::kernel::trace::{Decision, ScanEnd, WakeupId};
+use sis_core::kernel::trace::{Decision, WakeupId};
 use sis_core::{Scenario, Simulation};
 use std::collections::VecDeque;
 
@@ -41,44 +41,7 @@ impl Summary {
     }
 }
 
-/// Whether the decision placed the task on a CPU it saw idle (or sched-idle). Only when it did
-/// not do the idle CPUs it never probed (`missed_idle`) count as missed.
-pub fn found_idle(d: &Decision) -> bool {
-    use sis_core::kernel::trace::{Rule, Saw};
-    d.steps
-        .iter()
-        .rev()
-        .find(|s| s.cpu == d.result && s.rule != Rule::WakeAffine)
-        .is_some_and(|s| matches!(s.saw, Saw::Idle | Saw::SchedIdle))
-}
-
-/// Idle CPUs a check saw and did not take (e.g. 4.4's group walk passes over an idle CPU
-/// whose core is partly busy), in step order.
-pub fn passed_idle(d: &Decision) -> Vec<u32> {
-    use sis_core::kernel::trace::{Rule, Saw};
-    let mut out = Vec::new();
-    for s in &d.steps {
-        if s.rule != Rule::WakeAffine
-            && s.cpu != d.result
-            && matches!(s.saw, Saw::Idle | Saw::SchedIdle)
-            && !out.contains(&s.cpu)
-        {
-            out.push(s.cpu);
-        }
-    }
-    out
-}
-
-pub fn scan_end_text(e: Option<ScanEnd>) -> &'static str {
-    match e {
-        None => "the LLC scan did not run",
-        Some(ScanEnd::Found) => "the scan found an idle CPU",
-        Some(ScanEnd::Budget) => "the budget nr ran out",
-        Some(ScanEnd::Exhausted) => "the scan visited every CPU",
-        Some(ScanEnd::NoScan) => "no scan: nr_idle_scan was 0 (or the LLC was overloaded)",
-        Some(ScanEnd::AvgCpu) => "no scan: SIS_AVG_CPU (avg_idle < avg_scan_cost)",
-    }
-}
+pub use crate::verdict::{found_idle, passed_idle, scan_end_text};
 
 /// The metrics of one sparkline window (the counters' change since the previous sample).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -604,39 +567,6 @@ impl Runner {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The verdict of a linux-4.4 group walk that saw CPU 0 idle in a partly busy core and
-    /// fell back to target: the idle CPU was seen and passed over, not "none left to find".
-    #[test]
-    fn an_idle_cpu_a_check_passed_over_is_named() {
-        use sis_core::kernel::trace::{Rule, Saw, Step};
-        let step = |rule, cpu, saw| Step {
-            rule,
-            cpu,
-            saw,
-            nr: None,
-        };
-        let d = Decision {
-            steps: vec![
-                step(Rule::WakeAffine, 0, Saw::Idle),
-                step(Rule::Target, 2, Saw::Busy),
-                step(Rule::SelectIdleCore, 0, Saw::Idle),
-                step(Rule::SelectIdleCore, 1, Saw::Busy),
-                step(Rule::SelectIdleCore, 0, Saw::Idle),
-            ],
-            result: 2,
-            ..Decision::default()
-        };
-        assert!(!found_idle(&d));
-        assert_eq!(
-            passed_idle(&d),
-            vec![0],
-            "wake_affine's look is no check; 0 once"
-        );
-        let took = Decision { result: 0, ..d };
-        assert!(found_idle(&took));
-        assert!(passed_idle(&took).is_empty());
-    }
 
     #[test]
     fn rebuild_step_and_snapshot() {
