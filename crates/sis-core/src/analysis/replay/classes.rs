@@ -185,17 +185,19 @@ impl Rebuild {
         if pid == 0 {
             return;
         }
-        let first_sight = !self.tasks.contains_key(&pid);
         let now = self.now;
         let t = self.task(pid);
         if let Some(p) = prio {
-            t.prio = p;
-            if first_sight {
+            if t.fresh {
                 // As the kernel starts a new task: at its own weight.
                 t.load = super::load::TaskLoad::new_task(now, prio_to_weight(p));
             }
+            t.prio = p;
         }
-        if !comm.is_empty() {
+        t.fresh = false;
+        // Its comm, once: whether it is a per-CPU kthread or a stop task.
+        if !t.named && !comm.is_empty() {
+            t.named = true;
             t.bound = pinned_cpu(comm).is_some();
             t.stop = class_of(t.prio, comm) == TaskClass::Stop;
         }

@@ -89,10 +89,15 @@ impl Rebuild {
     fn cfs_update(&mut self, cpu: u32) {
         let w = self.runnable_weight(cpu);
         let now = self.now;
+        let eras = self.eras;
         let c = &mut self.cpus[cpu as usize].load;
-        c.avg.update(now, w, 1);
-        for (l, era) in c.cfs4.iter_mut().zip(PELT4) {
-            l.update(era, now, w);
+        if eras[2] {
+            c.avg.update(now, w, 1);
+        }
+        for ((l, era), on) in c.cfs4.iter_mut().zip(PELT4).zip(eras) {
+            if on {
+                l.update(era, now, w);
+            }
         }
     }
 
@@ -103,9 +108,13 @@ impl Rebuild {
             return;
         };
         let w = prio_to_weight(t.prio);
-        t.load.avg.update(now, u64::from(on_rq), w);
-        for (l, era) in t.load.se4.iter_mut().zip(PELT4) {
-            l.update(era, now, if on_rq { w } else { 0 });
+        if self.eras[2] {
+            t.load.avg.update(now, u64::from(on_rq), w);
+        }
+        for ((l, era), on) in t.load.se4.iter_mut().zip(PELT4).zip(self.eras) {
+            if on {
+                l.update(era, now, if on_rq { w } else { 0 });
+            }
         }
     }
 

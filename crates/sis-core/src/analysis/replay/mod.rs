@@ -30,7 +30,7 @@ use crate::kernel::stats::Counters;
 use crate::kernel::topology::{Topology, TopologySpec};
 use crate::kernel::trace::Decision;
 use parse::{parse_line, Line};
-use rebuild::{Pending, Rebuild, RebuildCounts, REPLAY_HZ};
+use rebuild::{Pending, Rebuild, REPLAY_HZ};
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -250,7 +250,11 @@ impl Replay {
         if self.cfg.timeline {
             self.timeline = Some(timeline::Timeline::new(n));
         }
-        self.rb = Some(Rebuild::new(topo, self.names.len()));
+        let mut eras = [false; load::ERAS];
+        for p in &self.names {
+            eras[load::load_era(p)] = true;
+        }
+        self.rb = Some(Rebuild::new(topo, self.names.len(), eras));
         Ok(())
     }
 
@@ -355,7 +359,7 @@ impl Replay {
             Ok(t) => std::borrow::Cow::Borrowed(t),
             Err(_) => String::from_utf8_lossy(raw),
         };
-        if text.trim().is_empty() {
+        if text.bytes().all(|b| b.is_ascii_whitespace()) {
             return Ok(());
         }
         let parsed = match parse_line(&text) {

@@ -73,7 +73,7 @@ const USED: [&str; 5] = [
 
 /// Parses one line (without its newline).
 pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
-    let t = line.trim_start();
+    let t = trim_ascii_start(line);
     if t.is_empty() {
         return Ok(Line::NotEvent);
     }
@@ -101,14 +101,14 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
     if open == 0 {
         return Ok(Line::NotEvent);
     }
-    let mut rest = t[close + 1..].trim_start();
+    let mut rest = trim_ascii_start(&t[close + 1..]);
     // The optional irq-flags column ("d..2", "dNh3."), then "secs.frac:".
     let mut tok = first_token(rest);
     if !is_timestamp_token(tok) {
         if tok.is_empty() || tok.ends_with(':') {
             return Ok(Line::NotEvent);
         }
-        rest = rest[tok.len()..].trim_start();
+        rest = trim_ascii_start(&rest[tok.len()..]);
         tok = first_token(rest);
         if !is_timestamp_token(tok) {
             return Ok(Line::NotEvent);
@@ -120,11 +120,11 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
             &tok[..tok.len() - 1]
         ))
     })?;
-    rest = rest[tok.len()..].trim_start();
+    rest = trim_ascii_start(&rest[tok.len()..]);
     let mut name_tok = first_token(rest);
     // perf script -F ...,period prints the sample period before the event name.
     if !name_tok.is_empty() && digits_len(name_tok) == name_tok.len() {
-        rest = rest[name_tok.len()..].trim_start();
+        rest = trim_ascii_start(&rest[name_tok.len()..]);
         name_tok = first_token(rest);
     }
     // A CPU column and a timestamp make an event line: its name must follow.
@@ -189,7 +189,15 @@ fn missing(field: &str, event: &str) -> LineError {
 /// A `prio=` value: the kernel prints `p->prio`, -1 for a deadline task. Anything else that
 /// is not a small integer is read as absent (the field is informative, not structural).
 fn field_prio(v: &str) -> Option<i32> {
-    let n: i32 = v.parse().ok()?;
+    let (neg, digits) = match v.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, v),
+    };
+    if digits.is_empty() || digits.len() > 3 || digits_len(digits) != digits.len() {
+        return None;
+    }
+    let n = digits.bytes().fold(0i32, |a, b| a * 10 + (b - b'0') as i32);
+    let n = if neg { -n } else { n };
     (-1..=139).contains(&n).then_some(n)
 }
 
@@ -202,11 +210,26 @@ fn leading_u32(s: &str) -> Option<u32> {
     if n == 0 || n > 9 {
         return None;
     }
-    s[..n].parse().ok()
+    // At most 9 digits: no overflow.
+    Some(
+        s.bytes()
+            .take(n)
+            .fold(0u32, |a, b| a * 10 + (b - b'0') as u32),
+    )
+}
+
+/// `str::trim_start` for the ASCII whitespace a trace line has, a byte at a time.
+fn trim_ascii_start(s: &str) -> &str {
+    let n = s.bytes().take_while(u8::is_ascii_whitespace).count();
+    &s[n..]
 }
 
 fn first_token(s: &str) -> &str {
-    let end = s.find(|c: char| c.is_ascii_whitespace()).unwrap_or(s.len());
+    // Bytes, not chars: ASCII whitespace never sits inside a multi-byte UTF-8 sequence.
+    let end = s
+        .bytes()
+        .position(|b| b.is_ascii_whitespace())
+        .unwrap_or(s.len());
     &s[..end]
 }
 
@@ -214,7 +237,7 @@ fn first_token(s: &str) -> &str {
 fn cpu_column(t: &str) -> Option<(usize, usize, u32)> {
     let b = t.as_bytes();
     let mut from = 0;
-    while let Some(i) = t[from..].find('[') {
+    while let Some(i) = b[from..].iter().position(|c| *c == b'[') {
         let open = from + i;
         let n = digits_len(&t[open + 1..]);
         let close = open + 1 + n;
@@ -246,12 +269,13 @@ pub fn parse_timestamp(s: &str) -> Option<u64> {
     if digits_len(secs) != secs.len() || digits_len(frac) != frac.len() {
         return None;
     }
-    let secs: u64 = secs.parse().ok()?;
-    let mut f: u64 = frac.parse().ok()?;
+    // All digits (checked above), at most 10 + 9 of them: no overflow in u64.
+    let num = |d: &str| d.bytes().fold(0u64, |a, b| a * 10 + (b - b'0') as u64);
+    let mut f = num(frac);
     for _ in frac.len()..9 {
         f *= 10;
     }
-    secs.checked_mul(1_000_000_000)?.checked_add(f)
+    num(secs).checked_mul(1_000_000_000)?.checked_add(f)
 }
 
 /// The `key=value` fields the replay reads, in one pass over the blank-separated tokens (a
@@ -286,11 +310,16 @@ impl<'a> Fields<'a> {
                 i += 1;
             }
             let start = i;
+            // The token and its first '=' in one pass.
+            let mut eq = None;
             while i < b.len() && !b[i].is_ascii_whitespace() {
+                if b[i] == b'=' && eq.is_none() {
+                    eq = Some(i - start);
+                }
                 i += 1;
             }
             let tok = &f[start..i];
-            let Some(eq) = tok.bytes().position(|c| c == b'=') else {
+            let Some(eq) = eq else {
                 continue;
             };
             let (key, val) = (&tok[..eq], &tok[eq + 1..]);

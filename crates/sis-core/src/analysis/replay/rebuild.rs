@@ -55,6 +55,9 @@ pub(crate) struct Task {
     /// Its comm names a per-CPU kthread (`nr_cpus_allowed == 1`) or a stop task.
     pub bound: bool,
     pub stop: bool,
+    /// No event has named it yet / its comm has been read.
+    pub fresh: bool,
+    pub named: bool,
     /// `p->se.avg`'s load in each era's form (replay/load.rs).
     pub load: TaskLoad,
 }
@@ -179,23 +182,7 @@ impl Pending {
     }
 }
 
-/// Counts over the whole trace.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RebuildCounts {
-    pub wakings: u64,
-    pub unpaired: u64,
-    /// sched_wakeup without a pending sched_waking.
-    pub wakeups_without_waking: u64,
-    pub sync_inferred: u64,
-    pub pinned: u64,
-    /// Tasks the rebuild thought queued on a CPU that then switched to idle.
-    pub queue_fixups: u64,
-    /// Deadline wake-ups onto a CPU running a deadline task: whether the wakee's deadline
-    /// is earlier is not in the trace, taken as not.
-    pub dl_deadline_inferred: u64,
-    /// Wake-ups of a task whose prio the trace did not print (taken as fair, nice 0).
-    pub prio_unknown: u64,
-}
+pub use super::report::RebuildCounts;
 
 pub(crate) struct Rebuild {
     pub topo: Topology,
@@ -216,10 +203,13 @@ pub(crate) struct Rebuild {
     /// Each CPU's idle task's record_wakee() state (it is `current` for wake-ups from an
     /// interrupt on an idle CPU).
     idle_flips: Vec<WakeeFlips>,
+    /// The load signals kept (the others cost nothing).
+    pub eras: [bool; ERAS],
 }
 
 impl Rebuild {
-    pub fn new(topo: Topology, nr_presets: usize) -> Self {
+    /// `eras`: which load signals (replay/load.rs load_era) some preset reads.
+    pub fn new(topo: Topology, nr_presets: usize, eras: [bool; ERAS]) -> Self {
         let n = topo.nr_cpus() as usize;
         let llcs = topo.spec.llcs as usize;
         Rebuild {
@@ -246,6 +236,7 @@ impl Rebuild {
             counts: RebuildCounts::default(),
             pool: Vec::new(),
             idle_flips: vec![WakeeFlips::default(); n],
+            eras,
         }
     }
 
@@ -272,6 +263,8 @@ impl Rebuild {
             prio: 120,
             bound: false,
             stop: false,
+            fresh: true,
+            named: false,
             // A task the trace has not shown before starts as the kernel starts a new one
             // (init_entity_runnable_average: its full nice-0 weight): its history is unknown.
             load: TaskLoad::new_task(now, 1024),

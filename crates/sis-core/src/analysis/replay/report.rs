@@ -68,6 +68,24 @@ impl Serialize for Classes {
     }
 }
 
+/// Counts over the whole trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RebuildCounts {
+    pub wakings: u64,
+    pub unpaired: u64,
+    /// sched_wakeup without a pending sched_waking.
+    pub wakeups_without_waking: u64,
+    pub sync_inferred: u64,
+    pub pinned: u64,
+    /// Tasks the rebuild thought queued on a CPU that then switched to idle.
+    pub queue_fixups: u64,
+    /// Deadline wake-ups onto a CPU running a deadline task: whether the wakee's deadline
+    /// is earlier is not in the trace, taken as not.
+    pub dl_deadline_inferred: u64,
+    /// Wake-ups of a task whose prio the trace did not print (taken as fair, nice 0).
+    pub prio_unknown: u64,
+}
+
 /// More about the replay than the JSON contract carries (the table prints it).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplayNotes {
