@@ -58,11 +58,16 @@ impl TaskLoad {
 
     /// init_entity_runnable_average() of a new task: "seen as heavy" until it settles.
     /// 4.4 and 4.13 give it its weight with the matching sum (`load_sum = load_avg *
-    /// LOAD_AVG_MAX`); 5.7+ its weight as load_avg with a zero sum.
+    /// LOAD_AVG_MAX`) and period_contrib 1023 (linux-4.4 fair.c); 5.7+ its weight as
+    /// load_avg with a zero sum.
     pub fn init_new(&mut self, weight: u64) {
         for se in &mut self.se4 {
             se.load_avg = weight;
             se.load_sum = weight * crate::kernel::pelt::LOAD_AVG_MAX;
+            // "strictly less than 1024 ... so it will definitely be updated (after enqueue)":
+            // its first update crosses a period the cfs_rq's sum has not, so a short-lived
+            // task leaves about 2% of its load in runnable_load_avg when it goes.
+            se.period_contrib = 1023;
         }
         self.avg.load_avg = weight;
         self.avg.load_sum = 0;
