@@ -48,6 +48,11 @@ check('lessons: seven scenes by PageDown / PageUp, each a working app; large typ
     await waitFor(async () => page.url().endsWith('#6'));
     await frame.locator(byId('step')).waitFor({ timeout: APP_TIMEOUT });
     if (!page.url().endsWith('#6')) throw new Error(`PageUp left ${page.url()}`);
+    // lessons.js hears keys pressed in the scene from the scene's 'load' event on (the Step
+    // click left the focus there): wait for it, or on a loaded machine the key reaches only
+    // the scene (a CI run lost it so once).
+    const scene = page.frames().find((f) => f !== page.mainFrame() && f.url().includes('embed=1'));
+    if (scene) await scene.waitForLoadState('load');
     await page.keyboard.press('l');
     // Large type scales the scene (a transform of the frame), and the scene still fits.
     const scale = await waitFor(async () => {
