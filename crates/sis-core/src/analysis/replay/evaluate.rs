@@ -152,41 +152,70 @@ impl Replay {
             if !keep_first {
                 self.kept_extra += 1;
             }
-            self.records.push(WakeRecord {
-                index,
-                line: p.line,
-                id,
-                waker_pid: p.waker_pid,
-                kernel,
-                class,
-                cpus: p.cpus.clone(),
-                chosen: self.scratch_chosen.clone(),
-                pinned: p.pinned,
-                wakee_load: p.wakee_load,
-                waker_load: p.waker_load,
-                wake_wide: p.wake_wide,
-                wakee_dur: p.wakee_dur,
-                waker_dur: p.waker_dur,
-                inputs: self.scratch_inputs.clone(),
-                rt: None,
-            });
+            let (chosen, inputs) = (self.scratch_chosen.clone(), self.scratch_inputs.clone());
+            self.records
+                .push(record(p, index, id, kernel, class, chosen, inputs, None));
         }
         if !disagreeing.is_empty() {
-            self.disagreements.push(Disagreement {
-                line: p.line,
-                time_ns: p.time_ns,
-                waker_cpu: p.waker_cpu,
-                waker_pid: p.waker_pid,
-                wakee: p.wakee,
-                prev: p.prev,
-                kernel,
-                sync_inferred: sync,
-                class: CLASSES[class],
-                nr_running: p.cpus.iter().map(|c| c.nr_running).collect(),
-                util_avg: p.cpus.iter().map(|c| c.util_avg).collect(),
-                decisions: disagreeing,
-            });
+            self.disagreements
+                .push(disagreement(p, kernel, class, sync, disagreeing));
         }
+    }
+}
+
+/// A kept wake-up: the snapshot, each preset's CPU and what each read besides it.
+#[allow(clippy::too_many_arguments)]
+fn record(
+    p: &Pending,
+    index: u64,
+    id: crate::kernel::trace::WakeupId,
+    kernel: u32,
+    class: usize,
+    chosen: Vec<u32>,
+    inputs: Vec<super::records::PresetInput>,
+    rt: Option<Box<classes::ClassWake>>,
+) -> WakeRecord {
+    WakeRecord {
+        index,
+        line: p.line,
+        id,
+        waker_pid: p.waker_pid,
+        kernel,
+        class,
+        cpus: p.cpus.clone(),
+        chosen,
+        pinned: p.pinned,
+        wakee_load: p.wakee_load,
+        waker_load: p.waker_load,
+        wake_wide: p.wake_wide,
+        wakee_dur: p.wakee_dur,
+        waker_dur: p.waker_dur,
+        inputs,
+        rt,
+    }
+}
+
+/// A wake-up some preset placed elsewhere than the kernel, with those presets' decisions.
+fn disagreement(
+    p: &Pending,
+    kernel: u32,
+    class: usize,
+    sync: bool,
+    decisions: Vec<(String, Decision)>,
+) -> Disagreement {
+    Disagreement {
+        line: p.line,
+        time_ns: p.time_ns,
+        waker_cpu: p.waker_cpu,
+        waker_pid: p.waker_pid,
+        wakee: p.wakee,
+        prev: p.prev,
+        kernel,
+        sync_inferred: sync,
+        class: CLASSES[class],
+        nr_running: p.cpus.iter().map(|c| c.nr_running).collect(),
+        util_avg: p.cpus.iter().map(|c| c.util_avg).collect(),
+        decisions,
     }
 }
 
@@ -219,50 +248,24 @@ impl Replay {
         let id = p.id(p.sync == Some(true));
         let disagrees = chosen.iter().any(|c| *c != kernel);
         if disagrees && self.disagreements.len() < self.cfg.show {
-            self.disagreements.push(Disagreement {
-                line: p.line,
-                time_ns: p.time_ns,
-                waker_cpu: p.waker_cpu,
-                waker_pid: p.waker_pid,
-                wakee: p.wakee,
-                prev: p.prev,
-                kernel,
-                sync_inferred: id.sync,
-                class: CLASSES[class],
-                nr_running: p.cpus.iter().map(|c| c.nr_running).collect(),
-                util_avg: p.cpus.iter().map(|c| c.util_avg).collect(),
-                decisions: self
-                    .runs
-                    .iter()
-                    .zip(&chosen)
-                    .filter(|(_, c)| **c != kernel)
-                    .map(|(r, c)| (r.preset.name.to_string(), class_decision(id, *c)))
-                    .collect(),
-            });
+            let decisions = self
+                .runs
+                .iter()
+                .zip(&chosen)
+                .filter(|(_, c)| **c != kernel)
+                .map(|(r, c)| (r.preset.name.to_string(), class_decision(id, *c)))
+                .collect();
+            self.disagreements
+                .push(disagreement(p, kernel, class, id.sync, decisions));
         }
         let keep_first = index < self.cfg.keep as u64;
         if keep_first || (disagrees && self.kept_extra < self.cfg.keep_disagreements) {
             if !keep_first {
                 self.kept_extra += 1;
             }
-            self.records.push(WakeRecord {
-                index,
-                line: p.line,
-                id,
-                waker_pid: p.waker_pid,
-                kernel,
-                class,
-                cpus: p.cpus.clone(),
-                chosen,
-                pinned: p.pinned,
-                wakee_load: p.wakee_load,
-                waker_load: p.waker_load,
-                wake_wide: p.wake_wide,
-                wakee_dur: p.wakee_dur,
-                waker_dur: p.waker_dur,
-                inputs: Vec::new(),
-                rt: Some(Box::new(w.clone())),
-            });
+            let rt = Some(Box::new(w.clone()));
+            self.records
+                .push(record(p, index, id, kernel, class, chosen, Vec::new(), rt));
         }
     }
 }
