@@ -9,7 +9,7 @@ use crate::kernel::features::Preset;
 use crate::kernel::pelt::{prio_to_weight, LoadAvg};
 use crate::kernel::pelt4::{Load4, Pelt4};
 
-/// The eras' load signals, in [`LoadEra`] order.
+/// How many load signals there are, in [`load_era`]'s order.
 pub const ERAS: usize = 3;
 const PELT4: [Pelt4; 2] = [Pelt4::V44, Pelt4::V413];
 
@@ -47,9 +47,7 @@ impl TaskLoad {
             cfs_cpu: u32::MAX,
         }
     }
-}
 
-impl TaskLoad {
     pub fn new_task(now: u64, weight: u64) -> Self {
         let mut l = TaskLoad::new(now);
         l.init_new(weight);
@@ -136,7 +134,7 @@ impl Rebuild {
             self.se_update(pid, false);
         } else if let Some(oc) = self.cpus.get(old as usize) {
             // remove_entity_load_avg(): synced to the old cfs_rq's clock, then taken off.
-            let sync4: Vec<u64> = oc.load.cfs4.iter().map(|l| l.last_update_time).collect();
+            let sync4 = oc.load.cfs4.map(|l| l.last_update_time);
             let now = self.now;
             let t = self.task(pid);
             for ((l, era), at) in t.load.se4.iter_mut().zip(PELT4).zip(sync4) {
@@ -160,7 +158,7 @@ impl Rebuild {
         }
         if moved {
             c.avg.attach(avg, sum);
-            let at: Vec<u64> = c.cfs4.iter().map(|l| l.last_update_time).collect();
+            let at = c.cfs4.map(|l| l.last_update_time);
             for (se, at) in self.task(pid).load.se4.iter_mut().zip(at) {
                 se.last_update_time = at;
             }
