@@ -532,10 +532,10 @@ impl DecideResult {
         }
         let f = |n: Option<i64>| n.map_or("inf".into(), |v: i64| v.to_string());
         s.push_str(&format!(
-            "  nr {} -> {}; missed idle {:?}\n",
+            "  nr {} -> {}; missed idle [{}]\n",
             f(self.nr_before),
             f(self.nr_after),
-            self.missed_idle
+            crate::text::CpuList(&self.missed_idle)
         ));
         s
     }

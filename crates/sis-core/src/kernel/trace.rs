@@ -330,24 +330,54 @@ impl Decision {
             self.recent_used_cpu.map_or("-".to_string(), |c| c.to_string()),
             self.has_idle_core,
             self.nr_idle_scan));
-        for st in &self.steps {
+        // A run of probes by one rule over consecutive CPUs that all saw the same, with the
+        // budget counting down by one, is one line (`cpu 8-12  busy  nr=7..3`): a scan of a
+        // 1,024-CPU LLC is then a few lines, not a thousand.
+        let mut i = 0;
+        while i < self.steps.len() {
+            let st = &self.steps[i];
+            let mut j = i;
+            while let Some(next) = self.steps.get(j + 1) {
+                let last = &self.steps[j];
+                let nr_follows = match (last.nr, next.nr) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => b == a - 1,
+                    _ => false,
+                };
+                if next.rule != st.rule
+                    || next.saw != st.saw
+                    || next.cpu != last.cpu + 1
+                    || !nr_follows
+                {
+                    break;
+                }
+                j += 1;
+            }
+            let end = &self.steps[j];
+            let cpus = match j > i {
+                true => format!("{}-{}", st.cpu, end.cpu),
+                false => st.cpu.to_string(),
+            };
             s.put(format_args!(
                 "  {:<20} cpu {:>4}  {:<11}",
                 st.rule.name(),
-                st.cpu,
+                cpus,
                 st.saw.name()
             ));
-            if let Some(nr) = st.nr {
-                s.put(format_args!(" nr={nr}"));
+            match (st.nr, end.nr) {
+                (Some(a), Some(b)) if j > i => s.put(format_args!(" nr={a}..{b}")),
+                (Some(a), _) => s.put(format_args!(" nr={a}")),
+                _ => {}
             }
             // No trailing blanks when there is no nr column.
             let trimmed = s.trim_end_matches(' ').len();
             s.truncate(trimmed);
             s.push('\n');
+            i = j + 1;
         }
         let fmt_nr = |n: Option<i64>| n.map_or("inf".to_string(), |v| v.to_string());
         s.line(format_args!(
-            "  => cpu {} by {} (nr {} -> {}, scan {}) missed idle: {:?}",
+            "  => cpu {} by {} (nr {} -> {}, scan {}) missed idle: [{}]",
             self.result,
             self.decided_by.map_or("-", |r| r.name()),
             fmt_nr(self.nr_before),
@@ -359,8 +389,41 @@ impl Decision {
                 ScanEnd::NoScan => "skipped (no budget)",
                 ScanEnd::AvgCpu => "skipped (SIS_AVG_CPU)",
             }),
-            self.missed_idle
+            crate::text::CpuList(&self.missed_idle)
         ));
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(rule: Rule, cpu: u32, saw: Saw, nr: Option<i64>) -> Step {
+        Step { rule, cpu, saw, nr }
+    }
+
+    #[test]
+    fn a_run_of_like_probes_is_one_line() {
+        let d = Decision {
+            steps: vec![
+                step(Rule::Target, 7, Saw::Busy, None),
+                step(Rule::SelectIdleCpu, 8, Saw::Busy, Some(7)),
+                step(Rule::SelectIdleCpu, 9, Saw::Busy, Some(6)),
+                step(Rule::SelectIdleCpu, 10, Saw::Busy, Some(5)),
+                // Not consecutive: a new line.
+                step(Rule::SelectIdleCpu, 12, Saw::Busy, Some(4)),
+                step(Rule::SelectIdleCpu, 13, Saw::Idle, Some(3)),
+            ],
+            missed_idle: vec![0, 1, 2, 5],
+            ..Decision::default()
+        };
+        let text = d.to_text();
+        let lines: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(lines.len(), 5, "{text}");
+        assert!(lines[1].contains("cpu 8-10") && lines[1].ends_with("nr=7..5"), "{text}");
+        assert!(lines[2].contains("cpu   12") && lines[2].ends_with("nr=4"), "{text}");
+        assert!(lines[3].contains("idle") && lines[3].ends_with("nr=3"), "{text}");
+        assert!(lines[4].ends_with("missed idle: [0-2,5]"), "{text}");
     }
 }
