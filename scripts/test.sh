@@ -65,7 +65,8 @@ gz_size() { # total gzip -9 size of the given files
 # What the page loads at start: the wasm and trunk's JS glue that index.html names (boot.js
 # loads them) and static/boot.js. Listed, not counted: the Replay tab's worker wasm and glue
 # (sisviz-replay-worker*, loaded by static/replay-worker.js only when a trace is opened), the
-# embed API, the sweep/replay worker scripts and the examples page. The user guide (dist/guide/,
+# sweep workers' wasm and glue (sisviz-sim-worker*, loaded by static/sweep-worker.js when a
+# sweep starts), the embed API, the sweep/replay worker scripts and the examples page. The user guide (dist/guide/,
 # mdBook's own scripts) is not the app and is left out.
 attr() { grep -o "data-sisviz-$1=\"[^\"]*\"" dist/index.html | sed 's/^[^"]*"\.\{0,1\}\/\{0,1\}//; s/"$//'; }
 page_wasm=$(attr wasm)
@@ -84,10 +85,12 @@ done
 for f in "${other_files[@]}"; do
   printf '  %-48s raw=%8d gz=%8d (loaded later: listed)\n' "$f" "$(wc -c <"$f")" "$(gzip -9 -c "$f" | wc -c)"
 done
-if ! printf '%s\n' "${other_files[@]}" | grep -q 'sisviz-replay-worker_bg.wasm$'; then
-  echo "no replay worker wasm in dist/ (index.html's data-type=worker link)" >&2
-  exit 1
-fi
+for w in sisviz-replay-worker sisviz-sim-worker; do
+  if ! printf '%s\n' "${other_files[@]}" | grep -q "${w}_bg.wasm\$"; then
+    echo "no ${w} wasm in dist/ (index.html's data-type=worker link)" >&2
+    exit 1
+  fi
+done
 wasm_gz=$(gz_size "${wasm_files[@]}")
 js_gz=$(gz_size "${js_files[@]}")
 echo "size (what the page loads at start): app.wasm.gz=${wasm_gz} bytes js.gz=${js_gz} bytes total=$((wasm_gz + js_gz))"

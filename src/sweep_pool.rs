@@ -1,5 +1,6 @@
 //! Sweeps on every core: a pool of module workers (`static/sweep-worker.js`), each running
-//! `worker_api::sweep_point` on the points the page deals it, one at a time.
+//! the sweep workers' wasm's `sweep_point` (`crates/sisviz-sim-worker`) on the points the
+//! page deals it, one at a time.
 //!
 //! Dealing is dynamic (the next point goes to whichever worker finished), so a slow point
 //! (a high load) never leaves the other workers idle, and the costliest points go first
@@ -8,7 +9,7 @@
 //! and every table and JSON made from them, are the same bytes for any number of workers and
 //! equal to `sis sweep`'s.
 
-use crate::worker_api::{boot_urls, report_from_wire};
+use crate::worker_api::report_from_wire;
 use sis_core::sim::engine::RunReport;
 use sis_core::{InputError, Scenario};
 use std::cell::RefCell;
@@ -146,7 +147,7 @@ pub struct SweepPool {
     _handlers: Vec<Handlers>,
 }
 
-/// A worker's message: `{index, report, ms}` (the report as `worker_api::encode_report` writes it, or `error: ...`) or `{error}`.
+/// A worker's message: `{index, report, ms}` (the report as `sisviz_sim_worker::encode_report` writes it, or `error: ...`) or `{error}`.
 fn point_result(d: &JsValue) -> Result<(usize, RunReport, f64), String> {
     let get = |k: &str| js_sys::Reflect::get(d, &JsValue::from_str(k)).ok();
     if let Some(err) = get("error").and_then(|v| v.as_string()) {
@@ -175,7 +176,6 @@ impl SweepPool {
         if points.is_empty() {
             return Err("a sweep needs at least one point".into());
         }
-        let (js, wasm) = boot_urls().ok_or("cannot find the app's JS/wasm URLs")?;
         let doc = web_sys::window()
             .and_then(|w| w.document())
             .ok_or("no document")?;
@@ -197,9 +197,6 @@ impl SweepPool {
         };
         let on_msg = Rc::new(on_msg);
         let mut handlers = Vec::with_capacity(n);
-        let init = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&init, &"js".into(), &js.into());
-        let _ = js_sys::Reflect::set(&init, &"wasm".into(), &wasm.into());
         for w in 0..n {
             let opts = web_sys::WorkerOptions::new();
             opts.set_type(web_sys::WorkerType::Module);
@@ -252,14 +249,9 @@ impl SweepPool {
             worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
             worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
             handlers.push((onmessage, onerror));
-            let posted = worker.post_message(&init);
             deck.borrow_mut().workers.push(worker);
-            if let Err(e) = posted {
-                drop(pool_of(handlers));
-                return Err(format!("cannot talk to sweep worker {}: {e:?}", w + 1));
-            }
         }
-        // Each worker queues its first point behind its initialisation.
+        // Each worker queues its first point behind loading its wasm.
         for w in 0..n {
             let dealt = deck.borrow_mut().deal(w);
             if let Err(e) = dealt {

@@ -4,9 +4,6 @@
 const tag = document.querySelector('script[data-sisviz-js]');
 const jsUrl = new URL(tag.dataset.sisvizJs, document.baseURI);
 const wasmUrl = new URL(tag.dataset.sisvizWasm, document.baseURI);
-// The sweep worker (static/sweep-worker.js) loads the same glue and wasm from these.
-window.sisvizJsUrl = jsUrl.href;
-window.sisvizWasmUrl = wasmUrl.href;
 const bindings = await import(jsUrl.href);
 const wasm = await bindings.default({ module_or_path: wasmUrl });
 window.wasmBindings = bindings;

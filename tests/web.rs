@@ -511,7 +511,7 @@ fn an_error_bar_spans_its_interval_with_caps() {
     assert!(!near(pixel(&c, x, y), col), "no interval, no bar");
 }
 
-/// The exported `sweep_point`, on the points `SweepSpec::points()` gives for the golden's
+/// The sweep workers' `sweep_point`, on the points `SweepSpec::points()` gives for the golden's
 /// sweep, returns exactly the reports (`rows`) `sis sweep --format json` computed natively
 /// (through the wire format the sweep workers use).
 #[wasm_bindgen_test]
@@ -531,7 +531,7 @@ fn sweep_point_matches_the_native_golden() {
         .enumerate()
         .map(|(i, sc)| {
             // The report crosses as the worker's wire text; rebuilt, it is the CLI's row.
-            let wire = sisviz::worker_api::sweep_point(&sisviz::worker_api::point_query(sc));
+            let wire = sisviz_sim_worker::sweep_point(&sisviz::worker_api::point_query(sc));
             let report = sisviz::worker_api::report_from_wire(&wire).unwrap();
             let row = sis_core::analysis::sweep::SweepRow::new(spec.entry_of_point(i), sc, report);
             serde_json::to_string(&row).unwrap()
@@ -634,7 +634,7 @@ async fn a_malformed_rule_never_panics_in_wasm() {
     settle().await;
     assert_eq!(decisions(&div), 1);
     h.destroy();
-    let wire = sisviz::worker_api::sweep_point(
+    let wire = sisviz_sim_worker::sweep_point(
         "llc_weight=8&duration=5ms&load=150&nr_expr=sum_util / (nr_idle - nr_idle)",
     );
     assert!(!wire.is_empty());

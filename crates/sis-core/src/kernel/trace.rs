@@ -421,9 +421,18 @@ mod tests {
         let text = d.to_text();
         let lines: Vec<&str> = text.lines().skip(1).collect();
         assert_eq!(lines.len(), 5, "{text}");
-        assert!(lines[1].contains("cpu 8-10") && lines[1].ends_with("nr=7..5"), "{text}");
-        assert!(lines[2].contains("cpu   12") && lines[2].ends_with("nr=4"), "{text}");
-        assert!(lines[3].contains("idle") && lines[3].ends_with("nr=3"), "{text}");
+        assert!(
+            lines[1].contains("cpu 8-10") && lines[1].ends_with("nr=7..5"),
+            "{text}"
+        );
+        assert!(
+            lines[2].contains("cpu   12") && lines[2].ends_with("nr=4"),
+            "{text}"
+        );
+        assert!(
+            lines[3].contains("idle") && lines[3].ends_with("nr=3"),
+            "{text}"
+        );
         assert!(lines[4].ends_with("missed idle: [0-2,5]"), "{text}");
     }
 }

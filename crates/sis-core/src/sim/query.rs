@@ -45,6 +45,16 @@ pub fn encode(s: &str) -> String {
     out
 }
 
+/// A scenario as a query: every field, `&`-joined (how the page hands a point to a sweep
+/// worker, and how the worker names the report's scenario).
+pub fn scenario_query(sc: &crate::Scenario) -> String {
+    sc.to_pairs()
+        .into_iter()
+        .map(|(k, v)| format!("{k}={}", encode(&v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
 /// Splits a query string (with or without the leading '?') into decoded pairs.
 pub fn split_query(q: &str) -> Vec<(String, String)> {
     q.trim_start_matches('?')
