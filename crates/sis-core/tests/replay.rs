@@ -13,16 +13,19 @@ const SAMPLE: &str = concat!(
     "/testdata/traces/many-threads.ftrace.txt.xz"
 );
 
+/// A trace of testdata/traces/, decompressed.
+fn xz_text(path: &str) -> Vec<u8> {
+    let f = std::fs::File::open(path).expect("the trace is in testdata");
+    let mut out = Vec::new();
+    xz2::read::XzDecoder::new(f)
+        .read_to_end(&mut out)
+        .expect("the trace is xz");
+    out
+}
+
 fn sample() -> &'static [u8] {
     static TEXT: OnceLock<Vec<u8>> = OnceLock::new();
-    TEXT.get_or_init(|| {
-        let f = std::fs::File::open(SAMPLE).expect("the sample trace is in testdata");
-        let mut out = Vec::new();
-        xz2::read::XzDecoder::new(f)
-            .read_to_end(&mut out)
-            .expect("the sample is xz");
-        out
-    })
+    TEXT.get_or_init(|| xz_text(SAMPLE))
 }
 
 fn topo(w: u32, smt: u32, numbering: Numbering) -> Option<TopologySpec> {
@@ -563,14 +566,10 @@ fn records_are_bounded_to_the_first_wakeups_and_then_disagreements() {
 /// gives while `vm2-mixed-6.18.record.py` ran.
 #[test]
 fn the_recorded_6_18_trace_replays_whole() {
-    let path = concat!(
+    let text = xz_text(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/testdata/traces/vm2-mixed-6.18.ftrace.txt.xz"
-    );
-    let mut text = Vec::new();
-    xz2::read::XzDecoder::new(std::fs::File::open(path).expect("the trace is in testdata"))
-        .read_to_end(&mut text)
-        .expect("xz");
+    ));
     let cfg = ReplayConfig {
         topology: topo(2, 1, Numbering::Contiguous),
         presets: vec!["linux-6.7".into()],
