@@ -291,11 +291,8 @@ pub fn parse_pairs(pairs: Vec<(String, String)>) -> Parsed {
 
 /// Writes the query: every scenario field (to_pairs order), then the view keys that are set.
 pub fn to_query(s: &Scenario, v: &ViewState) -> String {
-    let mut parts: Vec<String> = s
-        .to_pairs()
-        .into_iter()
-        .map(|(k, val)| format!("{k}={}", encode(&val)))
-        .collect();
+    // The scenario as a sweep worker receives it, then the view's keys.
+    let mut parts = vec![sis_core::sim::query::scenario_query(s)];
     if let Some(n) = v.step {
         parts.push(format!("step={n}"));
     }
