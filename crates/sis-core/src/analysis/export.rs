@@ -110,6 +110,8 @@ mod tests {
         ])
         .unwrap();
         let mut sim = Simulation::new(&sc).unwrap();
+        // Past the instances' launch (12 pairs one after another), unrecorded.
+        sim.run_for(20_000_000);
         for _ in 0..50 {
             sim.next_wakeup();
         }

@@ -153,6 +153,10 @@ pub struct SchedState {
     pub scan_nr_left: i64,
     /// Whether that scan was timed into SIS_PROP's avg_scan_cost (and wake_avg_idle).
     pub scan_timed: bool,
+    /// The last scan's CPU is one it saw idle on the way and went on past: single-pass
+    /// select_idle_core()'s `*idle_cpu = cpu` (or SIS_CACHE's hot_cpu), returned after the
+    /// loop (v5.19 fair.c select_idle_cpu `return idle_cpu;`) without a second look.
+    pub scan_idle_cpu_remembered: bool,
     /// The CPUs with nr_running 0, when a caller that runs no SCHED_IDLE task keeps this up
     /// to date as it changes runqueues (the engine does), so that it is also exactly the CPUs
     /// `choose_idle_cpu()` accepts. None: not kept (a hand-built state). Only a speed-up: the untraced
@@ -187,6 +191,7 @@ impl SchedState {
             scratch: CpuMask::new(n),
             scan_nr_left: crate::kernel::throttle::NR_INF,
             scan_timed: false,
+            scan_idle_cpu_remembered: false,
             idle_cpus: None,
             nr_expr: None,
             scx_distribute_prev: vec![0; n as usize],

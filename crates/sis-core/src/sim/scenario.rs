@@ -200,9 +200,10 @@ scenario_fields! {
         Kind::Choice(names::<ScanCost>), "scan-cost", "WHO", "",
         "Who pays for the scan (delay: the wakee only; waker: also the waker's CPU)";
     /// What a wake-up does when the CPU its scan found was taken by another wake-up before
-    /// the wakee arrives: "rescan" (the default: the scan goes on from that CPU with the budget
-    /// it had left, as the kernel's loop would have when its probe found the CPU busy) or
-    /// "stack" (it queues there). docs/scan-cost.md.
+    /// the wakee arrives: "rescan" (the default: if it was taken before the kernel's loop
+    /// would have probed it, the scan goes on from that CPU with the budget it had left, as
+    /// the loop would have; taken later, or remembered by an idle-core scan that went on past
+    /// it, the wakee queues there) or "stack" (it always queues there). docs/scan-cost.md.
     #[serde(default)]
     collision: Collision = Collision::Rescan;
         Kind::Choice(names::<Collision>), "collision", "WHAT", "",

@@ -200,6 +200,7 @@ impl SchedState {
         // group walk and select_idle_smt have none).
         self.scan_nr_left = NR_INF;
         self.scan_timed = false;
+        self.scan_idle_cpu_remembered = false;
         let mut recent = p.recent_used_cpu;
         let mut out = Outcome {
             cpu: target,
@@ -521,6 +522,10 @@ impl SchedState {
             hot,
             ..
         } = scan;
+        // An idle CPU seen on the way (an idle-core scan's, or SIS_CACHE's hot one) is returned
+        // after the rest of the loop: it may have been taken since.
+        let remembered =
+            (core_scan && idle_cpu.is_some()) || (idle_cpu.is_none() && hot.hot_cpu.is_some());
         // SIS_CACHE v2: `if (idle_cpu == -1 && hot_cpu != -1) idle_cpu = hot_cpu;`
         let idle_cpu = idle_cpu.or(hot.hot_cpu);
         self.scratch = cpus;
@@ -552,6 +557,7 @@ impl SchedState {
             ctx.c.sis_core_miss += 1;
         }
         self.scan_timed = timed;
+        self.scan_idle_cpu_remembered = remembered;
         if timed {
             // Scan-cost sample only for scans that found a CPU or visited every CPU.
             if f.sis_prop_aged {

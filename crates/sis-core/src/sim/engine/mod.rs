@@ -131,6 +131,9 @@ struct Task {
 struct Rescan {
     /// The scan's `nr` left (`NR_INF`: no budget).
     nr_left: i64,
+    /// When the kernel's loop probed the CPU it stopped at: the scan's end, ns. Taken after
+    /// that (while the waker waits for its runqueue lock), the wakee queues there.
+    seen_at: u64,
     /// What select_idle_sibling falls back to.
     target: u32,
     /// The seq of the wake-up's recorded decision (0: not recorded), to add the rescan to.
@@ -167,6 +170,8 @@ struct Cpu {
     /// exiting an idle state (the CPU view).
     lock_wait_until: u64,
     idle_exit_until: u64,
+    /// When it last stopped being idle (an enqueue on its empty runqueue), ns.
+    busy_since: u64,
 }
 
 /// A running simulation.

@@ -160,6 +160,9 @@ impl Simulation {
             }
         }
         rq.nr_running += 1;
+        if was_idle {
+            self.cpus[cpu as usize].busy_since = self.now;
+        }
         if self.st.features.util_est {
             // linux-6.0 fair.c enqueue_task_fair: util_est_enqueue(&rq->cfs, p) first.
             rq.pelt

@@ -423,6 +423,66 @@ fn a_rescan_that_runs_out_of_budget_counts_the_exhausting_iteration_where_the_er
 }
 
 #[test]
+fn a_cpu_taken_after_the_scan_saw_it_is_where_the_wakee_queues() {
+    // The kernel's loop claims the CPU it found right after probing it; taken between that
+    // probe and the enqueue (the waker waiting for the runqueue's lock), the wakee queues
+    // there: ttwu_queue does not look again.
+    let (mut s, t, cpu) = waking_after_a_scan("rescan");
+    let r = s.tasks[t as usize].rescan.as_mut().expect("a rescan");
+    r.seen_at = s.now.saturating_sub(1);
+    take_cpu(&mut s, cpu);
+    let scanned = s.counters.sis_scanned;
+    s.arrive(t, cpu);
+    assert_eq!(s.tasks[t as usize].state, TaskState::Queued(cpu));
+    assert_eq!(s.counters.sis_scanned, scanned);
+}
+
+#[test]
+fn an_idle_cpu_an_idle_core_scan_went_on_past_is_claimed_without_a_second_look() {
+    // linux-6.0 select_idle_cpu with has_idle_core: select_idle_core() remembers the first
+    // idle CPU (`*idle_cpu = cpu`), the loop goes on over every core, and `return idle_cpu`
+    // hands it to ttwu_queue however long ago it was seen. A CPU the loop stopped at keeps
+    // its rescan.
+    let mut sc = Scenario::default();
+    for (k, v) in [
+        ("llc_weight", "16"),
+        ("smt", "2"),
+        ("load", "100"),
+        ("warmup", "0ms"),
+    ] {
+        sc.set_field(k, v).unwrap();
+    }
+    let mut s = Simulation::new(&sc).unwrap();
+    s.set_recording(true);
+    let (mut remembered, mut stopped_at) = (0, 0);
+    while s.now < 50_000_000 && (remembered < 5 || stopped_at < 5) {
+        let seq = s.decision_seq;
+        s.step();
+        if s.decision_seq != seq + 1 {
+            continue;
+        }
+        let d = s.decisions.back().unwrap();
+        let t = &s.tasks[d.id.wakee as usize];
+        if !matches!(t.state, TaskState::Waking(_))
+            || d.scan_end != Some(crate::kernel::trace::ScanEnd::Found)
+        {
+            continue;
+        }
+        if s.st.scan_idle_cpu_remembered {
+            assert!(t.rescan.is_none(), "{d:?}");
+            remembered += 1;
+        } else {
+            assert!(t.rescan.is_some(), "{d:?}");
+            stopped_at += 1;
+        }
+    }
+    assert!(
+        remembered >= 5 && stopped_at >= 5,
+        "{remembered} {stopped_at}"
+    );
+}
+
+#[test]
 fn with_collision_stack_a_wakee_stacks_on_the_cpu_its_scan_found_even_if_taken() {
     let (mut s, t, cpu) = waking_after_a_scan("stack");
     assert!(s.tasks[t as usize].rescan.is_none());

@@ -200,9 +200,16 @@ impl Simulation {
         } else {
             let t = &mut self.tasks[wakee as usize];
             t.state = TaskState::Waking(out.cpu);
-            if out.found_by_scan && self.scenario.collision == Collision::Rescan {
+            // A CPU the scan remembered and went on past is claimed as seen (no second look in
+            // the kernel either); one found where the loop stopped is claimed at once, so a
+            // taken one means the loop would have gone on (arrive).
+            if out.found_by_scan
+                && self.scenario.collision == Collision::Rescan
+                && !self.st.scan_idle_cpu_remembered
+            {
                 t.rescan = Some(Rescan {
                     nr_left: self.st.scan_nr_left,
+                    seen_at: self.now + scan_ns,
                     target: out.target,
                     seq: if self.recording { self.decision_seq } else { 0 },
                     decided_seq: self.decision_seq,
@@ -283,14 +290,21 @@ fn decide_recorded(
 
 impl Simulation {
     /// A woken task reaches the CPU its wake-up's scan chose. The model decides at the scan's
-    /// start; the kernel probes that CPU near the scan's end and claims it at once (a
-    /// same-LLC ttwu_queue enqueues right after select_task_rq). If another wake-up took it
-    /// meanwhile, the kernel's probe would have seen it busy and the loop would have gone on:
-    /// linux-5.15 fair.c select_idle_cpu, `for_each_cpu_wrap(cpu, cpus, target + 1) { if
-    /// (!--nr) return -1; ... }`, then select_idle_sibling's `return target`.
+    /// start; the kernel probes the CPU its loop stops at at the scan's end and claims it
+    /// (ttwu_queue, after the runqueue's lock). If another wake-up took it before that probe,
+    /// the kernel's loop would have gone on: linux-5.15 fair.c select_idle_cpu,
+    /// `for_each_cpu_wrap(cpu, cpus, target + 1) { if (!--nr) return -1; ... }`, then
+    /// select_idle_sibling's `return target`. Taken after it (while the waker waited for the
+    /// lock), the wakee queues there, as it does on a CPU the scan remembered and went on past
+    /// (no rescan was armed).
     pub(super) fn arrive(&mut self, task: u32, cpu: u32) {
         let t = &mut self.tasks[task as usize];
-        let Some(r) = t.rescan.take().filter(|_| !self.st.choose_idle_cpu(cpu)) else {
+        let busy_since = self.cpus[cpu as usize].busy_since;
+        let Some(r) = t
+            .rescan
+            .take()
+            .filter(|r| !self.st.choose_idle_cpu(cpu) && busy_since <= r.seen_at)
+        else {
             return self.enqueue(task, cpu);
         };
         let mut nr = r.nr_left;
@@ -378,6 +392,7 @@ impl Simulation {
         // That CPU may be taken too: a second rescan goes on from it, adding to the same call.
         t.rescan = found.map(|_| Rescan {
             nr_left: nr,
+            seen_at: self.now + cost,
             counted_ns: if r.counted_ns > 0 {
                 r.counted_ns + cost
             } else {
