@@ -217,9 +217,9 @@ scenario_fields! {
         "service-us", "US", "us", "Workload service time override, us";
     /// netperf/tbench: the reply spends this long on a wire, both ends blocked, and is a
     /// non-sync wake-up from the receiving CPU's softirq. 0 = loopback: the sender wakes the
-    /// peer with WF_SYNC from its own context. The default stays 18 us: as the default,
-    /// loopback collapses every pair onto one CPU from 150% load on in every preset, which
-    /// the seed's tables show the machine does not do (README, "Where the model differs").
+    /// peer with WF_SYNC from its own context. The default stays 18 us: on loopback each pair
+    /// keeps a CPU busy all the time, so linux-6.0 stops scanning from 112 threads, where the
+    /// seed's still scans at 168 (README, "Where the model differs").
     #[serde(default = "default_wire_us")]
     wire_us: u32 = WIRE_US;
         Kind::Int { min: 0, max: 100_000, only: &[], note: "0 = loopback, no wire" },
