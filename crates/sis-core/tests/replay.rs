@@ -14,7 +14,7 @@ const SAMPLE: &str = concat!(
 );
 
 /// A trace of testdata/traces/, decompressed.
-fn xz_text(path: &str) -> Vec<u8> {
+pub(crate) fn xz_text(path: &str) -> Vec<u8> {
     let f = std::fs::File::open(path).expect("the trace is in testdata");
     let mut out = Vec::new();
     xz2::read::XzDecoder::new(f)
@@ -28,7 +28,7 @@ fn sample() -> &'static [u8] {
     TEXT.get_or_init(|| xz_text(SAMPLE))
 }
 
-fn topo(w: u32, smt: u32, numbering: Numbering) -> Option<TopologySpec> {
+pub(crate) fn topo(w: u32, smt: u32, numbering: Numbering) -> Option<TopologySpec> {
     Some(TopologySpec {
         llcs: 1,
         llc_weight: w,
@@ -47,11 +47,11 @@ fn cfg(presets: &[&str]) -> ReplayConfig {
     }
 }
 
-fn class(r: &ReplayReport, name: &str) -> u64 {
+pub(crate) fn class(r: &ReplayReport, name: &str) -> u64 {
     r.classes.get(name).unwrap().wakeups
 }
 
-fn agree(r: &ReplayReport, name: &str, preset: &str) -> u64 {
+pub(crate) fn agree(r: &ReplayReport, name: &str, preset: &str) -> u64 {
     r.classes
         .get(name)
         .unwrap()
@@ -559,37 +559,4 @@ fn records_are_bounded_to_the_first_wakeups_and_then_disagreements() {
     // Nothing is kept by default.
     let (r, _) = kept(0, 0, 0);
     assert!(r.records().is_empty());
-}
-
-/// The corpus's self-recorded trace (testdata/traces/README.md): kernel 6.18 on the 2-CPU VM
-/// the project is developed on, one LLC, no SMT, recorded with the tracefs lines the README
-/// gives while `vm2-mixed-6.18.record.py` ran.
-#[test]
-fn the_recorded_6_18_trace_replays_whole() {
-    let text = xz_text(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/testdata/traces/vm2-mixed-6.18.ftrace.txt.xz"
-    ));
-    let cfg = ReplayConfig {
-        topology: topo(2, 1, Numbering::Contiguous),
-        presets: vec!["linux-6.7".into()],
-        ..Default::default()
-    };
-    let r = replay_text(cfg, &text).unwrap();
-    let t = &r.trace;
-    // Its own counts (grep of the text): 22,702 sched_waking, 22,681 sched_wakeup, 33,609
-    // sched_switch; sched_wakeup_new and sched_migrate_task lines are read and not used.
-    assert_eq!(r.notes.counts.wakings, 22702);
-    assert_eq!(r.notes.counts.unpaired, 22702 - 22681);
-    assert_eq!(t.cpus, 2);
-    let all = class(&r, "all");
-    assert_eq!(all + t.incomplete + r.notes.on_rq + r.notes.stop, t.wakeups);
-    // What docs/replay-traces.md reports for it: keeping prev agrees on 20,615 wake-ups and
-    // linux-6.7, the newest preset (6.18 has none of its own), on 16,048; most of the gap is
-    // where prev was busy and the other CPU idle, and the kernel kept prev.
-    assert_eq!(all, 22667);
-    assert_eq!(agree(&r, "all", "keep_prev"), 20615);
-    assert_eq!(agree(&r, "all", "linux-6.7"), 16048);
-    assert_eq!(class(&r, "prev_busy_some_idle"), 5858);
-    assert_eq!(agree(&r, "prev_busy_some_idle", "keep_prev"), 5105);
 }

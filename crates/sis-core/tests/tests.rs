@@ -6,5 +6,6 @@ mod layout;
 mod props;
 mod replay;
 mod replay_classes;
+mod replay_corpus;
 mod scenario_props;
 mod traced;

@@ -1,0 +1,52 @@
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+T=/sys/kernel/tracing
+[ -d $T/events ] || { mount -t debugfs nodev /sys/kernel/debug; T=/sys/kernel/debug/tracing; }
+echo "===INFO==="
+uname -a
+grep -m1 "model name" /proc/cpuinfo
+nproc
+for c in /sys/devices/system/cpu/cpu[0-9]*; do
+  echo "$(basename $c) smt=$(cat $c/topology/thread_siblings_list) core=$(cat $c/topology/core_id) pkg=$(cat $c/topology/physical_package_id) l3=$(cat $c/cache/index3/shared_cpu_list 2>/dev/null) l2=$(cat $c/cache/index2/shared_cpu_list 2>/dev/null) cluster=$(cat $c/topology/cluster_cpus_list 2>/dev/null)"
+done
+mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+for d in /sys/kernel/debug/sched/domains/cpu0/domain* /proc/sys/kernel/sched_domain/cpu0/domain*; do
+  [ -f $d/name ] && echo "cpu0 $(basename $d) name=$(cat $d/name) flags=$(cat $d/flags)"
+done
+grep -A4 "^cpu0 " /proc/schedstat | grep "^domain" | cut -d" " -f1,2
+echo "autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)"; cat /proc/cmdline
+echo "===END INFO==="
+echo 16384 > $T/buffer_size_kb; echo "buffer_size_kb=$(cat $T/buffer_size_kb)"
+echo 0 > $T/tracing_on
+echo > $T/trace
+for e in sched_switch sched_waking sched_wakeup sched_wakeup_new sched_migrate_task; do echo 1 > $T/events/sched/$e/enable; done
+# The workload: request/response pairs over FIFOs (the client thinks 100 us), bursts of
+# computation with sleeps, and a periodic waker.
+n=$(nproc)
+pairs=$((n / 2 + 1))
+i=0
+while [ $i -lt $pairs ]; do
+  mkfifo /tmp/q$i /tmp/r$i
+  (exec 3<>/tmp/q$i 4<>/tmp/r$i; while read -r l <&3; do echo r >&4; done) &
+  (exec 3<>/tmp/q$i 4<>/tmp/r$i; while :; do echo q >&3; read -r l <&4; usleep 100; done) &
+  i=$((i + 1))
+done
+j=0
+while [ $j -lt $((n / 2)) ]; do
+  (while :; do k=0; while [ $k -lt 300 ]; do k=$((k + 1)); done; usleep 2000; done) &
+  j=$((j + 1))
+done
+(while :; do usleep 500; done) &
+usleep 200000
+echo 1 > $T/tracing_on
+secs=$(sed -n "s/.*trace_s=\([0-9]*\).*/\1/p" /proc/cmdline); usleep $(( ${secs:-1} * 1000000 ))
+echo 0 > $T/tracing_on
+kill $(jobs -p) 2>/dev/null
+echo "===TRACE==="
+gzip -c $T/trace | base64
+echo "===END TRACE==="
+poweroff -f
