@@ -10,6 +10,8 @@
 #        record.sh arm64-8cpu-6.1 linux-image-6.1.0-47-arm64-unsigned_6.1.170-3_arm64.deb \
 #            8,sockets=1,clusters=2,cores=4,threads=1 5 aarch64
 #
+# EXTRA_APPEND adds to the kernel command line (sched_verbose: 6.6+ lists its domains in
+# debugfs only with it).
 # Needs (Debian 12): qemu-system-x86 / qemu-system-arm 1:7.2+dfsg-7+deb12u18, cpio, busybox-static
 # (for arm64, busybox-static_1.35.0-4+deb12u1+b1_arm64.deb from the Debian pool). The kernel
 # .deb comes from deb.debian.org (bullseye 5.10, bookworm 6.1, trixie 6.12).
@@ -35,7 +37,7 @@ case $arch in
 esac
 (cd "$work/initrd" && find . | cpio -o -H newc 2>/dev/null | gzip > "$work/initrd.gz")
 "${qemu[@]}" -m 2048 -smp "$smp" -kernel "$kernel" -initrd "$work/initrd.gz" \
-  -append "console=$console loglevel=4 panic=-1 trace_s=$secs" \
+  -append "console=$console loglevel=4 panic=-1 trace_s=$secs ${EXTRA_APPEND:-}" \
   -nographic -no-reboot -serial "file:$work/serial.txt" -monitor none
 tr -d '\r' < "$work/serial.txt" | sed -n '/===INFO===/,/===END INFO===/p' > "$name.info"
 tr -d '\r' < "$work/serial.txt" | sed -n '/===TRACE===/,/===END TRACE===/p' | grep -v '===' \
