@@ -35,7 +35,7 @@ fn replayed(c: &Case) -> ReplayReport {
     replay_text(cfg, &xz_text(&path)).unwrap()
 }
 
-const CORPUS: [Case; 5] = [
+const CORPUS: [Case; 6] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -97,6 +97,18 @@ const CORPUS: [Case; 5] = [
         all: 2706,
         own_agrees: 2664,
         keep_prev_agrees: 2706,
+    },
+    // arm64 6.12, two sockets of 8: an MC domain of 0-7 with SD_SHARE_LLC (sched_verbose).
+    Case {
+        file: "qemu-arm64-16cpu-6.12.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 2,
+        own: "linux-6.7",
+        wakings: 3867,
+        unpaired: 0,
+        all: 3728,
+        own_agrees: 3481,
+        keep_prev_agrees: 3400,
     },
 ];
 
