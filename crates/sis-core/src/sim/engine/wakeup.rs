@@ -268,6 +268,112 @@ impl Simulation {
     }
 }
 
+/// The rest of select_idle_cpu's loop after the taken CPU `cpu` (linux-5.15 fair.c:
+/// `for_each_cpu_wrap(cpu, cpus, target + 1) { if (!--nr) return -1; ... }`), CPU by CPU:
+/// (probes, the idle CPU found, `nr` left, the recorded steps). SIS_FILTER leaves the LLC's
+/// overloaded CPUs out of `cpus` (the mask as it is now).
+fn rescan_walk(
+    st: &SchedState,
+    span: &CpuMask,
+    allowed: &CpuMask,
+    cpu: u32,
+    nr_left: i64,
+    filtered: bool,
+    recording: bool,
+) -> (u64, Option<u32>, i64, Vec<Step>) {
+    let (mut nr, mut probes, mut found, mut steps) = (nr_left, 0u64, None, Vec::new());
+    span.for_each_wrap_and(allowed, cpu + 1, |c| {
+        if c == cpu {
+            return false; // wrapped round to the taken CPU: the whole span was seen
+        }
+        if filtered && st.overloaded_cpus.test(c) {
+            return true;
+        }
+        if nr != NR_INF {
+            nr -= 1; // no throttle never decrements (as walk_one)
+        }
+        if nr <= 0 {
+            return false;
+        }
+        probes += 1;
+        if recording {
+            steps.push(Step {
+                rule: Rule::SelectIdleCpu,
+                cpu: c,
+                saw: st.rqs[c as usize].saw(),
+                nr: (nr != NR_INF).then_some(nr),
+            });
+        }
+        if st.choose_idle_cpu(c) {
+            found = Some(c);
+            return false;
+        }
+        true
+    });
+    (probes, found, nr, steps)
+}
+
+/// [`rescan_walk`] unrecorded and unfiltered, over the engine-kept idle mask a word at a time
+/// (as fast_scan's idle_cpu_words): the first idle CPU of `span & allowed` in wrap order from
+/// `cpu + 1` if fewer than nr-1 CPUs come before it, else every CPU but `cpu` if there are at
+/// most nr-1, else nr-1 probes and out. (`cpu`, taken, is last in that order and not idle.)
+fn rescan_words(
+    span: &CpuMask,
+    allowed: &CpuMask,
+    idle: &CpuMask,
+    cpu: u32,
+    nr_left: i64,
+) -> (u64, Option<u32>, i64) {
+    let (s, a, i) = (span.words(), allowed.words(), idle.words());
+    let start = if cpu + 1 >= span.nr_cpus() {
+        0
+    } else {
+        cpu + 1
+    };
+    let (ws, lo) = ((start / 64) as usize, !0u64 << (start % 64));
+    let mut before = 0u32;
+    let mut first = None;
+    'walk: for (from, to, mask) in [(ws, s.len(), lo), (0, ws + 1, !lo)] {
+        for wi in from..to {
+            let w = s[wi] & a[wi] & if wi == ws { mask } else { !0 };
+            let common = w & i[wi];
+            if common != 0 {
+                let bit = common.trailing_zeros();
+                before += (w & ((1u64 << bit) - 1)).count_ones();
+                first = Some((wi as u32 * 64 + bit, before));
+                break 'walk;
+            }
+            before += w.count_ones();
+        }
+    }
+    let len = s
+        .iter()
+        .zip(a)
+        .map(|(x, y)| (x & y).count_ones())
+        .sum::<u32>()
+        - 1;
+    let throttled = nr_left != NR_INF;
+    let max_probes = if throttled {
+        (nr_left - 1).clamp(0, u32::MAX as i64) as u32
+    } else {
+        u32::MAX
+    };
+    let left = |probes: u32, out: bool| {
+        if throttled {
+            nr_left - probes as i64 - i64::from(out)
+        } else {
+            NR_INF
+        }
+    };
+    match first {
+        Some((c, before)) if before < max_probes => {
+            (before as u64 + 1, Some(c), left(before + 1, false))
+        }
+        _ if len <= max_probes => (len as u64, None, left(len, false)),
+        _ => (max_probes as u64, None, left(max_probes, true)),
+    }
+}
+
 /// `select_task_rq_fair` recorded into `d` (all but its `seq` and `wakee`), with the idle CPUs
 /// it missed. Out of line: the untraced wake-up path stays small.
 #[inline(never)]
@@ -307,44 +413,27 @@ impl Simulation {
         else {
             return self.enqueue(task, cpu);
         };
-        let mut nr = r.nr_left;
-        let mut steps = Vec::new();
         let recording = r.seq != 0;
         let allowed = &self.masks[t.affinity as usize];
         let llc = self.cpus[cpu as usize].llc;
         let span = self.st.topo.llc_span(llc);
-        let mut probes = 0u64;
-        let mut found = None;
         let st = &self.st;
         let filtered = st.features.sis_filter && st.llcs[llc as usize].nr_overloaded_cpus > 1;
-        span.for_each_wrap_and(allowed, cpu + 1, |c| {
-            if c == cpu {
-                return false; // wrapped round to the taken CPU: the whole span was seen
+        let (probes, found, nr, steps) = match &st.idle_cpus {
+            Some(idle) if !recording && !filtered => {
+                let (probes, found, nr) = rescan_words(span, allowed, idle, cpu, r.nr_left);
+                debug_assert_eq!(
+                    (probes, found, nr),
+                    {
+                        let w = rescan_walk(st, span, allowed, cpu, r.nr_left, false, false);
+                        (w.0, w.1, w.2)
+                    },
+                    "rescan from {cpu}"
+                );
+                (probes, found, nr, Vec::new())
             }
-            if filtered && st.overloaded_cpus.test(c) {
-                return true; // SIS_FILTER: not in the scan's `cpus` (the mask as it is now)
-            }
-            if nr != NR_INF {
-                nr -= 1; // no throttle never decrements (as walk_one)
-            }
-            if nr <= 0 {
-                return false;
-            }
-            probes += 1;
-            if recording {
-                steps.push(Step {
-                    rule: Rule::SelectIdleCpu,
-                    cpu: c,
-                    saw: st.rqs[c as usize].saw(),
-                    nr: (nr != NR_INF).then_some(nr),
-                });
-            }
-            if st.choose_idle_cpu(c) {
-                found = Some(c);
-                return false;
-            }
-            true
-        });
+            _ => rescan_walk(st, span, allowed, cpu, r.nr_left, filtered, recording),
+        };
         let cost = probes * self.st.probe_cost_ns;
         let out_of_budget = found.is_none() && nr <= 0;
         if self.measuring && r.decided_seq > self.counted_after_seq {
