@@ -207,7 +207,7 @@ scenario_fields! {
     #[serde(default)]
     collision: Collision = Collision::Rescan;
         Kind::Choice(names::<Collision>), "collision", "WHAT", "",
-        "When the CPU a scan found is taken before the wakee arrives (stack: queue there; rescan: the scan goes on with its budget left)";
+        "When the CPU a scan found is taken before the wakee arrives (stack: queue there; rescan: scan on with the budget left if taken before the kernel would have probed it, else queue)";
     hz: u32 = 1000;
         Kind::Int { min: 100, max: 1000, only: &[100, 250, 300, 1000], note: "" },
         "hz", "HZ", "", "Tick rate";
