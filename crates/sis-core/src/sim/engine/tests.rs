@@ -430,7 +430,12 @@ fn a_cpu_taken_after_the_scan_saw_it_is_where_the_wakee_queues() {
     let (mut s, t, cpu) = waking_after_a_scan("rescan");
     let r = s.tasks[t as usize].rescan.as_mut().expect("a rescan");
     r.seen_at = s.now.saturating_sub(1);
-    take_cpu(&mut s, cpu);
+    assert_taken_cpu_gets_the_wakee(&mut s, t, cpu);
+}
+
+/// Another wake-up takes `cpu`, then `t` arrives: it queues there without a probe.
+fn assert_taken_cpu_gets_the_wakee(s: &mut Simulation, t: u32, cpu: u32) {
+    take_cpu(s, cpu);
     let scanned = s.counters.sis_scanned;
     s.arrive(t, cpu);
     assert_eq!(s.tasks[t as usize].state, TaskState::Queued(cpu));
@@ -443,16 +448,8 @@ fn an_idle_cpu_an_idle_core_scan_went_on_past_is_claimed_without_a_second_look()
     // idle CPU (`*idle_cpu = cpu`), the loop goes on over every core, and `return idle_cpu`
     // hands it to ttwu_queue however long ago it was seen. A CPU the loop stopped at keeps
     // its rescan.
-    let mut sc = Scenario::default();
-    for (k, v) in [
-        ("llc_weight", "16"),
-        ("smt", "2"),
-        ("load", "100"),
-        ("warmup", "0ms"),
-    ] {
-        sc.set_field(k, v).unwrap();
-    }
-    let mut s = Simulation::new(&sc).unwrap();
+    let sc = Scenario::from_pairs([("llc_weight", "16"), ("load", "100"), ("warmup", "0ms")]);
+    let mut s = Simulation::new(&sc.unwrap()).unwrap();
     s.set_recording(true);
     let (mut remembered, mut stopped_at) = (0, 0);
     while s.now < 50_000_000 && (remembered < 5 || stopped_at < 5) {
@@ -486,11 +483,7 @@ fn an_idle_cpu_an_idle_core_scan_went_on_past_is_claimed_without_a_second_look()
 fn with_collision_stack_a_wakee_stacks_on_the_cpu_its_scan_found_even_if_taken() {
     let (mut s, t, cpu) = waking_after_a_scan("stack");
     assert!(s.tasks[t as usize].rescan.is_none());
-    take_cpu(&mut s, cpu);
-    let scanned = s.counters.sis_scanned;
-    s.arrive(t, cpu);
-    assert_eq!(s.tasks[t as usize].state, TaskState::Queued(cpu));
-    assert_eq!(s.counters.sis_scanned, scanned);
+    assert_taken_cpu_gets_the_wakee(&mut s, t, cpu);
 }
 
 #[test]
