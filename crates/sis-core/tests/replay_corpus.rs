@@ -12,6 +12,7 @@ struct Case {
     file: &'static str,
     llc_weight: u32,
     llcs: u32,
+    smt: u32,
     own: &'static str,
     /// sched_waking lines, and those unpaired with a sched_wakeup.
     wakings: u64,
@@ -25,8 +26,8 @@ struct Case {
 
 fn replayed(c: &Case) -> ReplayReport {
     let path = format!("{}/testdata/traces/{}", env!("CARGO_MANIFEST_DIR"), c.file);
-    let topology =
-        topo(c.llc_weight, 1, Numbering::Contiguous).map(|t| TopologySpec { llcs: c.llcs, ..t });
+    let topology = topo(c.llc_weight, c.smt, Numbering::Contiguous)
+        .map(|t| TopologySpec { llcs: c.llcs, ..t });
     let cfg = ReplayConfig {
         topology,
         presets: vec![c.own.into()],
@@ -35,12 +36,13 @@ fn replayed(c: &Case) -> ReplayReport {
     replay_text(cfg, &xz_text(&path)).unwrap()
 }
 
-const CORPUS: [Case; 6] = [
+const CORPUS: [Case; 7] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
         llc_weight: 2,
         llcs: 1,
+        smt: 1,
         own: "linux-6.7",
         wakings: 22702,
         unpaired: 22702 - 22681,
@@ -54,6 +56,7 @@ const CORPUS: [Case; 6] = [
         file: "qemu-x86-4cpu-6.1.ftrace.txt.xz",
         llc_weight: 4,
         llcs: 1,
+        smt: 1,
         own: "linux-6.0",
         wakings: 5434,
         unpaired: 0,
@@ -65,6 +68,7 @@ const CORPUS: [Case; 6] = [
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",
         llc_weight: 8,
         llcs: 1,
+        smt: 1,
         own: "linux-5.10",
         wakings: 6080,
         unpaired: 0,
@@ -77,6 +81,7 @@ const CORPUS: [Case; 6] = [
         file: "qemu-x86-16cpu-6.12.ftrace.txt.xz",
         llc_weight: 8,
         llcs: 2,
+        smt: 1,
         own: "linux-6.7",
         wakings: 4960,
         unpaired: 8,
@@ -91,6 +96,7 @@ const CORPUS: [Case; 6] = [
         file: "qemu-arm64-8cpu-6.1.ftrace.txt.xz",
         llc_weight: 1,
         llcs: 8,
+        smt: 1,
         own: "linux-6.0",
         wakings: 2821,
         unpaired: 1,
@@ -103,12 +109,26 @@ const CORPUS: [Case; 6] = [
         file: "qemu-arm64-16cpu-6.12.ftrace.txt.xz",
         llc_weight: 8,
         llcs: 2,
+        smt: 1,
         own: "linux-6.7",
         wakings: 3867,
         unpaired: 0,
         all: 3728,
         own_agrees: 3481,
         keep_prev_agrees: 3400,
+    },
+    // 5.10 on 4 cores x 2 threads (`-cpu Skylake-Client`): SMT domains 0-1, 2-3, ..., MC 0-7.
+    Case {
+        file: "qemu-x86-8cpu-smt2-5.10.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 1,
+        smt: 2,
+        own: "linux-5.10",
+        wakings: 5991,
+        unpaired: 0,
+        all: 5865,
+        own_agrees: 4594,
+        keep_prev_agrees: 3767,
     },
 ];
 

@@ -10,6 +10,7 @@
 #        record.sh arm64-8cpu-6.1 linux-image-6.1.0-47-arm64-unsigned_6.1.170-3_arm64.deb \
 #            8,sockets=1,clusters=2,cores=4,threads=1 5 aarch64
 #
+# QEMU_CPU picks the x86 CPU model (max; Skylake-Client to show SMT siblings in the guest).
 # EXTRA_APPEND adds to the kernel command line (sched_verbose: 6.6+ lists its domains in
 # debugfs only with it).
 # Needs (Debian 12): qemu-system-x86 / qemu-system-arm 1:7.2+dfsg-7+deb12u18, cpio, busybox-static
@@ -27,7 +28,7 @@ chmod +x "$work/initrd/init"
 case $arch in
   x86_64)
     cp /bin/busybox "$work/initrd/bin/busybox"
-    qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max)
+    qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu "${QEMU_CPU:-max}")
     console=ttyS0 ;;
   aarch64)
     dpkg-deb -x "${BUSYBOX_ARM64_DEB:?the arm64 busybox-static .deb}" "$work/bb"
