@@ -36,7 +36,7 @@ fn replayed(c: &Case) -> ReplayReport {
     replay_text(cfg, &xz_text(&path)).unwrap()
 }
 
-const CORPUS: [Case; 7] = [
+const CORPUS: [Case; 8] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -129,6 +129,19 @@ const CORPUS: [Case; 7] = [
         all: 5865,
         own_agrees: 4594,
         keep_prev_agrees: 3767,
+    },
+    // arm64 5.10 on 4 CPUs: an MC domain of 0-3 with SD_SHARE_PKG_RESOURCES, one LLC.
+    Case {
+        file: "qemu-arm64-4cpu-5.10.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 1,
+        smt: 1,
+        own: "linux-5.10",
+        wakings: 4148,
+        unpaired: 0,
+        all: 4053,
+        own_agrees: 3666,
+        keep_prev_agrees: 3533,
     },
 ];
 
