@@ -314,64 +314,38 @@ fn rescan_walk(
 }
 
 /// [`rescan_walk`] unrecorded and unfiltered, over the engine-kept idle mask a word at a time
-/// (as fast_scan's idle_cpu_words): the first idle CPU of `span & allowed` in wrap order from
-/// `cpu + 1` if fewer than nr-1 CPUs come before it, else every CPU but `cpu` if there are at
-/// most nr-1, else nr-1 probes and out. (`cpu`, taken, is last in that order and not idle.)
+/// (as fast_scan's idle_cpu_words): the first idle CPU of `span & allowed` less `cpu` in wrap
+/// order from `cpu + 1` if fewer than nr-1 CPUs come before it, else all of them if there are
+/// at most nr-1, else nr-1 probes and out. `cpus` is scratch space.
 fn rescan_words(
+    cpus: &mut CpuMask,
     span: &CpuMask,
     allowed: &CpuMask,
     idle: &CpuMask,
     cpu: u32,
     nr_left: i64,
 ) -> (u64, Option<u32>, i64) {
-    let (s, a, i) = (span.words(), allowed.words(), idle.words());
-    let start = if cpu + 1 >= span.nr_cpus() {
-        0
-    } else {
-        cpu + 1
-    };
-    let (ws, lo) = ((start / 64) as usize, !0u64 << (start % 64));
-    let mut before = 0u32;
-    let mut first = None;
-    'walk: for (from, to, mask) in [(ws, s.len(), lo), (0, ws + 1, !lo)] {
-        for wi in from..to {
-            let w = s[wi] & a[wi] & if wi == ws { mask } else { !0 };
-            let common = w & i[wi];
-            if common != 0 {
-                let bit = common.trailing_zeros();
-                before += (w & ((1u64 << bit) - 1)).count_ones();
-                first = Some((wi as u32 * 64 + bit, before));
-                break 'walk;
-            }
-            before += w.count_ones();
-        }
-    }
-    let len = s
-        .iter()
-        .zip(a)
-        .map(|(x, y)| (x & y).count_ones())
-        .sum::<u32>()
-        - 1;
+    // The loop ends on reaching the taken CPU, last in that order.
+    cpus.assign_and(span, allowed);
+    cpus.clear(cpu);
+    let len = cpus.weight();
     let throttled = nr_left != NR_INF;
     let max_probes = if throttled {
         (nr_left - 1).clamp(0, u32::MAX as i64) as u32
     } else {
         u32::MAX
     };
-    let left = |probes: u32, out: bool| {
-        if throttled {
-            nr_left - probes as i64 - i64::from(out)
-        } else {
-            NR_INF
-        }
+    let (probes, found, out) = match cpus.wrap_first_common(idle, cpu + 1) {
+        Some((c, before)) if before < max_probes => (before + 1, Some(c), false),
+        _ if len <= max_probes => (len, None, false),
+        _ => (max_probes, None, true),
     };
-    match first {
-        Some((c, before)) if before < max_probes => {
-            (before as u64 + 1, Some(c), left(before + 1, false))
-        }
-        _ if len <= max_probes => (len as u64, None, left(len, false)),
-        _ => (max_probes as u64, None, left(max_probes, true)),
-    }
+    let nr = if throttled {
+        nr_left - probes as i64 - i64::from(out)
+    } else {
+        NR_INF
+    };
+    (probes as u64, found, nr)
 }
 
 /// `select_task_rq_fair` recorded into `d` (all but its `seq` and `wakee`), with the idle CPUs
@@ -414,6 +388,7 @@ impl Simulation {
             return self.enqueue(task, cpu);
         };
         let recording = r.seq != 0;
+        let mut scratch = std::mem::replace(&mut self.st.scratch, CpuMask::new(0));
         let allowed = &self.masks[t.affinity as usize];
         let llc = self.cpus[cpu as usize].llc;
         let span = self.st.topo.llc_span(llc);
@@ -421,7 +396,8 @@ impl Simulation {
         let filtered = st.features.sis_filter && st.llcs[llc as usize].nr_overloaded_cpus > 1;
         let (probes, found, nr, steps) = match &st.idle_cpus {
             Some(idle) if !recording && !filtered => {
-                let (probes, found, nr) = rescan_words(span, allowed, idle, cpu, r.nr_left);
+                let (probes, found, nr) =
+                    rescan_words(&mut scratch, span, allowed, idle, cpu, r.nr_left);
                 debug_assert_eq!(
                     (probes, found, nr),
                     {
@@ -434,6 +410,7 @@ impl Simulation {
             }
             _ => rescan_walk(st, span, allowed, cpu, r.nr_left, filtered, recording),
         };
+        self.st.scratch = scratch;
         let cost = probes * self.st.probe_cost_ns;
         let out_of_budget = found.is_none() && nr <= 0;
         if self.measuring && r.decided_seq > self.counted_after_seq {
