@@ -147,3 +147,38 @@ fn cpu_load_follows_nice_weights_and_each_eras_blocked_rule() {
     // 5.7+: it stays, as blocked load.
     assert!(nice0_slept[2] > nice0[2] * 9 / 10, "{nice0_slept:?}");
 }
+
+/// 5.7+'s load_avg as the kernel keeps it around a task's birth and death: a forked task is
+/// attached "seen as heavy" (linux-5.10 fair.c init_entity_runnable_average() gives it its
+/// weight as load_avg, attach_entity_load_avg() rebuilds load_sum from it), and a task that
+/// exits takes its blocked load off its CPU (task_dead_fair() -> remove_entity_load_avg()),
+/// where one that sleeps leaves it there.
+#[test]
+fn a_new_task_starts_heavy_and_a_dead_one_takes_its_load_away() {
+    let run = |state: &str| {
+        let mut t = String::from(HDR);
+        t += "               x-7     [001] 1.000000: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+        t += "          <idle>-0     [000] 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120\n";
+        // a forks b onto CPU1; b runs 2 ms.
+        t += "               a-100   [000] 1.000010: sched_wakeup_new: comm=b pid=200 prio=120 target_cpu=001\n";
+        t += "          <idle>-0     [001] 1.000012: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120\n";
+        let mut r = Replay::new(four_cpus(&["linux-6.0"])).unwrap();
+        r.feed_text(t.as_bytes()).unwrap();
+        let w = "               a-100   [000] 1.002000: sched_waking: comm=c pid=300 prio=120 target_cpu=002\n";
+        r.feed_text(w.as_bytes()).unwrap();
+        let young = r.cpu_states()[1].load[2];
+        // b leaves its CPU in `state`; the next wake-up's snapshot.
+        let s = format!("               b-200   [001] 1.002100: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state={state} ==> next_comm=swapper/1 next_pid=0 next_prio=120\n               a-100   [000] 1.002200: sched_waking: comm=d pid=400 prio=120 target_cpu=002\n");
+        r.feed_text(s.as_bytes()).unwrap();
+        (young, r.cpu_states()[1].load[2])
+    };
+    let (young, slept) = run("S");
+    // Two periods into its life its load has decayed from 1024 by about y^2, not built up
+    // from 0 (which would be about 2048 * 1024 / 47742 = 44).
+    assert!((950..=1024).contains(&young), "{young}");
+    assert!(slept > young * 9 / 10, "{slept} after sleeping, {young} before");
+    let (_, dead) = run("Z");
+    assert!(dead < young / 20, "{dead} after exiting, {young} before");
+    let (_, dead) = run("X");
+    assert!(dead < young / 20, "{dead} after exiting, {young} before");
+}

@@ -6,7 +6,7 @@
 
 use super::rebuild::Rebuild;
 use crate::kernel::features::Preset;
-use crate::kernel::pelt::{prio_to_weight, LoadAvg};
+use crate::kernel::pelt::{prio_to_weight, LoadAvg, PELT_MIN_DIVIDER};
 use crate::kernel::pelt4::{Load4, Pelt4};
 
 /// How many load signals there are, in [`load_era`]'s order.
@@ -151,12 +151,25 @@ impl Rebuild {
         let moved = t.load.cfs_cpu != cpu;
         t.load.cfs_cpu = cpu;
         let se4 = t.load.se4;
-        let (avg, sum) = (t.load.avg.load_avg, t.load.avg.load_sum * w);
         let c = &mut self.cpus[cpu as usize].load;
         for (cfs, se) in c.cfs4.iter_mut().zip(&se4) {
             cfs.enqueue(se);
         }
         if moved {
+            // linux-5.10 fair.c attach_entity_load_avg(): the task's clock and window take
+            // the cfs_rq's and its sum is rebuilt from its avg, `load_sum = divider; if
+            // (se_weight(se)) load_sum = div_u64(load_avg * load_sum, se_weight(se))`. So a
+            // new task (load_avg = its weight, load_sum 0) starts with a full sum and is
+            // "seen as heavy" until its load decays. (5.18's form, "sched/pelt: Fix
+            // attach_entity_load_avg() corner case", differs only where that quotient is 0.)
+            let divider = PELT_MIN_DIVIDER + u64::from(c.avg.period_contrib);
+            let (at, contrib) = (c.avg.last_update_time, c.avg.period_contrib);
+            let ta = &mut self.task(pid).load.avg;
+            ta.last_update_time = at;
+            ta.period_contrib = contrib;
+            ta.load_sum = (ta.load_avg * divider).checked_div(w).unwrap_or(divider);
+            let (avg, sum) = (ta.load_avg, ta.load_sum * w);
+            let c = &mut self.cpus[cpu as usize].load;
             c.avg.attach(avg, sum);
             let at = c.cfs4.map(|l| l.last_update_time);
             for (se, at) in self.task(pid).load.se4.iter_mut().zip(at) {
@@ -177,6 +190,24 @@ impl Rebuild {
         for (cfs, se) in self.cpus[cpu as usize].load.cfs4.iter_mut().zip(&se4) {
             cfs.dequeue(se);
         }
+    }
+
+    /// task_dead_fair() -> remove_entity_load_avg() (5.7+): a dead task's load, synced to
+    /// its cfs_rq's clock, leaves that cfs_rq's load_avg. (4.x's runnable load lost it at
+    /// its dequeue.)
+    pub(crate) fn load_task_dead(&mut self, pid: u32) {
+        let cpu = self.task(pid).load.cfs_cpu;
+        let Some(c) = self.cpus.get(cpu as usize) else {
+            return;
+        };
+        let at = c.load.avg.last_update_time;
+        let t = self.task(pid);
+        let w = prio_to_weight(t.prio);
+        t.load.cfs_cpu = u32::MAX;
+        // sync_entity_load_avg(): decayed, not accrued, up to the cfs_rq's last update.
+        t.load.avg.update(at, 0, w);
+        let (avg, sum) = (t.load.avg.load_avg, t.load.avg.load_sum * w);
+        self.cpus[cpu as usize].load.avg.detach(avg, sum);
     }
 
     /// put_prev_entity() / set_next_entity() / the tick: `pid` stays runnable on `cpu`.

@@ -10,6 +10,8 @@ pub enum SchedEvent {
     Switch {
         prev_pid: u32,
         prev_runnable: bool,
+        /// `prev_state=Z` or `X` (`x` before 4.14): prev's last switch, in do_task_dead().
+        prev_dead: bool,
         next_pid: u32,
     },
     /// `sched_waking`: `target_cpu` is the wakee's previous CPU (`task_cpu(p)`).
@@ -149,6 +151,7 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
                 prev_pid,
                 // "R" and "R+" (preempted) are runnable; S, D, T, t, X, Z, P, I, ... are not.
                 prev_runnable: state == "R" || state == "R+",
+                prev_dead: matches!(state, "Z" | "X" | "x"),
                 next_pid,
             }
         }
@@ -419,6 +422,7 @@ mod tests {
             SchedEvent::Switch {
                 prev_pid: 4242,
                 prev_runnable: true,
+                prev_dead: false,
                 next_pid: 0
             }
         );

@@ -325,11 +325,15 @@ impl Rebuild {
             SchedEvent::Switch {
                 prev_pid,
                 prev_runnable,
+                prev_dead,
                 next_pid,
             } => {
                 self.note_task(prev_pid, ev.prev_prio, "");
                 self.note_task(next_pid, ev.prio, comm);
-                self.switch(cpu, prev_pid, prev_runnable, next_pid)
+                self.switch(cpu, prev_pid, prev_runnable, next_pid);
+                if prev_dead && prev_pid != 0 {
+                    self.load_task_dead(prev_pid);
+                }
             }
             SchedEvent::Waking { pid, target_cpu } => {
                 if ev.prio.is_none() {
