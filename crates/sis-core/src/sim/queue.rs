@@ -186,6 +186,37 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// Removes the wheel's event due at `time` that `is_it` picks (the first such in its
+    /// bucket), if the wheel holds one; false if not (it may be due now or beyond the wheel's
+    /// horizon). The other events keep their order: a bucket's list stays sorted.
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
+    pub fn remove_scheduled(&mut self, time: u64, is_it: impl Fn(&E) -> bool) -> bool {
+        if time < self.now || (time >> SHIFT) - (self.now >> SHIFT) >= BUCKETS as u64 {
+            return false;
+        }
+        let b = (time >> SHIFT) as usize & (BUCKETS - 1);
+        let (mut prev, mut at) = (NIL, self.heads[b]);
+        while at != NIL {
+            let n = self.nodes[at as usize];
+            if n.time > time {
+                return false;
+            }
+            if n.time == time && is_it(&n.ev) {
+                if prev == NIL {
+                    self.unlink_head(b, at, n.next);
+                } else {
+                    self.nodes[prev as usize].next = n.next;
+                    self.nodes[at as usize].next = self.free;
+                    self.free = at;
+                    self.wheel_len -= 1;
+                }
+                return true;
+            }
+            (prev, at) = (at, n.next);
+        }
+        false
+    }
+
     /// The time of the next event, if any.
     pub fn peek_time(&self) -> Option<u64> {
         if !self.due_now.is_empty() {
@@ -449,6 +480,57 @@ mod tests {
             assert!(popped > 1000);
             while let Some(Reverse((t, _, e))) = reference.pop() {
                 assert_eq!(q.pop(), Some((t, e)));
+            }
+            assert_eq!(q.pop(), None);
+        }
+    }
+
+    /// Removing events leaves the others in the same order; an event in the wheel is found,
+    /// one due now or beyond the horizon is not (and stays).
+    #[test]
+    fn remove_scheduled_keeps_the_others_order() {
+        for seed in 0..20 {
+            let mut rng = Rng::new(seed);
+            let mut q = EventQueue::new();
+            // (time, push order, id): what is still queued.
+            let mut reference: Vec<(u64, u64, u32)> = Vec::new();
+            let mut now = 0u64;
+            for step in 0..20_000u32 {
+                for _ in 0..rng.below(3) {
+                    let d = match rng.below(4) {
+                        0 => 0,
+                        1 => rng.below(40),
+                        2 => rng.below(5_000),
+                        _ => rng.below(2 << (SHIFT + 15)),
+                    };
+                    q.push(now + d, step);
+                    reference.push((now + d, step as u64, step));
+                }
+                if rng.below(2) == 0 && !reference.is_empty() {
+                    let i = rng.below(reference.len() as u64) as usize;
+                    let (t, _, id) = reference[i];
+                    let in_wheel = t > now && (t >> SHIFT) - (now >> SHIFT) < BUCKETS as u64;
+                    let removed = q.remove_scheduled(t, |e| *e == id);
+                    if removed {
+                        reference.remove(i);
+                    }
+                    // Pushed past the horizon, an event may be in range now but in the overflow.
+                    assert!(removed || !in_wheel || q.overflow.iter().any(|o| o.ev == id));
+                    assert!(!removed || in_wheel || t == now);
+                }
+                if rng.below(2) == 0 {
+                    reference.sort();
+                    if !reference.is_empty() {
+                        let (t, _, id) = reference.remove(0);
+                        assert_eq!(q.pop(), Some((t, id)), "seed {seed} step {step}");
+                        now = t;
+                    }
+                }
+                assert_eq!(q.len(), reference.len());
+            }
+            reference.sort();
+            for (t, _, id) in reference {
+                assert_eq!(q.pop(), Some((t, id)));
             }
             assert_eq!(q.pop(), None);
         }
