@@ -136,6 +136,17 @@ impl CpuMask {
     /// Word at a time (the walk's answer without visiting each CPU); `start` past the end
     /// wraps to 0 as in [`CpuMask::wrap_cursor`].
     pub fn wrap_first_common(&self, other: &CpuMask, start: u32) -> Option<(u32, u32)> {
+        self.wrap_first_common_or_weight(other, start).ok()
+    }
+
+    /// [`CpuMask::wrap_first_common`], or when there is none, the walk's length (the weight of
+    /// `self`, counted on the way: the callers need it only then).
+    #[inline]
+    pub fn wrap_first_common_or_weight(
+        &self,
+        other: &CpuMask,
+        start: u32,
+    ) -> Result<(u32, u32), u32> {
         let start = if start >= self.nr_cpus { 0 } else { start };
         let (ws, bs) = ((start / 64) as usize, start % 64);
         let mut before = 0u32;
@@ -152,12 +163,12 @@ impl CpuMask {
                 if common != 0 {
                     let bit = common.trailing_zeros();
                     before += (w & ((1u64 << bit) - 1)).count_ones();
-                    return Some((wi as u32 * 64 + bit, before));
+                    return Ok((wi as u32 * 64 + bit, before));
                 }
                 before += w.count_ones();
             }
         }
-        None
+        Err(before)
     }
 
     /// The CPUs of `self & other` in `for_each_cpu_wrap` order from `start`, while `f` returns
@@ -271,6 +282,11 @@ mod tests {
                     .position(|c| b.test(*c))
                     .map(|i| (walk[i], i as u32));
                 assert_eq!(a.wrap_first_common(&b, start), want, "n {n} start {start}");
+                assert_eq!(
+                    a.wrap_first_common_or_weight(&b, start),
+                    want.ok_or(a.weight()),
+                    "n {n} start {start}"
+                );
                 let mut got = Vec::new();
                 a.for_each_wrap_and(&b, start, |c| {
                     got.push(c);

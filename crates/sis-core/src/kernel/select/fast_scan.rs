@@ -52,17 +52,17 @@ pub(super) fn idle_cpu_words<R: Recorder>(
         cpus, idle_cpu, nr, ..
     } = scan;
     let throttled = *nr != NR_INF;
-    let len = cpus.weight();
     let max_probes = match throttled {
         false => u32::MAX,
         true => (*nr - 1).clamp(0, u32::MAX as i64) as u32,
     };
-    let (probes, walk) = match cpus.wrap_first_common(idle, start) {
-        Some((cpu, before)) if before < max_probes => {
+    // Found at or past max_probes: the mask is longer than that, so the budget ends it.
+    let (probes, walk) = match cpus.wrap_first_common_or_weight(idle, start) {
+        Ok((cpu, before)) if before < max_probes => {
             *idle_cpu = Some(cpu);
             (before + 1, Walk::Completed)
         }
-        _ if len <= max_probes => (len, Walk::Completed),
+        Err(len) if len <= max_probes => (len, Walk::Completed),
         _ => (max_probes, Walk::OutOfBudget),
     };
     // As walk_one: the two-pass era's schedstat counts the iteration that exhausts nr.

@@ -328,16 +328,16 @@ fn rescan_words(
     // The loop ends on reaching the taken CPU, last in that order.
     cpus.assign_and(span, allowed);
     cpus.clear(cpu);
-    let len = cpus.weight();
     let throttled = nr_left != NR_INF;
     let max_probes = if throttled {
         (nr_left - 1).clamp(0, u32::MAX as i64) as u32
     } else {
         u32::MAX
     };
-    let (probes, found, out) = match cpus.wrap_first_common(idle, cpu + 1) {
-        Some((c, before)) if before < max_probes => (before + 1, Some(c), false),
-        _ if len <= max_probes => (len, None, false),
+    // Found at or past max_probes: the mask is longer than that, so the budget ends it.
+    let (probes, found, out) = match cpus.wrap_first_common_or_weight(idle, cpu + 1) {
+        Ok((c, before)) if before < max_probes => (before + 1, Some(c), false),
+        Err(len) if len <= max_probes => (len, None, false),
         _ => (max_probes, None, true),
     };
     let nr = if throttled {
