@@ -147,28 +147,29 @@ impl CpuMask {
         other: &CpuMask,
         start: u32,
     ) -> Result<(u32, u32), u32> {
-        let start = if start >= self.nr_cpus { 0 } else { start };
-        let (ws, bs) = ((start / 64) as usize, start % 64);
-        let mut before = 0u32;
-        // From start to the end, then from 0 up to start.
-        let lo_of_ws = !0u64 << bs;
-        let ranges = [(ws, self.words.len(), lo_of_ws), (0, ws + 1, !lo_of_ws)];
-        for (from, to, first_mask) in ranges {
-            for wi in from..to {
-                let mut w = self.words[wi];
-                if wi == ws {
-                    w &= first_mask;
-                }
-                let common = w & other.words[wi];
-                if common != 0 {
-                    let bit = common.trailing_zeros();
-                    before += (w & ((1u64 << bit) - 1)).count_ones();
-                    return Ok((wi as u32 * 64 + bit, before));
-                }
-                before += w.count_ones();
+        wrap_first_in(self.nr_cpus, |wi| self.words[wi], other, start)
+    }
+
+    /// [`CpuMask::wrap_first_common_or_weight`] walking `self & and` less CPU `skip`, without
+    /// building that mask (the wake-up's rescan: the LLC's allowed CPUs but the taken one).
+    #[inline]
+    pub fn and_wrap_first_common_or_weight(
+        &self,
+        and: &CpuMask,
+        skip: u32,
+        other: &CpuMask,
+        start: u32,
+    ) -> Result<(u32, u32), u32> {
+        let (ws, bit) = ((skip / 64) as usize, 1u64 << (skip % 64));
+        let word = |wi: usize| {
+            let w = self.words[wi] & and.words[wi];
+            if wi == ws {
+                w & !bit
+            } else {
+                w
             }
-        }
-        Err(before)
+        };
+        wrap_first_in(self.nr_cpus, word, other, start)
     }
 
     /// The CPUs of `self & other` in `for_each_cpu_wrap` order from `start`, while `f` returns
@@ -202,6 +203,40 @@ impl CpuMask {
         }
         m
     }
+}
+
+/// `for_each_cpu_wrap` from `start` over the mask whose word `wi` is `word(wi)` (of
+/// `nr_cpus`), up to its first CPU in `other`: Ok((that CPU, how many come before it)), else
+/// Err(how many it walked).
+#[inline(always)]
+fn wrap_first_in(
+    nr_cpus: u32,
+    word: impl Fn(usize) -> u64,
+    other: &CpuMask,
+    start: u32,
+) -> Result<(u32, u32), u32> {
+    let start = if start >= nr_cpus { 0 } else { start };
+    let (ws, bs) = ((start / 64) as usize, start % 64);
+    let mut before = 0u32;
+    // From start to the end, then from 0 up to start.
+    let lo_of_ws = !0u64 << bs;
+    let ranges = [(ws, other.words.len(), lo_of_ws), (0, ws + 1, !lo_of_ws)];
+    for (from, to, first_mask) in ranges {
+        for wi in from..to {
+            let mut w = word(wi);
+            if wi == ws {
+                w &= first_mask;
+            }
+            let common = w & other.words[wi];
+            if common != 0 {
+                let bit = common.trailing_zeros();
+                before += (w & ((1u64 << bit) - 1)).count_ones();
+                return Ok((wi as u32 * 64 + bit, before));
+            }
+            before += w.count_ones();
+        }
+    }
+    Err(before)
 }
 
 /// Iteration state of `for_each_cpu_wrap` (kernel `cpumask_next_wrap`). It reads the mask at
@@ -286,6 +321,17 @@ mod tests {
                     a.wrap_first_common_or_weight(&b, start),
                     want.ok_or(a.weight()),
                     "n {n} start {start}"
+                );
+                // The same walk over a & m less one CPU.
+                let m = CpuMask::from_cpus(n, (0..n).filter(|_| below(5) > 0));
+                let skip = below(n as u64) as u32;
+                let mut am = CpuMask::new(n);
+                am.assign_and(&a, &m);
+                am.clear(skip);
+                assert_eq!(
+                    a.and_wrap_first_common_or_weight(&m, skip, &b, start),
+                    am.wrap_first_common_or_weight(&b, start),
+                    "n {n} start {start} skip {skip}"
                 );
                 let mut got = Vec::new();
                 a.for_each_wrap_and(&b, start, |c| {

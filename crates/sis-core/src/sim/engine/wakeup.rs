@@ -316,18 +316,15 @@ fn rescan_walk(
 /// [`rescan_walk`] unrecorded and unfiltered, over the engine-kept idle mask a word at a time
 /// (as fast_scan's idle_cpu_words): the first idle CPU of `span & allowed` less `cpu` in wrap
 /// order from `cpu + 1` if fewer than nr-1 CPUs come before it, else all of them if there are
-/// at most nr-1, else nr-1 probes and out. `cpus` is scratch space.
+/// at most nr-1, else nr-1 probes and out.
+#[inline]
 fn rescan_words(
-    cpus: &mut CpuMask,
     span: &CpuMask,
     allowed: &CpuMask,
     idle: &CpuMask,
     cpu: u32,
     nr_left: i64,
 ) -> (u64, Option<u32>, i64) {
-    // The loop ends on reaching the taken CPU, last in that order.
-    cpus.assign_and(span, allowed);
-    cpus.clear(cpu);
     let throttled = nr_left != NR_INF;
     let max_probes = if throttled {
         (nr_left - 1).clamp(0, u32::MAX as i64) as u32
@@ -335,11 +332,13 @@ fn rescan_words(
         u32::MAX
     };
     // Found at or past max_probes: the mask is longer than that, so the budget ends it.
-    let (probes, found, out) = match cpus.wrap_first_common_or_weight(idle, cpu + 1) {
-        Ok((c, before)) if before < max_probes => (before + 1, Some(c), false),
-        Err(len) if len <= max_probes => (len, None, false),
-        _ => (max_probes, None, true),
-    };
+    // The loop ends on reaching the taken CPU, last in that order: it is left out.
+    let (probes, found, out) =
+        match span.and_wrap_first_common_or_weight(allowed, cpu, idle, cpu + 1) {
+            Ok((c, before)) if before < max_probes => (before + 1, Some(c), false),
+            Err(len) if len <= max_probes => (len, None, false),
+            _ => (max_probes, None, true),
+        };
     let nr = if throttled {
         nr_left - probes as i64 - i64::from(out)
     } else {
@@ -388,7 +387,6 @@ impl Simulation {
             return self.enqueue(task, cpu);
         };
         let recording = r.seq != 0;
-        let mut scratch = std::mem::replace(&mut self.st.scratch, CpuMask::new(0));
         let allowed = &self.masks[t.affinity as usize];
         let llc = self.cpus[cpu as usize].llc;
         let span = self.st.topo.llc_span(llc);
@@ -396,8 +394,7 @@ impl Simulation {
         let filtered = st.features.sis_filter && st.llcs[llc as usize].nr_overloaded_cpus > 1;
         let (probes, found, nr, steps) = match &st.idle_cpus {
             Some(idle) if !recording && !filtered => {
-                let (probes, found, nr) =
-                    rescan_words(&mut scratch, span, allowed, idle, cpu, r.nr_left);
+                let (probes, found, nr) = rescan_words(span, allowed, idle, cpu, r.nr_left);
                 debug_assert_eq!(
                     (probes, found, nr),
                     {
@@ -410,7 +407,6 @@ impl Simulation {
             }
             _ => rescan_walk(st, span, allowed, cpu, r.nr_left, filtered, recording),
         };
-        self.st.scratch = scratch;
         let cost = probes * self.st.probe_cost_ns;
         let out_of_budget = found.is_none() && nr <= 0;
         if self.measuring && r.decided_seq > self.counted_after_seq {
