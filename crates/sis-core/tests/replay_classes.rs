@@ -182,3 +182,31 @@ fn a_new_task_starts_heavy_and_a_dead_one_takes_its_load_away() {
     let (_, dead) = run("X");
     assert!(dead < young / 20, "{dead} after exiting, {young} before");
 }
+
+/// cpu_util_cfs() reads the larger of util_avg and the runqueue's util_est (UTIL_EST, 4.17
+/// on): a task's estimate is its util_avg when it last slept (linux-6.0 fair.c
+/// util_est_update()), and its CPU's sum holds it while the task is queued there again, after
+/// the CPU's own util_avg has decayed over the sleep.
+#[test]
+fn a_queued_task_brings_its_util_est_to_its_cpu() {
+    let mut t = String::from(HDR);
+    t += "               x-7     [001] 1.000000: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+    t += "          <idle>-0     [000] 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120\n";
+    t += "               a-100   [000] 1.000010: sched_waking: comm=b pid=200 prio=120 target_cpu=001\n";
+    t += "               a-100   [000] 1.000011: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001\n";
+    t += "          <idle>-0     [001] 1.000012: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120\n";
+    let mut r = Replay::new(four_cpus(&["linux-6.0"])).unwrap();
+    r.feed_text(t.as_bytes()).unwrap();
+    // b runs 40 ms, then sleeps.
+    let s = "               b-200   [001] 1.040012: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+    r.feed_text(s.as_bytes()).unwrap();
+    let at_sleep = r.cpu_states()[1];
+    assert_eq!(at_sleep.util_est, 0, "a sleeping task is not on its CPU's sum");
+    // 30 ms later a wakes it onto CPU1, where it waits while another wake-up looks.
+    let w = "               a-100   [000] 1.070000: sched_waking: comm=b pid=200 prio=120 target_cpu=001\n               a-100   [000] 1.070001: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001\n               a-100   [000] 1.070010: sched_waking: comm=c pid=300 prio=120 target_cpu=002\n";
+    r.feed_text(w.as_bytes()).unwrap();
+    let queued = r.cpu_states()[1];
+    // About 1024 * (1 - y^39) = 588 when it slept; its CPU's util_avg has decayed by y^30.
+    assert!((540..=620).contains(&queued.util_est), "{queued:?}");
+    assert!(queued.util_avg < queued.util_est * 3 / 4, "{queued:?}");
+}

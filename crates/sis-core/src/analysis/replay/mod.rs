@@ -274,7 +274,7 @@ impl Replay {
     /// the rebuilt state; empty before the topology is known.
     pub fn cpu_states(&self) -> Vec<rebuild::CpuSnap> {
         self.rb.as_ref().map_or_else(Vec::new, |rb| {
-            rb.cpus.iter().map(rebuild::CpuTrack::snap).collect()
+            (0..rb.cpus.len() as u32).map(|c| rb.cpu_snap(c)).collect()
         })
     }
 

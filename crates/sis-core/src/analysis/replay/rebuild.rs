@@ -100,11 +100,12 @@ impl CpuTrack {
             .chain(self.queued.iter().copied())
     }
 
-    /// This CPU as a wake-up sees it.
-    pub fn snap(&self) -> CpuSnap {
+    /// This CPU as a wake-up sees it, but for util_est (Rebuild::cpu_snap adds it).
+    fn snap(&self) -> CpuSnap {
         CpuSnap {
             nr_running: self.nr_running(),
             util_avg: self.pelt.util_avg,
+            util_est: 0,
             avg_idle: self.avg_idle,
             wake_avg_idle: self.wake_avg_idle,
             wake_stamp: self.wake_stamp,
@@ -119,6 +120,9 @@ impl CpuTrack {
 pub struct CpuSnap {
     pub nr_running: u32,
     pub util_avg: u32,
+    /// `rq->cfs.avg.util_est.enqueued`: the sum of the runnable fair tasks' estimates
+    /// (cpu_util_cfs() reads the larger of it and util_avg where UTIL_EST is on).
+    pub util_est: u32,
     pub avg_idle: u64,
     pub wake_avg_idle: u64,
     pub wake_stamp: u64,
@@ -292,6 +296,26 @@ impl Rebuild {
         c.pelt.update(self.now, running);
     }
 
+    /// linux-6.0 fair.c util_est_enqueue()/util_est_dequeue() kept as a sum: the runnable
+    /// fair tasks' `_task_util_est()` on `cpu` (a task's estimate changes only at its sleep,
+    /// after its dequeue took it off, so the sum of today's estimates is the kernel's).
+    fn rq_util_est(&self, cpu: u32) -> u32 {
+        self.cpus[cpu as usize]
+            .runnable()
+            .filter_map(|p| self.tasks.get(&p))
+            .filter(|t| t.class() == TaskClass::Fair)
+            .map(|t| t.pelt.util_est.task_util_est())
+            .sum()
+    }
+
+    /// `cpu` as a wake-up sees it.
+    pub(crate) fn cpu_snap(&self, cpu: u32) -> CpuSnap {
+        CpuSnap {
+            util_est: self.rq_util_est(cpu),
+            ..self.cpus[cpu as usize].snap()
+        }
+    }
+
     /// Takes `pid` off whatever runqueue the rebuild has it on.
     fn leave_queue(&mut self, pid: u32, state: TaskState) {
         if let TaskState::Queued(cpu, epoch) = state {
@@ -385,6 +409,12 @@ impl Rebuild {
             }
             let t = self.task(prev_pid);
             t.pelt.update(now, true);
+            if !prev_runnable {
+                // linux-6.0 fair.c dequeue_task_fair (DEQUEUE_SLEEP): util_est_update() with
+                // the task's fresh util_avg (a sleep completes an activation).
+                let util = t.pelt.util_avg;
+                t.pelt.util_est.update(util, true, crate::kernel::throttle::SCHED_CAPACITY_SCALE as u32);
+            }
             let old = t.state;
             self.leave_queue(prev_pid, old);
             // prev no longer runs here: the queue or nothing holds it.
@@ -552,7 +582,7 @@ impl Rebuild {
         for c in 0..n {
             self.cpu_pelt(c);
             self.cpus[c as usize].loads = self.cpu_loads(c);
-            cpus.push(self.cpus[c as usize].snap());
+            cpus.push(self.cpu_snap(c));
         }
         let rt = match wakee_class {
             TaskClass::Rt | TaskClass::Dl => Some(Box::new(self.class_wake(
