@@ -189,7 +189,7 @@ impl<E: Copy> EventQueue<E> {
     /// Removes the wheel's event due at `time` that `is_it` picks (the first such in its
     /// bucket), if the wheel holds one; false if not (it may be due now or beyond the wheel's
     /// horizon). The other events keep their order: a bucket's list stays sorted.
-    #[cfg_attr(not(target_arch = "wasm32"), inline)]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub fn remove_scheduled(&mut self, time: u64, is_it: impl Fn(&E) -> bool) -> bool {
         if time < self.now || (time >> SHIFT) - (self.now >> SHIFT) >= BUCKETS as u64 {
             return false;
