@@ -261,6 +261,54 @@ fn a_cpu_with_a_queued_wakee_is_not_idle() {
     assert_eq!(agree(&r, "prev_idle", "linux-6.0"), 1);
 }
 
+/// A wake-up the kernel queued on its target's wakelist (6.0 core.c ttwu_queue_cond: an
+/// idle target) leaves that CPU `ttwu_pending` until the target activates it, and idle_cpu()
+/// is false there meanwhile. The trace names the target at the waker's next event (a
+/// sched_migrate_task's dest_cpu, else prev) and shows the activation as the sched_wakeup the
+/// target emits. Here b's wake-up to idle CPU1 is pending when a wakes c, whose prev is CPU1.
+#[test]
+fn a_cpu_with_a_wakeup_on_its_wakelist_is_not_idle() {
+    let head = "\
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=swapper/1 next_pid=0 next_prio=120
+";
+    // b: woken by a on CPU0 from prev CPU1 (kept, so no migration line), activated by CPU1.
+    let b_waking = "               a-100   [000] 10.000002: sched_waking: comm=b pid=200 prio=120 target_cpu=001\n";
+    let c_waking = "               a-100   [000] 10.000010: sched_waking: comm=c pid=300 prio=120 target_cpu=001\n";
+    let tail = "\
+          <idle>-0     [001] 10.000011: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001
+               a-100   [000] 10.000012: sched_wakeup: comm=c pid=300 prio=120 target_cpu=000
+";
+    let trace = format!("{HDR}{head}{b_waking}{c_waking}{tail}");
+    let mut r = sis_core::analysis::replay::Replay::new(two_cpus()).unwrap();
+    r.feed_text(format!("{HDR}{head}{b_waking}").as_bytes()).unwrap();
+    assert!(!r.cpu_states()[1].ttwu_pending, "b's CPU is not known until CPU0's next event");
+    r.feed_text(c_waking.as_bytes()).unwrap();
+    assert!(r.cpu_states()[1].ttwu_pending, "CPU0 moved on: b went to prev, CPU1's wakelist");
+    r.feed_text(tail.as_bytes()).unwrap();
+    assert!(!r.cpu_states()[1].ttwu_pending, "activated");
+    let r = replay_text(two_cpus(), trace.as_bytes()).unwrap();
+    assert_eq!(r.trace.wakeups, 2);
+    // b: prev idle. c: CPU1 has b pending and CPU0 runs a: none idle, as the kernel saw it.
+    assert_eq!(class(&r, "prev_idle"), 1);
+    assert_eq!(class(&r, "none_idle"), 1);
+    // With a migration the pending CPU is its dest_cpu; an activation that follows at once
+    // on the waker's CPU (ttwu_queue took the lock) leaves nothing pending.
+    let migrated = format!(
+        "{HDR}{head}{b_waking}               a-100   [000] 10.000003: sched_migrate_task: comm=b pid=200 prio=120 orig_cpu=1 dest_cpu=0\n{c_waking}"
+    );
+    let mut r = sis_core::analysis::replay::Replay::new(two_cpus()).unwrap();
+    r.feed_text(migrated.as_bytes()).unwrap();
+    let cpus = r.cpu_states();
+    assert!(cpus[0].ttwu_pending && !cpus[1].ttwu_pending, "{cpus:?}");
+    let direct = format!(
+        "{HDR}{head}{b_waking}               a-100   [000] 10.000003: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001\n{c_waking}"
+    );
+    let mut r = sis_core::analysis::replay::Replay::new(two_cpus()).unwrap();
+    r.feed_text(direct.as_bytes()).unwrap();
+    assert!(r.cpu_states().iter().all(|c| !c.ttwu_pending));
+}
+
 /// The waker blocks right after: inferred sync; wake_affine_idle then takes the waker's CPU
 /// (`sync && nr_running == 1`), where the kernel put the wakee, so the model agrees. Without
 /// the block it keeps prev, and the disagreement is shown check by check.

@@ -49,6 +49,10 @@ pub struct Rq {
     /// `cpu_load()` where the caller knows the runqueue's load (the replay, from the trace's
     /// prios); read only when `SchedState::cpu_load_known`.
     pub load_avg: u64,
+    /// `rq->ttwu_pending` (5.8; `rq->wake_list` before): a wake-up queued on this CPU's
+    /// wakelist and not yet activated. Set by the replay from the trace; the simulator
+    /// activates a wakee when it chooses its CPU, so it never sets it.
+    pub ttwu_pending: bool,
 }
 
 impl Default for Rq {
@@ -67,15 +71,17 @@ impl Default for Rq {
             overloaded: false,
             cache_hot_timeout: 0,
             load_avg: 0,
+            ttwu_pending: false,
         }
     }
 }
 
 impl Rq {
-    /// `available_idle_cpu()`: nothing queued (no vCPU preemption in the model).
+    /// `available_idle_cpu()`: linux-6.0 core.c idle_cpu(), nothing queued and no wake-up
+    /// pending (no vCPU preemption in the model).
     #[inline]
     pub fn available_idle(&self) -> bool {
-        self.nr_running == 0
+        self.nr_running == 0 && !self.ttwu_pending
     }
     /// `sched_idle_cpu()`: non-empty and every runnable task is SCHED_IDLE.
     #[inline]

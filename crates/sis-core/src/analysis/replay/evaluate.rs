@@ -30,10 +30,13 @@ impl Replay {
             Some(c) => &self.masks[c as usize],
             None => &self.full,
         };
-        let prev_idle = p.cpus[p.prev as usize].nr_running == 0;
-        let some_idle = allowed
-            .iter()
-            .any(|c| c != p.prev && p.cpus[c as usize].nr_running == 0);
+        // idle_cpu(): nothing runnable and no wake-up pending on its wakelist.
+        let idle = |c: u32| {
+            let s = &p.cpus[c as usize];
+            s.nr_running == 0 && !s.ttwu_pending
+        };
+        let prev_idle = idle(p.prev);
+        let some_idle = allowed.iter().any(|c| c != p.prev && idle(c));
         let class = if prev_idle {
             1
         } else if some_idle {

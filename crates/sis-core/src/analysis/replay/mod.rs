@@ -8,6 +8,7 @@
 //! `target_cpu` is the CPU the kernel chose.
 
 pub mod classes;
+mod cpu_view;
 mod evaluate;
 mod load;
 pub mod parse;

@@ -5,6 +5,7 @@
 //! kernel's choice) and the sync inference (does the waker block right after?) arrive.
 
 use super::classes::{pinned_cpu, ClassWake, TaskClass};
+pub use super::cpu_view::CpuSnap;
 use super::load::{CpuLoad, TaskLoad, ERAS};
 use super::parse::{SchedEvent, TraceEvent};
 use crate::kernel::pelt::SchedAvg;
@@ -60,6 +61,8 @@ pub(crate) struct Task {
     pub named: bool,
     /// `p->se.avg`'s load in each era's form (replay/load.rs).
     pub load: TaskLoad,
+    /// The CPU whose wakelist holds it, woken and not yet activated (replay/cpu_view.rs).
+    pub wakelist_cpu: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -85,6 +88,10 @@ pub(crate) struct CpuTrack {
     pub load: CpuLoad,
     /// What wake_affine read as this CPU's load at the last wake-up, per era.
     pub loads: [u64; ERAS],
+    /// Wake-ups on this CPU's wakelist, not yet activated (replay/cpu_view.rs).
+    pub ttwu_pending: u32,
+    /// The last sched_waking emitted here whose CPU is not yet known: (pid, prev).
+    pub awaiting: Option<(u32, u32)>,
 }
 
 impl CpuTrack {
@@ -100,36 +107,8 @@ impl CpuTrack {
             .chain(self.queued.iter().copied())
     }
 
-    /// This CPU as a wake-up sees it, but for util_est (Rebuild::cpu_snap adds it).
-    fn snap(&self) -> CpuSnap {
-        CpuSnap {
-            nr_running: self.nr_running(),
-            util_avg: self.pelt.util_avg,
-            util_est: 0,
-            avg_idle: self.avg_idle,
-            wake_avg_idle: self.wake_avg_idle,
-            wake_stamp: self.wake_stamp,
-            cache_hot_timeout: self.cache_hot_timeout,
-            load: self.loads,
-        }
-    }
 }
 
-/// One CPU as a wake-up saw it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CpuSnap {
-    pub nr_running: u32,
-    pub util_avg: u32,
-    /// `rq->cfs.avg.util_est.enqueued`: the sum of the runnable fair tasks' estimates
-    /// (cpu_util_cfs() reads the larger of it and util_avg where UTIL_EST is on).
-    pub util_est: u32,
-    pub avg_idle: u64,
-    pub wake_avg_idle: u64,
-    pub wake_stamp: u64,
-    pub cache_hot_timeout: u64,
-    /// cpu_load() as each era's wake_affine read it (replay/load.rs load_era order).
-    pub load: [u64; ERAS],
-}
 
 /// A sched_waking waiting for its sched_wakeup and its sync inference.
 #[derive(Clone, Debug)]
@@ -269,6 +248,7 @@ impl Rebuild {
             stop: false,
             fresh: true,
             named: false,
+            wakelist_cpu: None,
             // A task the trace has not shown before starts as the kernel starts a new one
             // (init_entity_runnable_average: its full nice-0 weight): its history is unknown.
             load: TaskLoad::new_task(now, 1024),
@@ -294,26 +274,6 @@ impl Rebuild {
         }
         let running = matches!(c.curr, Some(p) if p != 0);
         c.pelt.update(self.now, running);
-    }
-
-    /// linux-6.0 fair.c util_est_enqueue()/util_est_dequeue() kept as a sum: the runnable
-    /// fair tasks' `_task_util_est()` on `cpu` (a task's estimate changes only at its sleep,
-    /// after its dequeue took it off, so the sum of today's estimates is the kernel's).
-    fn rq_util_est(&self, cpu: u32) -> u32 {
-        self.cpus[cpu as usize]
-            .runnable()
-            .filter_map(|p| self.tasks.get(&p))
-            .filter(|t| t.class() == TaskClass::Fair)
-            .map(|t| t.pelt.util_est.task_util_est())
-            .sum()
-    }
-
-    /// `cpu` as a wake-up sees it.
-    pub(crate) fn cpu_snap(&self, cpu: u32) -> CpuSnap {
-        CpuSnap {
-            util_est: self.rq_util_est(cpu),
-            ..self.cpus[cpu as usize].snap()
-        }
     }
 
     /// Takes `pid` off whatever runqueue the rebuild has it on.
@@ -345,6 +305,7 @@ impl Rebuild {
     pub fn apply(&mut self, ev: &TraceEvent<'_>, line: u64) {
         let (cpu, comm) = (ev.cpu, ev.comm);
         self.now = self.now.max(ev.time_ns);
+        self.resolve_awaiting(cpu, &ev.event);
         match ev.event {
             SchedEvent::Switch {
                 prev_pid,
@@ -460,6 +421,7 @@ impl Rebuild {
             }
         }
         if next_pid != 0 {
+            self.wakelist_done(next_pid);
             let t = self.task(next_pid);
             t.pelt.update(now, false);
             t.exec_start = now;
@@ -509,6 +471,7 @@ impl Rebuild {
     fn waking(&mut self, cpu: u32, pid: u32, prev: u32, comm: &str, line: u64) {
         let now = self.now;
         self.counts.wakings += 1;
+        self.await_choice(cpu, pid, prev);
         // An earlier waking of the same task never got its wakeup.
         if let Some(old) = self.task(pid).pending.take() {
             if let Some(p) = self.pending_mut(old) {
@@ -643,6 +606,7 @@ impl Rebuild {
 
     fn wakeup(&mut self, pid: u32, target: u32, new: bool) {
         let now = self.now;
+        self.wakelist_done(pid);
         if !new {
             match self.task(pid).pending.take() {
                 Some(seq) => {

@@ -66,6 +66,7 @@ pub(super) fn load_snapshot(st: &mut SchedState, cpus: &[rebuild::CpuSnap], era:
         rq.nr_sched_idle = 0;
         rq.pelt.util_avg = s.util_avg;
         rq.pelt.util_est.enqueued = s.util_est;
+        rq.ttwu_pending = s.ttwu_pending;
         rq.avg_idle = s.avg_idle;
         rq.wake_avg_idle = s.wake_avg_idle;
         rq.wake_stamp = s.wake_stamp;

@@ -10,6 +10,8 @@
 #        record.sh arm64-8cpu-6.1 linux-image-6.1.0-47-arm64-unsigned_6.1.170-3_arm64.deb \
 #            8,sockets=1,clusters=2,cores=4,threads=1 5 aarch64
 #
+# QEMU_ACCEL: tcg,thread=multi (default), or tcg,thread=single for 32 CPUs and more (one
+# host thread per vCPU stalls such a guest in RCU on a 2-core host).
 # QEMU_CPU picks the x86 CPU model (max; Skylake-Client to show SMT siblings in the guest).
 # EXTRA_APPEND adds to the kernel command line (sched_verbose: 6.6+ lists its domains in
 # debugfs only with it).
@@ -28,12 +30,12 @@ chmod +x "$work/initrd/init"
 case $arch in
   x86_64)
     cp /bin/busybox "$work/initrd/bin/busybox"
-    qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu "${QEMU_CPU:-max}")
+    qemu=(qemu-system-x86_64 -accel "${QEMU_ACCEL:-tcg,thread=multi}" -cpu "${QEMU_CPU:-max}")
     console=ttyS0 ;;
   aarch64)
     dpkg-deb -x "${BUSYBOX_ARM64_DEB:?the arm64 busybox-static .deb}" "$work/bb"
     cp "$work/bb/bin/busybox" "$work/initrd/bin/busybox"
-    qemu=(qemu-system-aarch64 -M virt -accel tcg,thread=multi -cpu cortex-a72)
+    qemu=(qemu-system-aarch64 -M virt -accel "${QEMU_ACCEL:-tcg,thread=multi}" -cpu cortex-a72)
     console=ttyAMA0 ;;
 esac
 (cd "$work/initrd" && find . | cpio -o -H newc 2>/dev/null | gzip > "$work/initrd.gz")
