@@ -2,7 +2,8 @@
 //! queued on its wakelist that it has not yet activated (the kernel's `rq->ttwu_pending`).
 //!
 //! ttwu_queue_wakelist() (6.0 core.c `ttwu_queue_cond`: the target shares no cache with the
-//! waker, or it is idle, since 28156108fecb; before 6.0 only another LLC or WF_ON_CPU) sets
+//! waker, or it is idle, since Tianchen Ding's "sched: Remove the limitation of WF_ON_CPU on
+//! wakelist if wakee cpu is idle" in 6.0; before, only another LLC or WF_ON_CPU) sets
 //! `ttwu_pending` on the target at once and sends an IPI; the target activates the task, and
 //! only then emits its sched_wakeup. Until then idle_cpu() is false there (5.8 on;
 //! `rq->wake_list` before). The trace shows the choice earlier: try_to_wake_up() emits
