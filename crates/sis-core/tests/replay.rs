@@ -289,6 +289,9 @@ fn a_cpu_with_a_wakeup_on_its_wakelist_is_not_idle() {
     assert!(!r.cpu_states()[1].ttwu_pending, "activated");
     let r = replay_text(two_cpus(), trace.as_bytes()).unwrap();
     assert_eq!(r.trace.wakeups, 2);
+    // Counted as inferences: b's wakelist, and c's wake-up that saw it.
+    assert_eq!(r.notes.counts.wakelist_pending, 1);
+    assert_eq!(r.notes.counts.saw_wakelist, 1);
     // b: prev idle. c: CPU1 has b pending and CPU0 runs a: none idle, as the kernel saw it.
     assert_eq!(class(&r, "prev_idle"), 1);
     assert_eq!(class(&r, "none_idle"), 1);

@@ -77,6 +77,7 @@ impl Rebuild {
         self.wakelist_done(pid);
         self.task(pid).wakelist_cpu = Some(target);
         self.cpus[target as usize].ttwu_pending += 1;
+        self.counts.wakelist_pending += 1;
     }
 
     /// `pid` was activated (its sched_wakeup, or it ran): off its target's wakelist.

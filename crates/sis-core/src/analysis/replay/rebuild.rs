@@ -547,6 +547,9 @@ impl Rebuild {
             self.cpus[c as usize].loads = self.cpu_loads(c);
             cpus.push(self.cpu_snap(c));
         }
+        if cpus.iter().any(|c| c.ttwu_pending) {
+            self.counts.saw_wakelist += 1;
+        }
         let rt = match wakee_class {
             TaskClass::Rt | TaskClass::Dl => Some(Box::new(self.class_wake(
                 wakee_class,

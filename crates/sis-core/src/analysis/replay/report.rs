@@ -84,6 +84,10 @@ pub struct RebuildCounts {
     pub dl_deadline_inferred: u64,
     /// Wake-ups of a task whose prio the trace did not print (taken as fair, nice 0).
     pub prio_unknown: u64,
+    /// Wake-ups taken as queued on their target's wakelist (replay/cpu_view.rs), and
+    /// wake-ups that saw some CPU with one pending (not idle for that).
+    pub wakelist_pending: u64,
+    pub saw_wakelist: u64,
 }
 
 /// More about the replay than the JSON contract carries (the table prints it).
@@ -220,14 +224,18 @@ impl ReplayReport {
             "inferred: {} sync wake-ups (the waker blocked within {} us), {} per-CPU kthread \
              wakees pinned to prev; {} queued tasks dropped when their CPU went idle; {} \
              wakees without a prio (taken as nice 0); {} deadline wakees behind a deadline task \
-             (the wakee's deadline taken as not earlier); loads in the root task group, a task first seen \
-             as new (full weight)",
+             (the wakee's deadline taken as not earlier); {} wake-ups on their target's wakelist \
+             until it emitted their sched_wakeup (target named by the waker's next event), {} \
+             wake-ups that saw such a CPU (not idle); loads in the root task group, a task first \
+             seen as new (full weight)",
             c.sync_inferred,
             rebuild::SYNC_WINDOW_NS / 1000,
             c.pinned,
             c.queue_fixups,
             c.prio_unknown,
-            c.dl_deadline_inferred
+            c.dl_deadline_inferred,
+            c.wakelist_pending,
+            c.saw_wakelist
         ));
         s.push('\n');
         let w = self
