@@ -218,25 +218,45 @@ fn wrap_first_in(
     let start = if start >= nr_cpus { 0 } else { start };
     let (ws, bs) = ((start / 64) as usize, start % 64);
     let mut before = 0u32;
-    // From start to the end, then from 0 up to start.
-    let lo_of_ws = !0u64 << bs;
-    let ranges = [(ws, other.words.len(), lo_of_ws), (0, ws + 1, !lo_of_ws)];
-    for (from, to, first_mask) in ranges {
+    // From start to the end, then from 0 up to start: bits [lo, hi) of each word.
+    let ranges = [(ws, other.words.len(), bs, 64), (0, ws + 1, 0, bs)];
+    for (from, to, lo_of_ws, hi_of_ws) in ranges {
         for wi in from..to {
-            let mut w = word(wi);
-            if wi == ws {
-                w &= first_mask;
-            }
+            let (lo, hi) = if wi == ws {
+                (lo_of_ws, hi_of_ws)
+            } else {
+                (0, 64)
+            };
+            let w = word(wi) & range_mask(lo, hi);
             let common = w & other.words[wi];
             if common != 0 {
                 let bit = common.trailing_zeros();
-                before += (w & ((1u64 << bit) - 1)).count_ones();
+                before += count_in(w, lo, bit);
                 return Ok((wi as u32 * 64 + bit, before));
             }
-            before += w.count_ones();
+            before += count_in(w, lo, hi);
         }
     }
     Err(before)
+}
+
+/// Bits [lo, hi) of a word (lo <= hi <= 64).
+#[inline(always)]
+fn range_mask(lo: u32, hi: u32) -> u64 {
+    let below_hi = if hi >= 64 { !0 } else { (1u64 << hi) - 1 };
+    below_hi & !((1u64 << lo) - 1)
+}
+
+/// The set bits of `w` in [lo, hi): hi - lo when all are set, the usual case for an LLC's
+/// allowed CPUs, without the popcount (a dozen instructions on the baseline x86-64 target).
+#[inline(always)]
+fn count_in(w: u64, lo: u32, hi: u32) -> u32 {
+    let m = range_mask(lo, hi);
+    if w & m == m {
+        hi - lo
+    } else {
+        (w & m).count_ones()
+    }
 }
 
 /// Iteration state of `for_each_cpu_wrap` (kernel `cpumask_next_wrap`). It reads the mask at
