@@ -281,10 +281,17 @@ fn a_cpu_with_a_wakeup_on_its_wakelist_is_not_idle() {
 ";
     let trace = format!("{HDR}{head}{b_waking}{c_waking}{tail}");
     let mut r = sis_core::analysis::replay::Replay::new(two_cpus()).unwrap();
-    r.feed_text(format!("{HDR}{head}{b_waking}").as_bytes()).unwrap();
-    assert!(!r.cpu_states()[1].ttwu_pending, "b's CPU is not known until CPU0's next event");
+    r.feed_text(format!("{HDR}{head}{b_waking}").as_bytes())
+        .unwrap();
+    assert!(
+        !r.cpu_states()[1].ttwu_pending,
+        "b's CPU is not known until CPU0's next event"
+    );
     r.feed_text(c_waking.as_bytes()).unwrap();
-    assert!(r.cpu_states()[1].ttwu_pending, "CPU0 moved on: b went to prev, CPU1's wakelist");
+    assert!(
+        r.cpu_states()[1].ttwu_pending,
+        "CPU0 moved on: b went to prev, CPU1's wakelist"
+    );
     r.feed_text(tail.as_bytes()).unwrap();
     assert!(!r.cpu_states()[1].ttwu_pending, "activated");
     let r = replay_text(two_cpus(), trace.as_bytes()).unwrap();

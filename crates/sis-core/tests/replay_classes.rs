@@ -176,7 +176,10 @@ fn a_new_task_starts_heavy_and_a_dead_one_takes_its_load_away() {
     // Two periods into its life its load has decayed from 1024 by about y^2, not built up
     // from 0 (which would be about 2048 * 1024 / 47742 = 44).
     assert!((950..=1024).contains(&young), "{young}");
-    assert!(slept > young * 9 / 10, "{slept} after sleeping, {young} before");
+    assert!(
+        slept > young * 9 / 10,
+        "{slept} after sleeping, {young} before"
+    );
     let (_, dead) = run("Z");
     assert!(dead < young / 20, "{dead} after exiting, {young} before");
     let (_, dead) = run("X");
@@ -201,7 +204,10 @@ fn a_queued_task_brings_its_util_est_to_its_cpu() {
     let s = "               b-200   [001] 1.040012: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
     r.feed_text(s.as_bytes()).unwrap();
     let at_sleep = r.cpu_states()[1];
-    assert_eq!(at_sleep.util_est, 0, "a sleeping task is not on its CPU's sum");
+    assert_eq!(
+        at_sleep.util_est, 0,
+        "a sleeping task is not on its CPU's sum"
+    );
     // 30 ms later a wakes it onto CPU1, where it waits while another wake-up looks.
     let w = "               a-100   [000] 1.070000: sched_waking: comm=b pid=200 prio=120 target_cpu=001\n               a-100   [000] 1.070001: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001\n               a-100   [000] 1.070010: sched_waking: comm=c pid=300 prio=120 target_cpu=002\n";
     r.feed_text(w.as_bytes()).unwrap();

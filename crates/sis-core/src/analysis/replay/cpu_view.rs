@@ -14,8 +14,8 @@
 //! is pending for no time.
 
 use super::classes::TaskClass;
-use super::parse::SchedEvent;
 use super::load::ERAS;
+use super::parse::SchedEvent;
 use super::rebuild::{CpuTrack, Rebuild};
 
 impl Rebuild {
@@ -46,7 +46,9 @@ impl Rebuild {
             return;
         };
         let target = match *ev {
-            SchedEvent::Migrate { pid: p, dest_cpu, .. } if p == pid => dest_cpu,
+            SchedEvent::Migrate {
+                pid: p, dest_cpu, ..
+            } if p == pid => dest_cpu,
             // Activated at once (ttwu_queue took the target's lock): nothing pending.
             SchedEvent::Wakeup { pid: p, .. } if p == pid => return,
             _ => prev,

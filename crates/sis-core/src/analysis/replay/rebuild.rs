@@ -106,9 +106,7 @@ impl CpuTrack {
             .into_iter()
             .chain(self.queued.iter().copied())
     }
-
 }
-
 
 /// A sched_waking waiting for its sched_wakeup and its sync inference.
 #[derive(Clone, Debug)]
@@ -374,7 +372,11 @@ impl Rebuild {
                 // linux-6.0 fair.c dequeue_task_fair (DEQUEUE_SLEEP): util_est_update() with
                 // the task's fresh util_avg (a sleep completes an activation).
                 let util = t.pelt.util_avg;
-                t.pelt.util_est.update(util, true, crate::kernel::throttle::SCHED_CAPACITY_SCALE as u32);
+                t.pelt.util_est.update(
+                    util,
+                    true,
+                    crate::kernel::throttle::SCHED_CAPACITY_SCALE as u32,
+                );
             }
             let old = t.state;
             self.leave_queue(prev_pid, old);
