@@ -265,7 +265,7 @@ fn a_cpu_with_a_queued_wakee_is_not_idle() {
 /// idle target) leaves that CPU `ttwu_pending` until the target activates it, and idle_cpu()
 /// is false there meanwhile. The trace names the target at the waker's next event (a
 /// sched_migrate_task's dest_cpu, else prev) and shows the activation as the sched_wakeup the
-/// target emits. Here b's wake-up to idle CPU1 is pending when a wakes c, whose prev is CPU1.
+/// target emits. Here b's wake-up to idle CPU1 is pending when a wakes c on CPU0, c's prev.
 #[test]
 fn a_cpu_with_a_wakeup_on_its_wakelist_is_not_idle() {
     let head = "\
@@ -274,7 +274,7 @@ fn a_cpu_with_a_wakeup_on_its_wakelist_is_not_idle() {
 ";
     // b: woken by a on CPU0 from prev CPU1 (kept, so no migration line), activated by CPU1.
     let b_waking = "               a-100   [000] 10.000002: sched_waking: comm=b pid=200 prio=120 target_cpu=001\n";
-    let c_waking = "               a-100   [000] 10.000010: sched_waking: comm=c pid=300 prio=120 target_cpu=001\n";
+    let c_waking = "               a-100   [000] 10.000010: sched_waking: comm=c pid=300 prio=120 target_cpu=000\n";
     let tail = "\
           <idle>-0     [001] 10.000011: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001
                a-100   [000] 10.000012: sched_wakeup: comm=c pid=300 prio=120 target_cpu=000
@@ -299,6 +299,8 @@ fn a_cpu_with_a_wakeup_on_its_wakelist_is_not_idle() {
     // Counted as inferences: b's wakelist, and c's wake-up that saw it.
     assert_eq!(r.notes.counts.wakelist_pending, 1);
     assert_eq!(r.notes.counts.saw_wakelist, 1);
+    // And c's choice depended on it: with CPU1 idle, linux-6.0's scan from prev finds it.
+    assert_eq!(r.notes.wakelist_changed, vec![("linux-6.0".to_string(), 1)]);
     // b: prev idle. c: CPU1 has b pending and CPU0 runs a: none idle, as the kernel saw it.
     assert_eq!(class(&r, "prev_idle"), 1);
     assert_eq!(class(&r, "none_idle"), 1);

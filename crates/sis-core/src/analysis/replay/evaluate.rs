@@ -57,6 +57,7 @@ impl Replay {
             return;
         }
         let recording = self.disagreements.len() < self.cfg.show;
+        let pending_any = p.cpus.iter().any(|c| c.ttwu_pending);
         // Kept: the first `keep` wake-ups, then disagreements while there is room.
         let keep_first = index < self.cfg.keep as u64;
         let capturing = keep_first || self.kept_extra < self.cfg.keep_disagreements;
@@ -118,6 +119,28 @@ impl Replay {
                 inp.scx_distribute_prev = st.scx_distribute_prev[p.waker_cpu as usize];
                 inp.recent = recent;
             }
+            // Did the choice depend on the wakelist inference? The same decision with no CPU
+            // pending, on a copy of what select_task_rq_fair writes (the LLCs' flags, the
+            // waker's avg_scan_cost, sched_ext's distribute cursor).
+            let alt = pending_any.then(|| {
+                let w = p.waker_cpu as usize;
+                let saved = (
+                    st.llcs.clone(),
+                    st.rqs[w].avg_scan_cost,
+                    st.scx_distribute_prev[w],
+                );
+                for rq in st.rqs.iter_mut() {
+                    rq.ttwu_pending = false;
+                }
+                let cpu = st
+                    .select_task_rq_fair(&wakee, &waker, &mut Counters::default(), &mut ())
+                    .cpu;
+                for (rq, c) in st.rqs.iter_mut().zip(p.cpus.iter()) {
+                    rq.ttwu_pending = c.ttwu_pending;
+                }
+                (st.llcs, st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]) = saved;
+                cpu
+            });
             let out = if recording {
                 let d = &mut self.decision;
                 let out = st.decide_into(&wakee, &waker, &mut run.counters, d);
@@ -130,6 +153,7 @@ impl Replay {
                 st.select_task_rq_fair(&wakee, &waker, &mut run.counters, &mut ())
             };
             count(&mut run.agree, out.cpu == kernel, at);
+            run.wakelist_changed += u64::from(alt.is_some_and(|c| c != out.cpu));
             if capturing {
                 self.scratch_chosen.push(out.cpu);
             }

@@ -126,6 +126,8 @@ struct PresetRun {
     seen_idle_core: Vec<u64>,
     seen_balance: u64,
     agree: [u64; N_CLASSES],
+    /// Classified wake-ups whose CPU would differ with no CPU pending on a wakelist.
+    wakelist_changed: u64,
 }
 
 /// A replay in progress.
@@ -243,6 +245,7 @@ impl Replay {
                 seen_idle_core: vec![0; spec.llcs as usize],
                 seen_balance: 0,
                 agree: [0; N_CLASSES],
+                wakelist_changed: 0,
             })
             .collect();
         self.masks = (0..n).map(|c| CpuMask::from_cpus(n, [c])).collect();
@@ -606,6 +609,11 @@ impl Replay {
                     .runs
                     .iter()
                     .map(|r| (r.preset.name.to_string(), r.counters.sis_scanned))
+                    .collect(),
+                wakelist_changed: self
+                    .runs
+                    .iter()
+                    .map(|r| (r.preset.name.to_string(), r.wakelist_changed))
                     .collect(),
             },
             disagreements: std::mem::take(&mut self.disagreements),

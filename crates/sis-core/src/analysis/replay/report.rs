@@ -103,6 +103,9 @@ pub struct ReplayNotes {
     pub stop: u64,
     /// Per preset: sis_scanned over the classified wake-ups.
     pub sis_scanned: Vec<(String, u64)>,
+    /// Per preset: classified wake-ups whose CPU depended on the wakelist inference (the same
+    /// decision with no CPU pending picks another).
+    pub wakelist_changed: Vec<(String, u64)>,
 }
 
 /// One wake-up where some preset chose another CPU than the kernel.
@@ -273,6 +276,19 @@ impl ReplayReport {
                 s.put(format_args!(" {:>20}", cell));
             }
             s.push('\n');
+        }
+        let changed: Vec<String> = n
+            .wakelist_changed
+            .iter()
+            .filter(|(_, k)| *k > 0)
+            .map(|(p, k)| format!("{p} {k}"))
+            .collect();
+        if !changed.is_empty() {
+            s.line(format_args!(
+                "\nwake-ups whose CPU depended on the wakelist inference (the same decision \
+                 with no CPU pending picks another): {}",
+                changed.join(", ")
+            ));
         }
         s
     }
