@@ -148,6 +148,19 @@ fn cpu_load_follows_nice_weights_and_each_eras_blocked_rule() {
     assert!(nice0_slept[2] > nice0[2] * 9 / 10, "{nice0_slept:?}");
 }
 
+/// A replay (linux-6.0, 4 CPUs) where CPU0 runs a, CPU1 goes idle, `wake` puts b on CPU1
+/// (by 1.000011) and CPU1 switches to b at 1.000012.
+fn b_starts_on_cpu1(wake: &str) -> Replay {
+    let mut t = String::from(HDR);
+    t += "               x-7     [001] 1.000000: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+    t += "          <idle>-0     [000] 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120\n";
+    t += wake;
+    t += "          <idle>-0     [001] 1.000012: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120\n";
+    let mut r = Replay::new(four_cpus(&["linux-6.0"])).unwrap();
+    r.feed_text(t.as_bytes()).unwrap();
+    r
+}
+
 /// 5.7+'s load_avg as the kernel keeps it around a task's birth and death: a forked task is
 /// attached "seen as heavy" (linux-5.10 fair.c init_entity_runnable_average() gives it its
 /// weight as load_avg, attach_entity_load_avg() rebuilds load_sum from it), and a task that
@@ -156,14 +169,10 @@ fn cpu_load_follows_nice_weights_and_each_eras_blocked_rule() {
 #[test]
 fn a_new_task_starts_heavy_and_a_dead_one_takes_its_load_away() {
     let run = |state: &str| {
-        let mut t = String::from(HDR);
-        t += "               x-7     [001] 1.000000: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
-        t += "          <idle>-0     [000] 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120\n";
         // a forks b onto CPU1; b runs 2 ms.
-        t += "               a-100   [000] 1.000010: sched_wakeup_new: comm=b pid=200 prio=120 target_cpu=001\n";
-        t += "          <idle>-0     [001] 1.000012: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120\n";
-        let mut r = Replay::new(four_cpus(&["linux-6.0"])).unwrap();
-        r.feed_text(t.as_bytes()).unwrap();
+        let mut r = b_starts_on_cpu1(
+            "               a-100   [000] 1.000010: sched_wakeup_new: comm=b pid=200 prio=120 target_cpu=001\n",
+        );
         let w = "               a-100   [000] 1.002000: sched_waking: comm=c pid=300 prio=120 target_cpu=002\n";
         r.feed_text(w.as_bytes()).unwrap();
         let young = r.cpu_states()[1].load[2];
@@ -192,14 +201,9 @@ fn a_new_task_starts_heavy_and_a_dead_one_takes_its_load_away() {
 /// the CPU's own util_avg has decayed over the sleep.
 #[test]
 fn a_queued_task_brings_its_util_est_to_its_cpu() {
-    let mut t = String::from(HDR);
-    t += "               x-7     [001] 1.000000: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
-    t += "          <idle>-0     [000] 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120\n";
-    t += "               a-100   [000] 1.000010: sched_waking: comm=b pid=200 prio=120 target_cpu=001\n";
-    t += "               a-100   [000] 1.000011: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001\n";
-    t += "          <idle>-0     [001] 1.000012: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120\n";
-    let mut r = Replay::new(four_cpus(&["linux-6.0"])).unwrap();
-    r.feed_text(t.as_bytes()).unwrap();
+    let mut r = b_starts_on_cpu1(
+        "               a-100   [000] 1.000010: sched_waking: comm=b pid=200 prio=120 target_cpu=001\n               a-100   [000] 1.000011: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001\n",
+    );
     // b runs 40 ms, then sleeps.
     let s = "               b-200   [001] 1.040012: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
     r.feed_text(s.as_bytes()).unwrap();

@@ -45,24 +45,18 @@ impl Rebuild {
         let Some((pid, prev)) = self.cpus[cpu as usize].awaiting.take() else {
             return;
         };
-        let target = match *ev {
+        match *ev {
+            // Moved: its sched_wakeup may still follow here at once, so keep watching.
             SchedEvent::Migrate {
                 pid: p, dest_cpu, ..
-            } if p == pid => dest_cpu,
+            } if p == pid => self.cpus[cpu as usize].awaiting = Some((pid, dest_cpu)),
             // Activated at once (ttwu_queue took the target's lock): nothing pending.
-            SchedEvent::Wakeup { pid: p, .. } if p == pid => return,
-            _ => prev,
-        };
-        if let SchedEvent::Migrate { pid: p, .. } = *ev {
-            if p == pid {
-                // Its sched_wakeup may still follow here at once: keep watching.
-                self.cpus[cpu as usize].awaiting = Some((pid, target));
-                return;
+            SchedEvent::Wakeup { pid: p, .. } if p == pid => {}
+            // Not if its sched_wakeup came first (from the target, before any event here).
+            _ if self.tasks.get(&pid).is_some_and(|t| t.pending.is_some()) => {
+                self.wakelist_add(pid, prev)
             }
-        }
-        // Not if its sched_wakeup came first (from the target, before any event here).
-        if self.tasks.get(&pid).is_some_and(|t| t.pending.is_some()) {
-            self.wakelist_add(pid, target);
+            _ => {}
         }
     }
 
