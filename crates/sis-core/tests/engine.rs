@@ -324,14 +324,14 @@ fn run_seed_000(load: &str, preset: &str, extra: &[(&str, &str)]) -> sis_core::R
 #[test]
 fn sis_util_cuts_sis_scanned_as_seed_000_did_at_200_percent() {
     // Seed 000 at 224 netperf threads on a 112-CPU LLC: sis_scanned -87.9% with SIS_UTIL
-    // against v5.19-rc1. The model: -55% with seed 1 (-65% the sweep's mean, README), so
-    // pinned at "at least halved", with the seed's figure inside the range.
+    // against v5.19-rc1. The model: -94.6% with seed 1 (linux-6.0 stops scanning there), inside
+    // the issue's -80..-95% band.
     let prop = run_seed_000("200", "linux-5.19", &[]);
     let util = run_seed_000("200", "linux-6.0", &[]);
     let change =
         100.0 * (util.counters.sis_scanned as f64 / prop.counters.sis_scanned as f64 - 1.0);
     assert!(
-        (-97.9..=-50.0).contains(&change),
+        (-95.0..=-80.0).contains(&change),
         "sis_scanned {change:+.1}% (seed -87.9%): linux-6.0 {:?} vs linux-5.19 {:?}",
         util.counters,
         prop.counters
@@ -341,15 +341,18 @@ fn sis_util_cuts_sis_scanned_as_seed_000_did_at_200_percent() {
 }
 
 #[test]
-fn the_scan_is_the_wakers_time_so_sis_util_gains_throughput_only_at_overload() {
+fn sis_util_gains_at_overload_by_the_scans_time_and_6_0s_wakelist_takes_it_to_the_seeds_size() {
     // Seed 000, netperf on a 112-CPU LLC, SIS_UTIL against its vanilla (v5.19-rc1): -0.66% at
     // 112 threads, then +194.7% at 196 and +197.3% at 224 ("The time spent in
-    // select_idle_cpu() is visible to netperf"). With the defaults (the scan is the waker
-    // CPU's time, the seed's machine's wake-up costs): level at 112 threads, a gain at 196 and
-    // 224 (+31% and +24% with seed 1: smaller than the seed's, README), and vanilla's CPUs
-    // spend a large share of their time in select_idle_cpu, SIS_UTIL's a small one. With the
-    // scan costing no CPU time (scan_cost=delay) the gain is gone, with or without the
-    // machine's wake-up costs: in the model it is the scan's CPU time, as the seed says.
+    // select_idle_cpu() is visible to netperf").
+    // 1. The patch as posted, on v5.19-rc1 (sis-util-v4): level at 112 threads, a gain at 196
+    //    and 224 (+31% and +24% with seed 1), vanilla's CPUs spend a large share of their time
+    //    in select_idle_cpu and SIS_UTIL's a small one; with the scan costing no CPU time
+    //    (scan_cost=delay) the gain is gone, with or without the machine's wake-up costs.
+    // 2. linux-6.0 also queues a wake-up onto an idle CPU on its wakelist (core.c
+    //    ttwu_queue_cond, f3dd3f674555): no remote rq lock at 112 threads, a few % there (the
+    //    patch's changelog: "up to ~10%"), and at 196 and 224 threads SIS_UTIL stops scanning
+    //    and the gain reaches the seed's size (+175% and +171% with seed 1).
     let run = |load: &str, preset: &str, scan_cost: &str| {
         let machine = if scan_cost == "delay-ideal" {
             "ideal"
@@ -363,19 +366,19 @@ fn the_scan_is_the_wakers_time_so_sis_util_gains_throughput_only_at_overload() {
             &[("scan_cost", scan_cost), ("machine", machine)],
         )
     };
-    let gain = |load: &str, scan_cost: &str| {
+    let gain = |load: &str, preset: &str, scan_cost: &str| {
         let (util, prop) = (
-            run(load, "linux-6.0", scan_cost),
+            run(load, preset, scan_cost),
             run(load, "linux-5.19", scan_cost),
         );
         let g = 100.0
             * (util.throughput.wakeups_per_s as f64 / prop.throughput.wakeups_per_s as f64 - 1.0);
         (g, util.scan_cpu_pct(), prop.scan_cpu_pct())
     };
-    let (level, _, _) = gain("100", "waker");
+    let (level, _, _) = gain("100", "sis-util-v4", "waker");
     assert!(level.abs() <= 5.0, "112 threads: {level:+.1}%");
     for load in ["175", "200"] {
-        let (g, util_scan, prop_scan) = gain(load, "waker");
+        let (g, util_scan, prop_scan) = gain(load, "sis-util-v4", "waker");
         assert!(g >= 15.0, "load {load}: {g:+.1}%");
         assert!(
             prop_scan > 25.0 && util_scan < prop_scan / 2.0,
@@ -383,8 +386,23 @@ fn the_scan_is_the_wakers_time_so_sis_util_gains_throughput_only_at_overload() {
         );
     }
     for machine in ["delay", "delay-ideal"] {
-        let (g, _, _) = gain("200", machine);
+        let (g, _, _) = gain("200", "sis-util-v4", machine);
         assert!(g.abs() < 10.0, "224 threads, scan_cost={machine}: {g:+.1}%");
+    }
+    let (g, _, _) = gain("100", "linux-6.0", "waker");
+    assert!(g > 0.0 && g <= 10.0, "linux-6.0, 112 threads: {g:+.1}%");
+    let v60 = run("100", "linux-6.0", "waker");
+    assert_eq!(
+        v60.counters.ttwu_lock_wait_ns, 0,
+        "112 threads: every target idle"
+    );
+    assert!(run("100", "linux-5.19", "waker").counters.ttwu_lock_wait_ns > 0);
+    for load in ["175", "200"] {
+        let (g, util_scan, _) = gain(load, "linux-6.0", "waker");
+        assert!(
+            g >= 100.0 && util_scan < 1.0,
+            "linux-6.0, load {load}: {g:+.1}%, scanning {util_scan:.2}%"
+        );
     }
 }
 
@@ -569,7 +587,8 @@ const SIS_UTIL_RULE: &str = "llc_weight * (1024 - min(1024, (sum_util / llc_weig
 fn sis_util_as_an_nr_expr_rule_runs_exactly_as_linux_6_0() {
     // An LLC-wide rule is evaluated where periodic balance writes nr_idle_scan and used as
     // SIS_UTIL uses it, replacing the preset's throttle: on linux-5.19 (SIS_PROP) it must give
-    // linux-6.0's run to the last counter, and on linux-6.0 change nothing.
+    // linux-6.0's run to the last counter, and on linux-6.0 change nothing. (6.0's wakelist for
+    // an idle CPU, core.c and not the scan, is left out of the comparison.)
     let report = |preset: &str, rule: &str| {
         let mut r = sis_core::run(&scenario(&[
             ("llc_weight", "16"),
@@ -578,6 +597,7 @@ fn sis_util_as_an_nr_expr_rule_runs_exactly_as_linux_6_0() {
             ("duration", "300ms"),
             ("preset", preset),
             ("nr_expr", rule),
+            ("features", "TTWU_QUEUE_IDLE=off"),
         ]))
         .unwrap();
         r.scenario = Scenario::default();

@@ -102,6 +102,10 @@ pub struct Features {
     /// test and no idle-prev preference) and wake_affine_weight (`<=`, no sync +1).
     #[serde(default)]
     pub wa_414: bool,
+    /// TTWU_QUEUE_IDLE: 6.0's ttwu_queue_cond() puts a wake-up onto an idle CPU of the
+    /// waker's LLC on that CPU's wakelist (f3dd3f674555): an IPI, no remote rq lock.
+    #[serde(default)]
+    pub ttwu_queue_idle: bool,
 }
 
 /// One row of the feature table: its name, what it means, where it comes from.
@@ -157,6 +161,7 @@ feature_table! {
     "SIS_SHORT", sis_short, "Chen Yu's v6 (Feb 2023, unmerged): a short wakee of a short waker stays on the waker's CPU once the LLC is over half busy.";
     "SIS_CURRENT", sis_current, "Chen Yu's v8 (Apr 2023, unmerged): a short pair that last woke each other stays on the waker's CPU.";
     "SIS_CACHE", sis_cache, "Chen Yu's v2 (Nov 2023, unmerged): an idle CPU stays cache-hot for its last task's average short sleep; scans pass over up to nr/2.";
+    "TTWU_QUEUE_IDLE", ttwu_queue_idle, "After the choice, a wake-up onto an idle CPU of the waker's LLC goes on that CPU's wakelist: the waker sends an IPI and takes no rq lock, the target activates the task (6.0, Tianchen Ding, f3dd3f674555; not for sched_ext tasks).";
     "IDLE_CORES_THIS", idle_cores_this, "A failed idle-core scan clears has_idle_cores of the waker's LLC, not the target's (5.12.0; fixed in 5.13 by 02dbb7246c5b).";
 }
 
@@ -242,6 +247,7 @@ impl Features {
             sis_short: false,
             sis_cache: false,
             wa_414: false,
+            ttwu_queue_idle: false,
         }
     }
 }
@@ -377,10 +383,19 @@ const fn sisutil_60() -> Features {
         ..vanilla_519()
     }
 }
+/// v6.0: seed 000 merged (sisutil_60) and core.c's ttwu_queue_cond() sending a wake-up onto an
+/// idle same-LLC CPU through its wakelist (f3dd3f674555, merged alongside). The seed's posted
+/// patches (sis-util-*) sit on 5.19-rc1 and keep the rq lock.
+const fn linux_60() -> Features {
+    Features {
+        ttwu_queue_idle: true,
+        ..sisutil_60()
+    }
+}
 const fn modern_67() -> Features {
     Features {
         cluster: true,
-        ..sisutil_60()
+        ..linux_60()
     }
 }
 
@@ -399,18 +414,18 @@ static PRESETS: &[Preset] = &[
         Preset { name: "linux-5.13", description: "5.12 plus select_idle_smt(prev) before the LLC scan (Rik van Riel, seed 004).", features: rik_513(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.15", description: "Aged wake_avg_idle for SIS_PROP, scan from target+1, recent_used_cpu = prev rule.", features: aged_515(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.19", description: "v5.19-rc1, seed 000's vanilla: 5.15's SIS_PROP scan, no waker recent_used_cpu update, no migration-cost gate on newidle balance (both 5.16).", features: vanilla_519(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
-        Preset { name: "linux-6.0", description: "SIS_UTIL on, SIS_PROP off: the merged form of seed 000.", features: sisutil_60(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "linux-6.0", description: "SIS_UTIL on, SIS_PROP off: the merged form of seed 000; a wake-up onto an idle CPU of the waker's LLC goes on its wakelist (no rq lock).", features: linux_60(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "linux-6.7", description: "SIS_PROP removed; cluster-first scan where the topology has clusters.", features: modern_67(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-v4", description: "Seed 000 as posted: SIS_PROP computes nr, then SIS_UTIL overrides it.", features: Features { sis_prop: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-rfc", description: "Seed 001: a boolean 'overloaded' flag stops the scan above 100/imbalance_pct; SIS_PROP still on, as in the kernel it was posted against.", features: Features { sis_util_rfc: true, sis_util: false, sis_prop: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-small-llc", description: "Seed 000's idea: nr_scan * 32 / llc_weight when llc_weight <= 16.", features: Features { sis_util_small_llc: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-idle-aware", description: "Seed 001's workaround: idle CPUs' capacity subtracted from sum_util.", features: Features { sis_util_idle_aware: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
-        Preset { name: "scx-default", description: "sched_ext's built-in idle selection as in 6.12: the sync waker's CPU while idle CPUs exist, prev's or any idle core, prev, any idle CPU, else prev.", features: Features { scx_dfl: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
-        Preset { name: "scx-default-6.15", description: "scx_select_cpu_dfl() as in 6.15: 6.12's plus prev's LLC and node steps; the waker's-CPU shortcut never fires.", features: Features { scx_dfl: true, scx_topo: true, scx_sync_node_mask: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "scx-default", description: "sched_ext's built-in idle selection as in 6.12: the sync waker's CPU while idle CPUs exist, prev's or any idle core, prev, any idle CPU, else prev.", features: Features { scx_dfl: true, ttwu_queue_idle: false, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "scx-default-6.15", description: "scx_select_cpu_dfl() as in 6.15: 6.12's plus prev's LLC and node steps; the waker's-CPU shortcut never fires.", features: Features { scx_dfl: true, scx_topo: true, scx_sync_node_mask: true, ttwu_queue_idle: false, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-filter", description: "Abel Wu's v3 (May 2022, on 5.19's SIS_PROP path): the scan skips CPUs the last tick saw overloaded.", features: Features { sis_filter: true, ..vanilla_519() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
-        Preset { name: "sis-node", description: "Peter Zijlstra's SIS_NODE (tip, June 2023): when the target's LLC has no idle CPU, scan the node's other LLCs too.", features: Features { sis_node: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
-        Preset { name: "sis-short", description: "Chen Yu's SIS_SHORT v6 (February 2023): a short wakee of a short waker stays on the waker's CPU once the LLC is over half busy.", features: Features { sis_short: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
-        Preset { name: "sis-current", description: "Chen Yu's SIS_CURRENT v8 (April 2023): a short pair that wake each other stay on the waker's CPU, at any load.", features: Features { sis_current: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-node", description: "Peter Zijlstra's SIS_NODE (tip, June 2023): when the target's LLC has no idle CPU, scan the node's other LLCs too.", features: Features { sis_node: true, ..linux_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-short", description: "Chen Yu's SIS_SHORT v6 (February 2023): a short wakee of a short waker stays on the waker's CPU once the LLC is over half busy.", features: Features { sis_short: true, ..linux_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "sis-current", description: "Chen Yu's SIS_CURRENT v8 (April 2023): a short pair that wake each other stay on the waker's CPU, at any load.", features: Features { sis_current: true, ..linux_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-cache", description: "Chen Yu's SIS_CACHE v2 (November 2023): an idle CPU stays cache-hot for its last task's average short sleep, and scans pass over it.", features: Features { sis_cache: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "lb-promote-thin", description: "Seed 002: select_task_rq_fair_thin (prev, recent, first idle in LLC, then anywhere), no nr_idle_scan updates.", features: Features { lb_promote: true, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "full-scan", description: "No throttle at all: the baseline every throttle is measured against.", features: Features { sis_prop: false, sis_util: false, ..modern_67() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
@@ -503,6 +518,9 @@ mod tests {
         let mut f = v60.features;
         f.sis_prop = true;
         f.sis_util = false;
+        // 6.0's core.c also sends a wake-up onto an idle CPU through its wakelist.
+        assert!(f.ttwu_queue_idle);
+        f.ttwu_queue_idle = false;
         assert_eq!(f, v519.features);
         assert_eq!(
             (

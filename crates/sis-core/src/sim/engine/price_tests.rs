@@ -68,7 +68,11 @@ fn a_balance_pull_onto_an_idle_cpu_pays_no_exit() {
 fn a_remote_wakeup_spins_for_the_runqueue_lock_and_holds_it_one_transfer() {
     // ttwu_queue's rq_lock on a CPU of the waker's LLC: the line's transfer (51 ns on
     // xeon-spr), after whoever holds it. Local and other-LLC wake-ups take no remote lock.
-    let mut s = sim_on("xeon-spr", &[("llcs", "2"), ("llc_weight", "8")]);
+    // v5.19 takes it for an idle CPU too (every CPU is idle here).
+    let mut s = sim_on(
+        "xeon-spr",
+        &[("llcs", "2"), ("llc_weight", "8"), ("preset", "linux-5.19")],
+    );
     let t = 1_000_000;
     assert_eq!(s.ttwu_lock(0, 3, t), 51);
     // A second waker at the same instant waits for the first to let go.
@@ -86,6 +90,30 @@ fn a_remote_wakeup_spins_for_the_runqueue_lock_and_holds_it_one_transfer() {
     assert_eq!(s.counters.remote_wakeups, 4);
     let mut ideal = sim_on("ideal", &[]);
     assert_eq!(ideal.ttwu_lock(0, 3, t), 0);
+}
+
+#[test]
+fn from_6_0_a_wakeup_onto_an_idle_cpu_of_the_llc_goes_on_its_wakelist_without_the_lock() {
+    // v6.0 core.c ttwu_queue_cond: `if (!cpu_rq(cpu)->nr_running) return true;`
+    // (f3dd3f674555): the waker queues the task on the idle CPU's wakelist and takes no lock.
+    let mut s = sim_on("xeon-spr", &[("llc_weight", "8"), ("preset", "linux-6.0")]);
+    let t = 1_000_000;
+    assert_eq!(s.ttwu_lock(0, 3, t), 0, "idle: the wakelist");
+    assert_eq!(s.counters.remote_wakeups, 1, "still a remote wake-up");
+    // A CPU with a task on its runqueue is locked as in 5.19.
+    s.st.rqs[3].nr_running = 1;
+    assert_eq!(s.ttwu_lock(0, 3, t), 51);
+    assert_eq!(s.counters.ttwu_lock_wait_ns, 51);
+    // The feature alone makes the difference.
+    let mut off = sim_on(
+        "xeon-spr",
+        &[
+            ("llc_weight", "8"),
+            ("preset", "linux-6.0"),
+            ("features", "TTWU_QUEUE_IDLE=off"),
+        ],
+    );
+    assert_eq!(off.ttwu_lock(0, 3, t), 51);
 }
 
 #[test]

@@ -242,9 +242,10 @@ impl Simulation {
 
     /// ttwu_queue taking `cpu`'s runqueue lock from `waker_cpu` at time `at` (v5.19
     /// kernel/sched/core.c ttwu_queue: rq_lock(rq) unless ttwu_queue_wakelist took the wake-up,
-    /// which ttwu_queue_cond does for a CPU that does not share the waker's cache). The waker
-    /// spins until the holder lets go, then for the line's transfer, and holds it as long.
-    /// Returns that time, ns (0 for a local or another LLC's wake-up).
+    /// which ttwu_queue_cond does for a CPU that does not share the waker's cache, and from 6.0
+    /// for an idle one: TTWU_QUEUE_IDLE). The waker spins until the holder lets go, then for
+    /// the line's transfer, and holds it as long. Returns that time, ns (0 for a local
+    /// wake-up or one through the wakelist).
     #[inline]
     pub(super) fn ttwu_lock(&mut self, waker_cpu: u32, cpu: u32, at: u64) -> u64 {
         if cpu == waker_cpu {
@@ -255,6 +256,11 @@ impl Simulation {
         }
         let transfer = self.machine.lock_transfer_ns;
         if transfer == 0 || self.cpus[cpu as usize].llc != self.cpus[waker_cpu as usize].llc {
+            return 0;
+        }
+        // v6.0 core.c ttwu_queue_cond: `if (!cpu_rq(cpu)->nr_running) return true;` (read at
+        // the choice: what the scan saw).
+        if self.st.features.ttwu_queue_idle && self.st.rqs[cpu as usize].nr_running == 0 {
             return 0;
         }
         let c = &mut self.cpus[cpu as usize];
