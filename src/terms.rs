@@ -27,7 +27,7 @@ static TERMS: &[(&str, &str)] = &[
     ("nr", "The scan budget: select_idle_cpu() stops when --nr reaches 0 (SIS_PROP, or SIS_UTIL's nr_idle_scan)."),
     ("sis_prop_nr", "SIS_PROP's budget at the last wake-up that computed one: span × avg_idle / avg_scan_cost, at least 4 (Peter Zijlstra 4.13; kept by Mel Gorman's single-pass SIS)."),
     ("scan_cpu_pct", "select_idle_cpu's share of all CPU time (probes x probe cost). Seed 000: \"The time spent in select_idle_cpu() is visible to netperf\"."),
-    ("lock_wait", "Band under a bar: a waker spinning for another CPU's runqueue lock in ttwu_queue (v5.19 core.c). Seed 000 credits SIS_UTIL with \"-13% less rq lock contention\"."),
+    ("lock_wait", "Band under a bar: a waker spinning for another CPU's runqueue lock in ttwu_queue (v5.19 core.c); from 6.0 an idle CPU's wakelist takes the wake-up instead (TTWU_QUEUE_IDLE). Seed 000 credits SIS_UTIL with \"-13% less rq lock contention\"."),
     ("idle_exit", "Band over a bar: the CPU leaving its idle state (exit latency from intel_idle or ACPI tables), plus the waker's IPI if the state does not poll, before the woken task runs."),
     ("machine", "A topology and what a wake-up costs on it (IPI, idle states, lock transfer, probe, cold start), cited in docs/machines.md. auto: the machine with this LLC, else seed 000's Xeon."),
     ("wire_us", "netperf/tbench: a reply's time on a NIC's wire before its softirq wakes the peer. 0 = loopback: the sender wakes the peer with WF_SYNC."),
