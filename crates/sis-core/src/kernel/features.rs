@@ -273,6 +273,12 @@ const fn legacy_44() -> Features {
     }
 }
 impl Preset {
+    /// On 6.7's path (`modern_67`, whose cluster-first scan only those presets have): EEVDF
+    /// (6.6) orders their runqueues, not CFS's vruntime with wake-up preemption.
+    pub fn eevdf(&self) -> bool {
+        self.features.cluster
+    }
+
     /// wake_affine's cpu_load() is 4.x's runnable_load_avg (`weighted_cpuload()`: the
     /// runnable tasks' load only) rather than load_avg with blocked load, which replaced it in
     /// 5.7 (0dacee1bfa70). busy_factor 32 marks the presets before 5.10, and none is 5.7-5.9.

@@ -208,6 +208,14 @@ scenario_fields! {
     collision: Collision = Collision::Rescan;
         Kind::Choice(names::<Collision>), "collision", "WHAT", "",
         "When the CPU a scan found is taken before the wakee arrives (stack: queue there; rescan: scan on with the budget left if taken before the kernel would have probed it, else queue)";
+    /// How each CPU orders its waiting tasks: "fifo" (the default: first come, first run, a
+    /// slice each when others wait) or "cfs" (CFS's vruntime order, the sleeper's placement
+    /// and wake-up preemption, as 4.4-6.5 fair.c: docs in the guide's model page). Left out
+    /// of the JSON when fifo, so scenarios without it read as before.
+    #[serde(default, skip_serializing_if = "Runqueue::is_fifo")]
+    runqueue: Runqueue = Runqueue::Fifo;
+        Kind::Choice(names::<Runqueue>), "runqueue", "ORDER", "",
+        "How a CPU orders its waiting tasks (fifo: first come first run; cfs: vruntime order, sleeper placement and wake-up preemption, kernels up to 6.5)";
     hz: u32 = 1000;
         Kind::Int { min: 100, max: 1000, only: &[100, 250, 300, 1000], note: "" },
         "hz", "HZ", "", "Tick rate";
@@ -252,6 +260,13 @@ impl Choice for ScanCost {
     const ALL: &'static [Self] = ScanCost::ALL;
     fn name(self) -> &'static str {
         ScanCost::name(self)
+    }
+}
+
+impl Choice for Runqueue {
+    const ALL: &'static [Self] = Runqueue::ALL;
+    fn name(self) -> &'static str {
+        Runqueue::name(self)
     }
 }
 
@@ -303,6 +318,28 @@ impl ScanCost {
             ScanCost::Delay => "delay",
             ScanCost::Waker => "waker",
         }
+    }
+}
+
+/// How a CPU orders its waiting tasks (see [`Scenario::runqueue`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Runqueue {
+    #[default]
+    Fifo,
+    Cfs,
+}
+
+impl Runqueue {
+    pub const ALL: &'static [Self] = &[Runqueue::Fifo, Runqueue::Cfs];
+    pub fn name(self) -> &'static str {
+        match self {
+            Runqueue::Fifo => "fifo",
+            Runqueue::Cfs => "cfs",
+        }
+    }
+    pub fn is_fifo(&self) -> bool {
+        *self == Runqueue::Fifo
     }
 }
 
@@ -401,6 +438,21 @@ impl Scenario {
     /// Cross-field checks (topology shape, warmup within duration).
     pub fn check(&self) -> Result<(), InputError> {
         self.topology_spec().check()?;
+        if self.runqueue == Runqueue::Cfs {
+            let p = crate::kernel::features::preset(&self.preset)?;
+            if p.eevdf() {
+                return Err(InputError::range(
+                    "runqueue",
+                    "cfs",
+                    &format!(
+                        "fifo with preset {}: it is on 6.7's path, where EEVDF (6.6) replaced \
+                         CFS's vruntime order; cfs is for the presets up to linux-6.0 and the \
+                         patches on them",
+                        self.preset
+                    ),
+                ));
+            }
+        }
         if !self.warmup_auto() && self.warmup_ns() >= self.duration_ns() {
             return Err(InputError::range(
                 "warmup",

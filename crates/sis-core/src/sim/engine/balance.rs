@@ -61,6 +61,9 @@ impl Simulation {
             .queue
             .remove_at(&mut self.tasks, pos);
         self.sync_waiting(src);
+        if self.cfs_on {
+            self.clear_buddies(src, task);
+        }
         // The source keeps its running task (it was in `waiting`), so it stays busy.
         let src_rq = &mut self.st.rqs[src as usize];
         src_rq.nr_running -= 1;

@@ -61,6 +61,7 @@ impl Simulation {
             dur_avg: 0,
             last_dequeue_ns: 0,
             avg_hot_dur: 0,
+            vruntime: 0,
         });
         let tasks: Vec<Task> = tasks.collect();
         // Pinned hogs start with util 1024 on their CPU (the seed's table).
@@ -78,6 +79,8 @@ impl Simulation {
                 })
                 .collect(),
             all_unpinned: masks.iter().all(|m| m.weight() == n),
+            cfs_on: scenario.runqueue == crate::sim::scenario::Runqueue::Cfs,
+            cfs: cfs::CfsTunables::for_cpus(n),
             newidle_migration_cost_gate: scenario.newidle_migration_cost_gate(),
             max_newidle_lb_cost: scenario.llc_weight as u64 * scenario.probe_cost_ns,
             masks,

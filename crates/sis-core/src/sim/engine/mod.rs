@@ -7,6 +7,7 @@
 
 mod balance;
 mod build;
+mod cfs;
 mod invariants;
 #[cfg(test)]
 mod price_tests;
@@ -71,6 +72,9 @@ enum Event {
     /// scheduler_tick() on every CPU at a jiffy boundary (the ticks are not skewed by default,
     /// sched_skew_tick = 0), queued only for a kernel that does something there.
     Tick,
+    /// runqueue=cfs: a wake-up preempted `cpu`'s running task (need_resched); it is switched
+    /// out at this preemption point, after the event that woke the wakee.
+    Resched { cpu: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,6 +128,8 @@ struct Task {
     /// While Waking to a CPU its scan found, under collision=rescan: how to go on scanning if
     /// that CPU is taken first (None: the placement is final).
     rescan: Option<Rescan>,
+    /// runqueue=cfs: `se->vruntime`, ns, on the runqueue it is on or last slept on (`prev`).
+    vruntime: u64,
 }
 
 /// A scan the engine can continue when the CPU it found is taken before the wakee arrives.
@@ -172,6 +178,12 @@ struct Cpu {
     idle_exit_until: u64,
     /// When it last stopped being idle (an enqueue on its empty runqueue), ns.
     busy_since: u64,
+    /// runqueue=cfs: `cfs_rq->min_vruntime`, the next and last buddies, and whether a
+    /// wake-up has asked the running task to reschedule (TIF_NEED_RESCHED).
+    min_vruntime: u64,
+    next_buddy: Option<u32>,
+    last_buddy: Option<u32>,
+    need_resched: bool,
 }
 
 /// A running simulation.
@@ -238,6 +250,9 @@ pub struct Simulation {
     llc_load: Vec<LlcLoad>,
     /// CPUs with tasks queued behind a running one (what newidle balance can pull).
     waiting: CpuMask,
+    /// runqueue=cfs (else the FIFO order), and CFS's tunables for this many CPUs.
+    cfs_on: bool,
+    cfs: cfs::CfsTunables,
 }
 
 impl Simulation {
@@ -371,6 +386,7 @@ impl Simulation {
                 }
             }
             Event::Timer { task } => self.timer(task),
+            Event::Resched { cpu } => self.resched(cpu),
             Event::Balance { llc, group } => self.periodic_balance(llc, group),
             Event::Net { wakee, waker, cpu } => {
                 self.tasks[wakee as usize].wake_pending = false;

@@ -169,10 +169,20 @@ impl Simulation {
                 .util_est
                 .enqueue(&self.tasks[task as usize].pelt.util_est);
         }
+        if self.cfs_on {
+            self.place_entity(task, cpu);
+        }
         self.tasks[task as usize].state = TaskState::Queued(cpu);
         let c = &mut self.cpus[cpu as usize];
-        c.queue.push_back(&mut self.tasks, task);
+        if self.cfs_on {
+            c.queue.insert_by_vruntime(&mut self.tasks, task);
+        } else {
+            c.queue.push_back(&mut self.tasks, task);
+        }
         let has_curr = c.curr.is_some();
+        if has_curr && self.cfs_on {
+            self.check_preempt_wakeup(task, cpu);
+        }
         self.llc_change(l, -i32::from(was_idle), 1);
         if has_curr {
             self.waiting.set(cpu);
@@ -283,7 +293,7 @@ impl Simulation {
     /// SIS_PROP). Its pop would do nothing but move the clock, which matters only to a
     /// warm-up sample it would trigger (`measure_at`): then it stays.
     #[cfg_attr(not(target_arch = "wasm32"), inline)]
-    fn drop_stale_stint_end(&mut self, cpu: u32, gen: u32, at: u64) {
+    pub(super) fn drop_stale_stint_end(&mut self, cpu: u32, gen: u32, at: u64) {
         if at >= self.measure_at {
             return;
         }
@@ -307,7 +317,18 @@ impl Simulation {
     pub(super) fn pick_next_integrated(&mut self, cpu: u32) {
         let l = self.cpus[cpu as usize].llc as usize;
         debug_assert!(self.cpus[cpu as usize].curr.is_none());
-        let Some(task) = self.cpus[cpu as usize].queue.pop_front(&self.tasks) else {
+        self.cpus[cpu as usize].need_resched = false;
+        let task = if self.cfs_on && !self.cpus[cpu as usize].queue.is_empty() {
+            let pos = self.cfs_pick(cpu);
+            let t = self.cpus[cpu as usize]
+                .queue
+                .remove_at(&mut self.tasks, pos);
+            self.clear_buddies(cpu, t);
+            Some(t)
+        } else {
+            self.cpus[cpu as usize].queue.pop_front(&self.tasks)
+        };
+        let Some(task) = task else {
             self.waiting.clear(cpu);
             if self.measuring {
                 self.counters.context_switches += 1; // to the idle task
@@ -383,9 +404,18 @@ impl Simulation {
         t.ran_since_sleep += self.now.saturating_sub(t.exec_start);
         let l = self.cpus[cpu as usize].llc as usize;
         self.tasks[task as usize].state = TaskState::Queued(cpu);
+        if self.cfs_on {
+            // put_prev_entity(): update_curr(), then back into the tree by vruntime.
+            self.account_vruntime(task);
+            self.update_min_vruntime(cpu);
+        }
         let c = &mut self.cpus[cpu as usize];
         c.curr = None;
-        c.queue.push_back(&mut self.tasks, task);
+        if self.cfs_on {
+            c.queue.insert_by_vruntime(&mut self.tasks, task);
+        } else {
+            c.queue.push_back(&mut self.tasks, task);
+        }
         self.llc_change(l, 0, 1);
         self.pick_next_integrated(cpu);
     }
@@ -423,6 +453,13 @@ impl Simulation {
         t.dur_avg = crate::kernel::throttle::update_avg(t.dur_avg, dur);
         t.ran_since_sleep = 0;
         self.cpus[cpu as usize].curr = None;
+        if self.cfs_on {
+            // dequeue_entity(): update_curr(), clear_buddies(), then update_min_vruntime()
+            // without the task, now off the runqueue.
+            self.account_vruntime(task);
+            self.clear_buddies(cpu, task);
+            self.update_min_vruntime(cpu);
+        }
         let rq = &mut self.st.rqs[cpu as usize];
         rq.nr_running -= 1;
         // SIS_CACHE v2 dequeue_task_fair, task_sleep: `p->last_dequeue_time = now;` and, when
