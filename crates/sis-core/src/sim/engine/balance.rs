@@ -61,7 +61,7 @@ impl Simulation {
             .queue
             .remove_at(&mut self.tasks, pos);
         self.sync_waiting(src);
-        if self.cfs_on {
+        if self.cfs_on() {
             self.clear_buddies(src, task);
         }
         // The source keeps its running task (it was in `waiting`), so it stays busy.

@@ -79,7 +79,7 @@ impl Simulation {
                 })
                 .collect(),
             all_unpinned: masks.iter().all(|m| m.weight() == n),
-            cfs_on: scenario.runqueue == crate::sim::scenario::Runqueue::Cfs,
+            cfs_runqueue: scenario.runqueue == crate::sim::scenario::Runqueue::Cfs,
             cfs: cfs::CfsTunables::for_cpus(n),
             newidle_migration_cost_gate: scenario.newidle_migration_cost_gate(),
             max_newidle_lb_cost: scenario.llc_weight as u64 * scenario.probe_cost_ns,

@@ -77,6 +77,13 @@ impl RunList {
 }
 
 impl Simulation {
+    /// runqueue=cfs, in a build that has it (a constant false without the `cfs` feature, so
+    /// the page's wasm carries none of this).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    pub(super) fn cfs_on(&self) -> bool {
+        cfg!(feature = "cfs") && self.cfs_runqueue
+    }
+
     /// The running task's vruntime now (update_curr(): it has run since it was picked).
     fn curr_vruntime(&self, cpu: u32) -> Option<u64> {
         let curr = self.cpus[cpu as usize].curr?;
@@ -232,7 +239,7 @@ impl Simulation {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cfs"))]
 mod tests {
     use super::*;
 

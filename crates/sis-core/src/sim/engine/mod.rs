@@ -251,7 +251,7 @@ pub struct Simulation {
     /// CPUs with tasks queued behind a running one (what newidle balance can pull).
     waiting: CpuMask,
     /// runqueue=cfs (else the FIFO order), and CFS's tunables for this many CPUs.
-    cfs_on: bool,
+    cfs_runqueue: bool,
     cfs: cfs::CfsTunables,
 }
 
@@ -386,7 +386,11 @@ impl Simulation {
                 }
             }
             Event::Timer { task } => self.timer(task),
-            Event::Resched { cpu } => self.resched(cpu),
+            Event::Resched { cpu } => {
+                if self.cfs_on() {
+                    self.resched(cpu);
+                }
+            }
             Event::Balance { llc, group } => self.periodic_balance(llc, group),
             Event::Net { wakee, waker, cpu } => {
                 self.tasks[wakee as usize].wake_pending = false;

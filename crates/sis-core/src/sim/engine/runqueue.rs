@@ -169,18 +169,19 @@ impl Simulation {
                 .util_est
                 .enqueue(&self.tasks[task as usize].pelt.util_est);
         }
-        if self.cfs_on {
+        if self.cfs_on() {
             self.place_entity(task, cpu);
         }
         self.tasks[task as usize].state = TaskState::Queued(cpu);
+        let cfs = self.cfs_on();
         let c = &mut self.cpus[cpu as usize];
-        if self.cfs_on {
+        if cfs {
             c.queue.insert_by_vruntime(&mut self.tasks, task);
         } else {
             c.queue.push_back(&mut self.tasks, task);
         }
         let has_curr = c.curr.is_some();
-        if has_curr && self.cfs_on {
+        if has_curr && cfs {
             self.check_preempt_wakeup(task, cpu);
         }
         self.llc_change(l, -i32::from(was_idle), 1);
@@ -318,7 +319,7 @@ impl Simulation {
         let l = self.cpus[cpu as usize].llc as usize;
         debug_assert!(self.cpus[cpu as usize].curr.is_none());
         self.cpus[cpu as usize].need_resched = false;
-        let task = if self.cfs_on && !self.cpus[cpu as usize].queue.is_empty() {
+        let task = if self.cfs_on() && !self.cpus[cpu as usize].queue.is_empty() {
             let pos = self.cfs_pick(cpu);
             let t = self.cpus[cpu as usize]
                 .queue
@@ -404,14 +405,15 @@ impl Simulation {
         t.ran_since_sleep += self.now.saturating_sub(t.exec_start);
         let l = self.cpus[cpu as usize].llc as usize;
         self.tasks[task as usize].state = TaskState::Queued(cpu);
-        if self.cfs_on {
+        if self.cfs_on() {
             // put_prev_entity(): update_curr(), then back into the tree by vruntime.
             self.account_vruntime(task);
             self.update_min_vruntime(cpu);
         }
+        let cfs = self.cfs_on();
         let c = &mut self.cpus[cpu as usize];
         c.curr = None;
-        if self.cfs_on {
+        if cfs {
             c.queue.insert_by_vruntime(&mut self.tasks, task);
         } else {
             c.queue.push_back(&mut self.tasks, task);
@@ -453,7 +455,7 @@ impl Simulation {
         t.dur_avg = crate::kernel::throttle::update_avg(t.dur_avg, dur);
         t.ran_since_sleep = 0;
         self.cpus[cpu as usize].curr = None;
-        if self.cfs_on {
+        if self.cfs_on() {
             // dequeue_entity(): update_curr(), clear_buddies(), then update_min_vruntime()
             // without the task, now off the runqueue.
             self.account_vruntime(task);
