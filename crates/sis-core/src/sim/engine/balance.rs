@@ -91,9 +91,9 @@ impl Simulation {
     }
 
     /// Queues the next jiffy's scheduler_tick when the kernel acts there (SIS_FILTER's
-    /// update_overloaded_rq) and none is queued.
+    /// update_overloaded_rq; runqueue=cfs's check_preempt_tick) and none is queued.
     pub(super) fn arm_tick(&mut self) {
-        if self.st.features.sis_filter && !self.tick_armed {
+        if (self.st.features.sis_filter || self.cfs_on()) && !self.tick_armed {
             let jiffy_ns = 1_000_000_000 / self.scenario.hz as u64;
             self.tick_armed = true;
             self.push((self.now / jiffy_ns + 1) * jiffy_ns, Event::Tick);
@@ -104,11 +104,13 @@ impl Simulation {
     /// (an idle CPU's tick is stopped under NOHZ, and its bit was cleared at idle entry).
     pub(super) fn sched_tick(&mut self) {
         self.tick_armed = false;
-        if !self.st.features.sis_filter {
-            return;
+        if self.cfs_on() {
+            self.cfs_tick();
         }
-        for cpu in 0..self.st.topo.nr_cpus() {
-            self.st.update_overloaded_rq(cpu);
+        if self.st.features.sis_filter {
+            for cpu in 0..self.st.topo.nr_cpus() {
+                self.st.update_overloaded_rq(cpu);
+            }
         }
         self.arm_tick();
     }

@@ -14,6 +14,10 @@ pub(super) struct CfsTunables {
     pub(super) wakeup_gran_ns: u64,
     /// place_entity(): GENTLE_FAIR_SLEEPERS' credit, `sysctl_sched_latency >> 1`, ns.
     pub(super) sleeper_thresh_ns: u64,
+    /// `sysctl_sched_latency` and `sysctl_sched_min_granularity` (0.75 ms times the factor),
+    /// for sched_slice(), ns.
+    pub(super) latency_ns: u64,
+    pub(super) min_gran_ns: u64,
 }
 
 impl CfsTunables {
@@ -23,7 +27,21 @@ impl CfsTunables {
         CfsTunables {
             wakeup_gran_ns: 1_000_000 * factor,
             sleeper_thresh_ns: 6_000_000 * factor / 2,
+            latency_ns: 6_000_000 * factor,
+            min_gran_ns: 750_000 * factor,
         }
+    }
+
+    /// v5.19 fair.c sched_slice() of a nice-0 task among `nr` (the running one included):
+    /// __sched_period(nr) (sched_latency, or nr * min_granularity past sched_nr_latency = 8)
+    /// shared equally, at least min_granularity (BASE_SLICE).
+    pub(super) fn sched_slice(&self, nr: u64) -> u64 {
+        let period = if nr > 8 {
+            nr * self.min_gran_ns
+        } else {
+            self.latency_ns
+        };
+        (period / nr.max(1)).max(self.min_gran_ns)
     }
 }
 
@@ -179,12 +197,58 @@ impl Simulation {
         if scale {
             c.last_buddy = curr;
         }
-        c.need_resched = true;
-        self.push(self.now, Event::Resched { cpu });
+        self.resched_curr(cpu);
     }
 
-    /// The preemption point after a wake-up preemption: the running task, if still the one
-    /// rescheduled and mid-burst, goes back to the queue and the CPU picks again.
+    /// scheduler_tick() under runqueue=cfs: v5.19 fair.c entity_tick() ->
+    /// check_preempt_tick() on every CPU with a task waiting (`cfs_rq->nr_running > 1`).
+    pub(super) fn cfs_tick(&mut self) {
+        for cpu in 0..self.st.topo.nr_cpus() {
+            if self.waiting.test(cpu) {
+                self.check_preempt_tick(cpu);
+            }
+        }
+    }
+
+    /// v5.19 fair.c check_preempt_tick(): the running task is rescheduled once it has run
+    /// longer than its sched_slice() since it was picked, or, after min_granularity, once its
+    /// vruntime is more than that slice ahead of the leftmost waiting task's.
+    fn check_preempt_tick(&mut self, cpu: u32) {
+        let c = &self.cpus[cpu as usize];
+        let (Some(curr), false) = (c.curr, c.queue.is_empty()) else {
+            return;
+        };
+        let ideal = self.cfs.sched_slice(u64::from(c.queue.len) + 1);
+        let delta_exec = self
+            .now
+            .saturating_sub(self.tasks[curr as usize].exec_start);
+        if delta_exec > ideal {
+            self.clear_buddies(cpu, curr);
+            return self.resched_curr(cpu);
+        }
+        if delta_exec < self.cfs.min_gran_ns {
+            return;
+        }
+        let left = self.tasks[c.queue.head as usize].vruntime;
+        let curr_v = self.curr_vruntime(cpu).unwrap_or(left);
+        if preempts(curr_v, left, ideal) {
+            self.resched_curr(cpu);
+        }
+    }
+
+    /// resched_curr(): the running task is switched out at the next preemption point (the
+    /// Resched event, after the event being handled).
+    fn resched_curr(&mut self, cpu: u32) {
+        let c = &mut self.cpus[cpu as usize];
+        if !c.need_resched {
+            c.need_resched = true;
+            self.push(self.now, Event::Resched { cpu });
+        }
+    }
+
+    /// The preemption point after resched_curr() (a wake-up's or a tick's): the running task,
+    /// if still the one rescheduled and mid-burst, goes back to the queue and the CPU picks
+    /// again.
     pub(super) fn resched(&mut self, cpu: u32) {
         let c = &mut self.cpus[cpu as usize];
         if !std::mem::take(&mut c.need_resched) {
@@ -292,6 +356,43 @@ mod tests {
                 "{cpus}"
             );
         }
+    }
+
+    #[test]
+    fn a_slice_is_the_latency_shared_out_down_to_the_minimum_granularity() {
+        // 8+ CPUs: 24 ms shared, at least 3 ms; past 8 tasks the period grows instead.
+        let t = CfsTunables::for_cpus(8);
+        for (nr, slice) in [(1, 24), (2, 12), (3, 8), (8, 3), (9, 3), (40, 3)] {
+            assert_eq!(t.sched_slice(nr), slice * 1_000_000, "{nr}");
+        }
+        // 1 CPU: factor 1, 6 ms and 0.75 ms.
+        let t = CfsTunables::for_cpus(1);
+        assert_eq!((t.sched_slice(2), t.sched_slice(8)), (3_000_000, 750_000));
+    }
+
+    #[test]
+    fn the_tick_preempts_a_runner_past_its_slice() {
+        // Two tasks on CPU 3 from 1 ms, equal vruntimes (no wake-up preemption): the runner's
+        // slice is 24 ms / 2; the first tick that sees it run longer reschedules it.
+        let mut s = sim(&[]);
+        s.now = 1_000_000;
+        for t in [0, 1] {
+            s.tasks[t].remaining = 100_000_000;
+            s.tasks[t].prev = 3;
+            s.enqueue(t as u32, 3);
+        }
+        assert_eq!(s.cpus[3].curr, Some(0));
+        assert!(!s.cpus[3].need_resched);
+        s.now = 13_000_000;
+        s.sched_tick();
+        assert!(!s.cpus[3].need_resched, "12 ms run: not past 12 ms");
+        s.now = 14_000_000;
+        s.sched_tick();
+        assert!(s.cpus[3].need_resched);
+        s.resched(3);
+        assert_eq!(s.cpus[3].curr, Some(1));
+        assert_eq!(s.tasks[0].remaining, 87_000_000);
+        assert_eq!(s.counters.involuntary_switches, 1);
     }
 
     #[test]

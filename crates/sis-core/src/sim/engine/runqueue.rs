@@ -187,7 +187,8 @@ impl Simulation {
         self.llc_change(l, -i32::from(was_idle), 1);
         if has_curr {
             self.waiting.set(cpu);
-            if self.cpus[cpu as usize].queue.len == 1 {
+            // Under runqueue=cfs the tick's check_preempt_tick() ends the stint instead.
+            if self.cpus[cpu as usize].queue.len == 1 && !cfs {
                 self.slice_running(cpu);
             }
         } else {
@@ -359,11 +360,12 @@ impl Simulation {
             }
         }
         self.tasks[task as usize].exec_start = now;
+        let cfs = self.cfs_on();
         let c = &mut self.cpus[cpu as usize];
         c.curr = Some(task);
         c.stint_start = now;
         c.gen = c.gen.wrapping_add(1);
-        let stint = if c.queue.is_empty() {
+        let stint = if c.queue.is_empty() || cfs {
             self.tasks[task as usize].remaining
         } else {
             self.tasks[task as usize].remaining.min(SLICE_NS)
@@ -427,10 +429,11 @@ impl Simulation {
     pub(super) fn run_on(&mut self, cpu: u32, task: u32, b: u64) {
         self.tasks[task as usize].remaining = b.max(1);
         self.update_cpu_pelt(cpu);
+        let cfs = self.cfs_on();
         let c = &mut self.cpus[cpu as usize];
         c.stint_start = self.now;
         c.gen = c.gen.wrapping_add(1);
-        let stint = if c.queue.is_empty() {
+        let stint = if c.queue.is_empty() || cfs {
             b
         } else {
             b.min(SLICE_NS)
