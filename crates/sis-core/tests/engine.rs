@@ -41,7 +41,10 @@ fn invariants_hold_for_every_workload_and_preset_family() {
             ("linux-6.0", "1", "contiguous", "1"),
             ("linux-6.7", "4", "contiguous", "1"),
             ("lb-promote-thin", "1", "contiguous", "2"),
+            ("linux-5.19 cfs", "2", "contiguous", "1"),
         ] {
+            // "PRESET cfs": that preset with runqueue=cfs.
+            let (preset, runqueue) = preset.split_once(' ').unwrap_or((preset, "fifo"));
             // scan_cost=waker with dear probes: long scan tails, during which a reply can come.
             for (load, scan_cost, probe_cost_ns) in [
                 ("0", "delay", "400"),
@@ -57,6 +60,7 @@ fn invariants_hold_for_every_workload_and_preset_family() {
                     ("smt", smt),
                     ("numbering", numbering),
                     ("preset", preset),
+                    ("runqueue", runqueue),
                     ("workload", workload),
                     ("load", load),
                     ("duration", "20ms"),
@@ -338,6 +342,30 @@ fn sis_util_cuts_sis_scanned_as_seed_000_did_at_200_percent() {
     );
     // The vanilla kernel's efficiency collapses (seed: se_eff 4.9%).
     assert!(prop.metrics.se_eff < 10.0, "linux-5.19 {:?}", prop.metrics);
+}
+
+#[test]
+fn with_cfs_sis_util_stacks_wakees_and_preempts_more_as_seed_000_says_of_stress_ng() {
+    // Seed 000: "SIS_UTIL terminates the scan and chooses a previous CPU earlier, and this
+    // might introduce more context switch, especially involuntary preemption". netperf at
+    // 196 threads, runqueue=cfs: wake-up preemption of the task running on the wakee's CPU.
+    let inv = |preset: &str, rq: &str| {
+        let r = run_seed_000("175", preset, &[("runqueue", rq)]);
+        r.counters.involuntary_switches
+    };
+    let (vanilla, patched, v6_0) = (
+        inv("linux-5.19", "cfs"),
+        inv("sis-util-v4", "cfs"),
+        inv("linux-6.0", "cfs"),
+    );
+    assert!(vanilla > 0, "vanilla preempts too, less");
+    assert!(
+        patched * 10 > vanilla * 12,
+        "{vanilla} -> sis-util-v4 {patched}"
+    );
+    assert!(v6_0 > vanilla * 3, "{vanilla} -> linux-6.0 {v6_0}");
+    // Without CFS's order the netperf runs, microseconds each, are never preempted.
+    assert_eq!(inv("linux-6.0", "fifo"), 0);
 }
 
 #[test]
