@@ -209,9 +209,9 @@ scenario_fields! {
         Kind::Choice(names::<Collision>), "collision", "WHAT", "",
         "When the CPU a scan found is taken before the wakee arrives (stack: queue there; rescan: scan on with the budget left if taken before the kernel would have probed it, else queue)";
     /// How each CPU orders its waiting tasks: "fifo" (the default: first come, first run, a
-    /// slice each when others wait) or "cfs" (CFS's vruntime order, the sleeper's placement
-    /// and wake-up preemption, as 4.4-6.5 fair.c: docs in the guide's model page). Left out
-    /// of the JSON when fifo, so scenarios without it read as before.
+    /// slice each when others wait) or "cfs" (CFS's vruntime order, the sleeper's placement,
+    /// wake-up preemption and the tick's sched_slice, as 4.4-6.5 fair.c: the guide's model
+    /// page). Left out of the JSON when fifo, so scenarios without it read as before.
     #[serde(default, skip_serializing_if = "Runqueue::is_fifo")]
     runqueue: Runqueue = Runqueue::Fifo;
         Kind::Choice(names::<Runqueue>), "runqueue", "ORDER", "",

@@ -72,8 +72,8 @@ enum Event {
     /// scheduler_tick() on every CPU at a jiffy boundary (the ticks are not skewed by default,
     /// sched_skew_tick = 0), queued only for a kernel that does something there.
     Tick,
-    /// runqueue=cfs: a wake-up preempted `cpu`'s running task (need_resched); it is switched
-    /// out at this preemption point, after the event that woke the wakee.
+    /// runqueue=cfs: a wake-up or a tick rescheduled `cpu`'s running task (need_resched); it
+    /// is switched out at this preemption point, after the event that asked.
     Resched { cpu: u32 },
 }
 
@@ -179,7 +179,7 @@ struct Cpu {
     /// When it last stopped being idle (an enqueue on its empty runqueue), ns.
     busy_since: u64,
     /// runqueue=cfs: `cfs_rq->min_vruntime`, the next and last buddies, and whether a
-    /// wake-up has asked the running task to reschedule (TIF_NEED_RESCHED).
+    /// wake-up or a tick has asked the running task to reschedule (TIF_NEED_RESCHED).
     min_vruntime: u64,
     next_buddy: Option<u32>,
     last_buddy: Option<u32>,
