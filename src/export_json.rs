@@ -25,8 +25,7 @@ pub fn chrome_trace_json<'a>(
     nr_cpus: u32,
     probe_cost_ns: u64,
 ) -> String {
-    let v = sis_core::analysis::export::chrome_trace(decisions, nr_cpus, probe_cost_ns);
-    let mut s = serde_json::to_string(&v).unwrap_or_default();
+    let mut s = sis_core::analysis::export::chrome_trace(decisions, nr_cpus, probe_cost_ns);
     s.push('\n');
     s
 }

@@ -261,6 +261,20 @@ pub fn Controls(p: &ControlsProps) -> Html {
             .collect(),
         &dispatch,
     );
+    let runqueue_sel = select(
+        "runqueue",
+        "runqueue",
+        html! {{kernel_term("runqueue", "runqueue")}},
+        sc.runqueue.name(),
+        sis_core::sim::scenario::Runqueue::ALL
+            .iter()
+            .map(|r| {
+                let v = r.name().to_string();
+                (v.clone(), v, crate::terms::term("runqueue"))
+            })
+            .collect(),
+        &dispatch,
+    );
     let speed = {
         let st = p.state.clone();
         let onchange = Callback::from(move |e: Event| {
@@ -330,6 +344,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
                 <div class="fields">
                     {num("llc-weight", "llc_weight", sc.llc_weight.to_string())}
                     {num("imbalance-pct", "imbalance_pct", sc.imbalance_pct.to_string())}
+                    {runqueue_sel}
                     {num("load", "load", sc.load.to_string())}
                     {preset_sel}
                 </div>

@@ -1,27 +1,29 @@
 //! Exports: a run's decisions as a Chrome/Perfetto JSON trace, and a run's metrics as text
 //! laid out like the seeds' tables (pasteable into a mail) or CSV.
 
-use crate::kernel::trace::{Decision, Rule};
+use crate::kernel::trace::Decision;
 use crate::sim::engine::RunReport;
-use serde_json::{json, Value};
 
-/// The Chrome trace-event format (`{"traceEvents": [...]}`): one track (tid) per CPU, named
-/// "CPU n"; each wake-up is a complete event on the chosen CPU, each LLC scan a complete event
-/// of probes × the decision's probe cost (or `probe_cost_ns`) on the waker's CPU, with the decision's details in `args`.
+/// The Chrome trace-event format (`{"traceEvents": [...]}`) as JSON text: one track (tid) per
+/// CPU, named "CPU n"; each wake-up is a complete event on the chosen CPU, each LLC scan a
+/// complete event of probes × the decision's probe cost (or `probe_cost_ns`) on the waker's
+/// CPU, with the decision's details in `args`. Times are microseconds with three decimals.
+/// Written as text, not built as a serde_json `Value`: the page's wasm carries this.
 pub fn chrome_trace<'a>(
     decisions: impl IntoIterator<Item = &'a Decision>,
     nr_cpus: u32,
     probe_cost_ns: u64,
-) -> Value {
-    let mut events: Vec<Value> = Vec::new();
-    events.push(
-        json!({"name": "process_name", "ph": "M", "pid": 1, "tid": 0, "args": {"name": "sisviz"}}),
+) -> String {
+    use std::fmt::Write;
+    let mut s = String::from(
+        r#"{"traceEvents":[{"name":"process_name","ph":"M","pid":1,"tid":0,"args":{"name":"sisviz"}}"#,
     );
     for cpu in 0..nr_cpus {
-        events.push(json!({"name": "thread_name", "ph": "M", "pid": 1, "tid": cpu, "args": {"name": format!("CPU {cpu}")}}));
-        events.push(json!({"name": "thread_sort_index", "ph": "M", "pid": 1, "tid": cpu, "args": {"sort_index": cpu}}));
+        let _ = write!(
+            s,
+            r#",{{"name":"thread_name","ph":"M","pid":1,"tid":{cpu},"args":{{"name":"CPU {cpu}"}}}},{{"name":"thread_sort_index","ph":"M","pid":1,"tid":{cpu},"args":{{"sort_index":{cpu}}}}}"#
+        );
     }
-    let us = |ns: u64| ns as f64 / 1000.0;
     for d in decisions {
         let probes: Vec<u32> = d
             .steps
@@ -36,20 +38,74 @@ pub fn chrome_trace<'a>(
         };
         let scan_ns = probes.len() as u64 * cost;
         if !probes.is_empty() {
-            events.push(json!({
-                "name": "select_idle_cpu", "cat": "scan", "ph": "X", "pid": 1, "tid": d.id.waker_cpu,
-                "ts": us(d.id.time_ns), "dur": us(scan_ns.max(1)),
-                "args": {"seq": d.id.seq, "probed": probes, "nr_before": d.nr_before, "nr_after": d.nr_after, "missed_idle": d.missed_idle}
-            }));
+            let _ = write!(
+                s,
+                r#",{{"name":"select_idle_cpu","cat":"scan","ph":"X","pid":1,"tid":{},"ts":{},"dur":{},"args":{{"seq":{},"probed":{},"nr_before":{},"nr_after":{},"missed_idle":{}}}}}"#,
+                d.id.waker_cpu,
+                Us(d.id.time_ns),
+                Us(scan_ns.max(1)),
+                d.id.seq,
+                List(&probes),
+                Opt(d.nr_before),
+                Opt(d.nr_after),
+                List(&d.missed_idle)
+            );
         }
-        events.push(json!({
-            "name": format!("wake task {}", d.id.wakee), "cat": "wakeup", "ph": "X", "pid": 1, "tid": d.result,
-            "ts": us(d.id.time_ns + scan_ns), "dur": 1.0,
-            "args": {"seq": d.id.seq, "waker_cpu": d.id.waker_cpu, "prev": d.id.prev, "target": d.target,
-                     "decided_by": d.decided_by.map(Rule::name), "steps": d.steps.len()}
-        }));
+        let _ = write!(
+            s,
+            r#",{{"name":"wake task {}","cat":"wakeup","ph":"X","pid":1,"tid":{},"ts":{},"dur":1.000,"args":{{"seq":{},"waker_cpu":{},"prev":{},"target":{},"decided_by":{},"steps":{}}}}}"#,
+            d.id.wakee,
+            d.result,
+            Us(d.id.time_ns + scan_ns),
+            d.id.seq,
+            d.id.waker_cpu,
+            d.id.prev,
+            d.target,
+            Opt(d.decided_by.map(|r| Quoted(r.name()))),
+            d.steps.len()
+        );
     }
-    json!({"traceEvents": events, "displayTimeUnit": "ns"})
+    s.push_str(r#"],"displayTimeUnit":"ns"}"#);
+    s
+}
+
+/// Nanoseconds as microseconds with three decimals (exact: no float).
+struct Us(u64);
+impl std::fmt::Display for Us {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}.{:03}", self.0 / 1000, self.0 % 1000)
+    }
+}
+
+/// A JSON array of numbers.
+struct List<'a>(&'a [u32]);
+impl std::fmt::Display for List<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("[")?;
+        for (i, x) in self.0.iter().enumerate() {
+            write!(f, "{}{x}", if i == 0 { "" } else { "," })?;
+        }
+        f.write_str("]")
+    }
+}
+
+/// A value, or JSON's null.
+struct Opt<T>(Option<T>);
+impl<T: std::fmt::Display> std::fmt::Display for Opt<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match &self.0 {
+            Some(v) => write!(f, "{v}"),
+            None => f.write_str("null"),
+        }
+    }
+}
+
+/// A JSON string of a name that needs no escaping (a rule's: ASCII letters and underscores).
+struct Quoted(&'static str);
+impl std::fmt::Display for Quoted {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "\"{}\"", self.0)
+    }
 }
 
 /// The seed's schedstat_parse.py layout for one run.
@@ -100,6 +156,7 @@ pub fn metrics_csv(r: &RunReport) -> String {
 mod tests {
     use super::*;
     use crate::{Scenario, Simulation};
+    use serde_json::{json, Value};
 
     #[test]
     fn chrome_trace_has_one_track_per_cpu_and_valid_events() {
@@ -115,8 +172,7 @@ mod tests {
         for _ in 0..50 {
             sim.next_wakeup();
         }
-        let v = chrome_trace(sim.decisions(), 8, sc.probe_cost_ns);
-        let text = serde_json::to_string(&v).unwrap();
+        let text = chrome_trace(sim.decisions(), 8, sc.probe_cost_ns);
         let back: Value = serde_json::from_str(&text).unwrap();
         let evs = back["traceEvents"].as_array().unwrap();
         let names: Vec<u64> = evs

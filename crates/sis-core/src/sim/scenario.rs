@@ -439,13 +439,6 @@ impl Scenario {
     pub fn check(&self) -> Result<(), InputError> {
         self.topology_spec().check()?;
         if self.runqueue == Runqueue::Cfs {
-            if !cfg!(feature = "cfs") {
-                return Err(InputError::range(
-                    "runqueue",
-                    "cfs",
-                    "fifo in this build (the page's size budget); the CLI has cfs",
-                ));
-            }
             let p = crate::kernel::features::preset(&self.preset)?;
             if p.eevdf() {
                 return Err(InputError::range(

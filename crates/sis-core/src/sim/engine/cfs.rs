@@ -95,11 +95,10 @@ impl RunList {
 }
 
 impl Simulation {
-    /// runqueue=cfs, in a build that has it (a constant false without the `cfs` feature, so
-    /// the page's wasm carries none of this).
+    /// runqueue=cfs.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub(super) fn cfs_on(&self) -> bool {
-        cfg!(feature = "cfs") && self.cfs_runqueue
+        self.cfs_runqueue
     }
 
     /// The running task's vruntime now (update_curr(): it has run since it was picked).
@@ -303,7 +302,7 @@ impl Simulation {
     }
 }
 
-#[cfg(all(test, feature = "cfs"))]
+#[cfg(test)]
 mod tests {
     use super::*;
 
