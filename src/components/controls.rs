@@ -344,7 +344,6 @@ pub fn Controls(p: &ControlsProps) -> Html {
                 <div class="fields">
                     {num("llc-weight", "llc_weight", sc.llc_weight.to_string())}
                     {num("imbalance-pct", "imbalance_pct", sc.imbalance_pct.to_string())}
-                    {runqueue_sel}
                     {num("load", "load", sc.load.to_string())}
                     {preset_sel}
                 </div>
@@ -388,6 +387,7 @@ pub fn Controls(p: &ControlsProps) -> Html {
                     <legend>{"Kernel"}</legend>
                     {preset_sel}
                     {num("imbalance-pct", "imbalance_pct", sc.imbalance_pct.to_string())}
+                    {runqueue_sel}
                     <p class="hint">{preset_desc}
                         { for sis_core::kernel::features::posting(&sc.preset).map(|url| html! {
                             <>{" "}<a href={url} target="_blank" rel="noopener" data-testid="preset-posting">{"the posting"}</a></>
