@@ -345,25 +345,19 @@ fn sis_util_cuts_sis_scanned_as_seed_000_did_at_200_percent() {
 }
 
 #[test]
-fn with_cfs_sis_util_stacks_wakees_and_preempts_more_as_seed_000_says_of_stress_ng() {
-    // Seed 000: "SIS_UTIL terminates the scan and chooses a previous CPU earlier, and this
-    // might introduce more context switch, especially involuntary preemption". netperf at
-    // 196 threads, runqueue=cfs: wake-up preemption of the task running on the wakee's CPU.
+fn with_cfs_linux_6_0s_stacked_wakees_preempt_where_vanilla_never_does_as_seed_000_says() {
+    // Seed 000 of stress-ng.sock: "SIS_UTIL terminates the scan and chooses a previous CPU
+    // earlier, and this might introduce more context switch, especially involuntary
+    // preemption". netperf at 196 threads, runqueue=cfs: linux-5.19's scan finds an idle CPU
+    // for its wakees, which never preempt; linux-6.0 stops scanning and stacks them, and they
+    // preempt (check_preempt_wakeup). seed 1: 0 against 84,295 in 400 ms.
     let inv = |preset: &str, rq: &str| {
         let r = run_seed_000("175", preset, &[("runqueue", rq)]);
         r.counters.involuntary_switches
     };
-    let (vanilla, patched, v6_0) = (
-        inv("linux-5.19", "cfs"),
-        inv("sis-util-v4", "cfs"),
-        inv("linux-6.0", "cfs"),
-    );
-    assert!(vanilla > 0, "vanilla preempts too, less");
-    assert!(
-        patched * 10 > vanilla * 12,
-        "{vanilla} -> sis-util-v4 {patched}"
-    );
-    assert!(v6_0 > vanilla * 3, "{vanilla} -> linux-6.0 {v6_0}");
+    let (vanilla, v6_0) = (inv("linux-5.19", "cfs"), inv("linux-6.0", "cfs"));
+    assert_eq!(vanilla, 0, "linux-5.19");
+    assert!(v6_0 > 10_000, "linux-6.0 {v6_0}");
     // Without CFS's order the netperf runs, microseconds each, are never preempted.
     assert_eq!(inv("linux-6.0", "fifo"), 0);
 }

@@ -62,6 +62,7 @@ impl Simulation {
             last_dequeue_ns: 0,
             avg_hot_dur: 0,
             vruntime: 0,
+            vruntime_relative: false,
         });
         let tasks: Vec<Task> = tasks.collect();
         // Pinned hogs start with util 1024 on their CPU (the seed's table).

@@ -154,7 +154,10 @@ impl Simulation {
             _ => (t.prev, true),
         };
         let mut v = t.vruntime;
-        if from != cpu {
+        if t.vruntime_relative {
+            // A wake-up that migrated it: relative since its select (after_select).
+            v = v.wrapping_add(self.cpus[cpu as usize].min_vruntime);
+        } else if from != cpu {
             v = v
                 .wrapping_sub(self.cpus[from as usize].min_vruntime)
                 .wrapping_add(self.cpus[cpu as usize].min_vruntime);
@@ -165,7 +168,9 @@ impl Simulation {
                 .wrapping_sub(self.cfs.sleeper_thresh_ns);
             v = max_vruntime(v, floor);
         }
-        self.tasks[task as usize].vruntime = v;
+        let t = &mut self.tasks[task as usize];
+        t.vruntime = v;
+        t.vruntime_relative = false;
     }
 
     /// v5.19 fair.c check_preempt_wakeup() for `task`, just queued on the busy `cpu`: if the
@@ -458,6 +463,30 @@ mod tests {
         s.enqueue(1, 3);
         assert_eq!(s.tasks[1].vruntime, 20_000_000 + 1_000_000);
         assert!(!s.cpus[3].need_resched, "ahead of the runner");
+    }
+
+    #[test]
+    fn a_wakee_the_scan_moves_keeps_its_lag_from_the_runqueue_it_slept_on() {
+        // Task 1 slept on CPU 2, 1 ms past its min_vruntime (5 ms); CPU 2 is busy, so the
+        // scan moves it to an idle CPU whose min_vruntime is 20 ms. set_task_cpu made its
+        // vruntime relative at the choice; the enqueue adds the new runqueue's: 21 ms.
+        let mut s = sim(&[("machine", "ideal"), ("probe_cost_ns", "0")]);
+        s.now = 1_000_000;
+        s.tasks[0].remaining = 50_000_000;
+        s.enqueue(0, 2);
+        s.now = 2_000_000;
+        for cpu in 0..8 {
+            s.cpus[cpu].min_vruntime = if cpu == 2 { 5_000_000 } else { 20_000_000 };
+        }
+        s.tasks[1].prev = 2;
+        s.tasks[1].vruntime = 6_000_000;
+        s.wake_from(None, 2, 1, false);
+        let TaskState::Running(dest) = s.tasks[1].state else {
+            panic!("{:?}", s.tasks[1].state);
+        };
+        assert_ne!(dest, 2);
+        assert_eq!(s.tasks[1].vruntime, 21_000_000);
+        assert!(!s.tasks[1].vruntime_relative);
     }
 
     #[test]

@@ -128,8 +128,11 @@ struct Task {
     /// While Waking to a CPU its scan found, under collision=rescan: how to go on scanning if
     /// that CPU is taken first (None: the placement is final).
     rescan: Option<Rescan>,
-    /// runqueue=cfs: `se->vruntime`, ns, on the runqueue it is on or last slept on (`prev`).
+    /// runqueue=cfs: `se->vruntime`, ns, on the runqueue it is on or last slept on (`prev`);
+    /// relative to no runqueue's min_vruntime while a wake-up migrates it (set_task_cpu ->
+    /// migrate_task_rq_fair subtracted the old one's; enqueue_entity adds the new one's).
     vruntime: u64,
+    vruntime_relative: bool,
 }
 
 /// A scan the engine can continue when the CPU it found is taken before the wakee arrives.

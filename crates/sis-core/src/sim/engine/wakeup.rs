@@ -184,6 +184,14 @@ impl Simulation {
         t.waker_cpu = waker_cpu;
         // A run on a CPU other than its last starts cache-cold, once (the machine's refill).
         let cold_ns = if t.prev != out.cpu {
+            if self.cfs_runqueue {
+                // v5.19 fair.c migrate_task_rq_fair (TASK_WAKING): `se->vruntime -=
+                // cfs_rq->min_vruntime` of the runqueue it leaves.
+                t.vruntime = t
+                    .vruntime
+                    .wrapping_sub(self.cpus[t.prev as usize].min_vruntime);
+                t.vruntime_relative = true;
+            }
             t.prev = out.cpu;
             self.machine.cold_start_ns
         } else {
