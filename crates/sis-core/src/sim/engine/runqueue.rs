@@ -169,11 +169,11 @@ impl Simulation {
                 .util_est
                 .enqueue(&self.tasks[task as usize].pelt.util_est);
         }
-        if self.cfs_on() {
+        let cfs = self.cfs_on();
+        if cfs {
             self.place_entity(task, cpu);
         }
         self.tasks[task as usize].state = TaskState::Queued(cpu);
-        let cfs = self.cfs_on();
         let c = &mut self.cpus[cpu as usize];
         if cfs {
             c.queue.insert_by_vruntime(&mut self.tasks, task);
@@ -407,12 +407,12 @@ impl Simulation {
         t.ran_since_sleep += self.now.saturating_sub(t.exec_start);
         let l = self.cpus[cpu as usize].llc as usize;
         self.tasks[task as usize].state = TaskState::Queued(cpu);
-        if self.cfs_on() {
+        let cfs = self.cfs_on();
+        if cfs {
             // put_prev_entity(): update_curr(), then back into the tree by vruntime.
             self.account_vruntime(task);
             self.update_min_vruntime(cpu);
         }
-        let cfs = self.cfs_on();
         let c = &mut self.cpus[cpu as usize];
         c.curr = None;
         if cfs {
