@@ -149,7 +149,15 @@ pub(crate) fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool, wrap
         }
     });
     let done = shown >= d.steps.len();
-    let result = if done {
+    let result = if done && d.decided_by == Some(sis_core::kernel::trace::Rule::TtwuRunnable) {
+        // No selection ran: the verdict is the wake-up path's, not a scan's.
+        html! {
+            <p class="dres">
+                {"→ "}<b>{format!("CPU {}", d.result)}</b>
+                {format!(", decided by ttwu_runnable in ttwu_runnable(). The task was still queued on CPU {} (sched_delayed, inferred from EEVDF's lag), so the wake-up requeued it there and selected no CPU.", d.result)}
+            </p>
+        }
+    } else if done {
         let rule = d.decided_by;
         html! {
             <p class="dres">

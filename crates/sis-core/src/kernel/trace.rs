@@ -35,11 +35,14 @@ pub enum Rule {
     SisCurrent,
     /// The fall-through `return target` (or prev for the thin path, or a 6.7 fallback).
     Fallback,
+    /// v6.12 core.c ttwu_runnable(): the wakee was still queued `sched_delayed` on prev
+    /// (DELAY_DEQUEUE), so it is requeued there and no CPU is selected (replay only).
+    TtwuRunnable,
 }
 
 impl Rule {
     /// Every rule, in declaration order (the Replay tab's wire numbers them by it).
-    pub const ALL: [Rule; 19] = [
+    pub const ALL: [Rule; 20] = [
         Rule::WakeAffine,
         Rule::Target,
         Rule::Prev,
@@ -59,6 +62,7 @@ impl Rule {
         Rule::SelectIdleNode,
         Rule::SisShort,
         Rule::SisCurrent,
+        Rule::TtwuRunnable,
     ];
 
     pub fn name(self) -> &'static str {
@@ -82,6 +86,7 @@ impl Rule {
             Rule::SisShort => "sis_short",
             Rule::SisCurrent => "sis_current",
             Rule::Fallback => "fallback",
+            Rule::TtwuRunnable => "ttwu_runnable",
         }
     }
 
@@ -104,6 +109,7 @@ impl Rule {
             Rule::SelectIdleNode => "select_idle_node()",
             Rule::SisShort => "select_idle_cpu()",
             Rule::SisCurrent => "select_idle_sibling()",
+            Rule::TtwuRunnable => "ttwu_runnable()",
         }
     }
 

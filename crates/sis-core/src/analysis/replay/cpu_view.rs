@@ -36,6 +36,7 @@ impl Rebuild {
         CpuSnap {
             util_est: self.rq_util_est(cpu),
             ttwu_pending: self.cpus[cpu as usize].ttwu_pending > 0,
+            delayed: self.ev_delayed_count(cpu),
             ..self.cpus[cpu as usize].snap()
         }
     }
@@ -101,6 +102,9 @@ pub struct CpuSnap {
     pub cache_hot_timeout: u64,
     /// cpu_load() as each era's wake_affine read it (replay/load.rs load_era order).
     pub load: [u64; ERAS],
+    /// Tasks left queued `sched_delayed` here (replay/eevdf.rs): from 6.12 they count in
+    /// rq->nr_running, which `nr_running` (the trace's runnable tasks) leaves out.
+    pub delayed: u32,
 }
 
 impl CpuTrack {
@@ -117,6 +121,7 @@ impl CpuTrack {
             wake_stamp: self.wake_stamp,
             cache_hot_timeout: self.cache_hot_timeout,
             load: self.loads,
+            delayed: 0,
         }
     }
 }

@@ -79,7 +79,22 @@ impl Replay {
                 .resize(self.runs.len(), Default::default());
             self.scratch_chosen.clear();
         }
+        let delayed = p.delayed_on == Some(p.prev);
         for (i, run) in self.runs.iter_mut().enumerate() {
+            if delayed && run.preset.features.delay_dequeue {
+                // v6.12 core.c ttwu_runnable(): still on prev's runqueue, requeued there; no
+                // select_task_rq(), so nothing it keeps (recent_used_cpu) changes.
+                let cpu = p.prev;
+                count(&mut run.agree, cpu == kernel, at);
+                if recording && cpu != kernel {
+                    disagreeing.push((run.preset.name.to_string(), runnable_decision(id)));
+                }
+                if capturing {
+                    self.scratch_chosen.push(cpu);
+                }
+                new_recent[i] = wakee_recent[i];
+                continue;
+            }
             let st = &mut run.st;
             let era = super::load::load_era(&run.preset);
             load_snapshot(st, &p.cpus, era);
@@ -180,8 +195,9 @@ impl Replay {
                 self.kept_extra += 1;
             }
             let (chosen, inputs) = (self.scratch_chosen.clone(), self.scratch_inputs.clone());
-            self.records
-                .push(record(p, index, id, kernel, class, chosen, inputs, None));
+            let mut rec = record(p, index, id, kernel, class, chosen, inputs, None);
+            rec.delayed = delayed;
+            self.records.push(rec);
         }
         if !disagreeing.is_empty() {
             self.disagreements
@@ -219,6 +235,7 @@ fn record(
         waker_dur: p.waker_dur,
         inputs,
         rt,
+        delayed: false,
     }
 }
 
@@ -306,6 +323,20 @@ pub(super) fn class_decision(id: crate::kernel::trace::WakeupId, cpu: u32) -> De
         result: cpu,
         ..Decision::default()
     }
+}
+
+/// A DELAY_DEQUEUE preset's decision for a wakee still queued `sched_delayed` on prev: one
+/// check, ttwu_runnable() finding it there, and prev as the result.
+pub(super) fn runnable_decision(id: crate::kernel::trace::WakeupId) -> Decision {
+    let mut d = class_decision(id, id.prev);
+    d.steps.push(crate::kernel::trace::Step {
+        rule: crate::kernel::trace::Rule::TtwuRunnable,
+        cpu: id.prev,
+        saw: crate::kernel::trace::Saw::Busy,
+        nr: None,
+    });
+    d.decided_by = Some(crate::kernel::trace::Rule::TtwuRunnable);
+    d
 }
 
 const NONE: usize = usize::MAX;

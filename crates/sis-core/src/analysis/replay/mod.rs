@@ -9,9 +9,11 @@
 
 pub mod classes;
 mod cpu_view;
+mod eevdf;
 mod evaluate;
 mod load;
 pub mod parse;
+mod pending;
 pub mod rebuild;
 mod records;
 mod report;
@@ -258,7 +260,9 @@ impl Replay {
         for p in &self.names {
             eras[load::load_era(p)] = true;
         }
-        self.rb = Some(Rebuild::new(topo, self.names.len(), eras));
+        let mut rb = Rebuild::new(topo, self.names.len(), eras);
+        rb.track_eevdf = self.names.iter().any(|p| p.features.delay_dequeue);
+        self.rb = Some(rb);
         Ok(())
     }
 

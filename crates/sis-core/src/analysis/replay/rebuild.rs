@@ -4,7 +4,7 @@
 //! sched_waking takes a snapshot of it; the snapshot waits until its sched_wakeup (the
 //! kernel's choice) and the sync inference (does the waker block right after?) arrive.
 
-use super::classes::{pinned_cpu, ClassWake, TaskClass};
+use super::classes::{pinned_cpu, TaskClass};
 pub use super::cpu_view::CpuSnap;
 use super::load::{CpuLoad, TaskLoad, ERAS};
 use super::parse::{SchedEvent, TraceEvent};
@@ -63,6 +63,8 @@ pub(crate) struct Task {
     pub load: TaskLoad,
     /// The CPU whose wakelist holds it, woken and not yet activated (replay/cpu_view.rs).
     pub wakelist_cpu: Option<u32>,
+    /// Its EEVDF entity (replay/eevdf.rs).
+    pub ev: super::eevdf::Entity,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -108,67 +110,15 @@ impl CpuTrack {
     }
 }
 
-/// A sched_waking waiting for its sched_wakeup and its sync inference.
-#[derive(Clone, Debug)]
-pub(crate) struct Pending {
-    pub seq: u64,
-    pub line: u64,
-    pub time_ns: u64,
-    pub waker_cpu: u32,
-    /// The task running on the waker's CPU (0: an interrupt on an idle CPU).
-    pub waker_pid: Option<u32>,
-    pub wakee: u32,
-    pub prev: u32,
-    /// A per-CPU kthread (`kworker/3:1`, `ksoftirqd/3`, ...) bound to this CPU.
-    pub pinned: Option<u32>,
-    /// task_h_load() of the wakee (as of its last update, at its sleep) and of the waker,
-    /// per era.
-    pub wakee_load: [u64; ERAS],
-    pub waker_load: [u64; ERAS],
-    /// An RT or deadline wakee: what its own class's select_task_rq reads. None: fair.
-    pub rt: Option<Box<ClassWake>>,
-    /// The wakee is a stop task (placed on its own CPU, left out of the agreement).
-    pub stop: bool,
-    pub wake_wide: bool,
-    /// What SIS_SHORT reads of the wakee and of the task running on the waker's CPU.
-    pub wakee_dur: TaskDuration,
-    pub waker_dur: TaskDuration,
-    /// Some CPU had not yet had its first sched_switch: its state is unknown.
-    pub incomplete: bool,
-    /// The wakee was still on a runqueue (running or queued): the kernel's ttwu_remote()
-    /// wakes it where it is and selects no CPU.
-    pub on_rq: bool,
-    pub cpus: Vec<CpuSnap>,
-    /// Per LLC: how many times has_idle_cores was set so far (a preset's flag is set again
-    /// when this moved since its last wake-up).
-    pub idle_core_seq: Vec<u64>,
-    /// How many periodic LLC balances were due so far.
-    pub balance_seq: u64,
-    pub chosen: Option<u32>,
-    pub sync: Option<bool>,
-    pub unpaired: bool,
-}
-
-impl Pending {
-    /// Which wake-up this is, once its sync inference is known (`seq` from 1).
-    pub fn id(&self, sync: bool) -> crate::kernel::trace::WakeupId {
-        crate::kernel::trace::WakeupId {
-            seq: self.seq + 1,
-            time_ns: self.time_ns,
-            waker_cpu: self.waker_cpu,
-            wakee: self.wakee,
-            sync,
-            prev: self.prev,
-        }
-    }
-}
-
+pub(crate) use super::pending::Pending;
 pub use super::report::RebuildCounts;
 
 pub(crate) struct Rebuild {
     pub topo: Topology,
     pub nr_presets: usize,
     pub cpus: Vec<CpuTrack>,
+    /// Each CPU's cfs_rq as EEVDF keeps it (replay/eevdf.rs).
+    pub(crate) cfs: Vec<super::eevdf::CfsRq>,
     pub cpus_switched: u32,
     pub tasks: PidMap<Task>,
     pub pending: VecDeque<Pending>,
@@ -180,12 +130,14 @@ pub(crate) struct Rebuild {
     pub next_balance_ns: u64,
     pub now: u64,
     pub counts: RebuildCounts,
-    pool: Vec<Vec<CpuSnap>>,
+    pub(super) pool: Vec<Vec<CpuSnap>>,
     /// Each CPU's idle task's record_wakee() state (it is `current` for wake-ups from an
     /// interrupt on an idle CPU).
     idle_flips: Vec<WakeeFlips>,
     /// The load signals kept (the others cost nothing).
     pub eras: [bool; ERAS],
+    /// EEVDF's state is rebuilt (some preset has DELAY_DEQUEUE; replay/eevdf.rs).
+    pub track_eevdf: bool,
 }
 
 impl Rebuild {
@@ -203,6 +155,7 @@ impl Rebuild {
                 };
                 n
             ],
+            cfs: vec![Default::default(); n],
             topo,
             nr_presets,
             cpus_switched: 0,
@@ -218,6 +171,7 @@ impl Rebuild {
             pool: Vec::new(),
             idle_flips: vec![WakeeFlips::default(); n],
             eras,
+            track_eevdf: false,
         }
     }
 
@@ -247,6 +201,7 @@ impl Rebuild {
             fresh: true,
             named: false,
             wakelist_cpu: None,
+            ev: Default::default(),
             // A task the trace has not shown before starts as the kernel starts a new one
             // (init_entity_runnable_average: its full nice-0 weight): its history is unknown.
             load: TaskLoad::new_task(now, 1024),
@@ -314,8 +269,10 @@ impl Rebuild {
                 self.note_task(prev_pid, ev.prev_prio, "");
                 self.note_task(next_pid, ev.prio, comm);
                 self.switch(cpu, prev_pid, prev_runnable, next_pid);
+                self.ev_switch(cpu, prev_pid, prev_runnable && !prev_dead, next_pid);
                 if prev_dead && prev_pid != 0 {
                     self.load_task_dead(prev_pid);
+                    self.ev_migrate(prev_pid, None);
                 }
             }
             SchedEvent::Waking { pid, target_cpu } => {
@@ -347,6 +304,7 @@ impl Rebuild {
                         }
                         self.leave_queue(pid, st);
                         self.enqueue(dest_cpu, pid);
+                        self.ev_migrate(pid, Some(dest_cpu));
                     }
                 }
             }
@@ -531,6 +489,12 @@ impl Rebuild {
         };
         let state = t.state;
         let on_rq = self.queued_valid(state);
+        // Still queued sched_delayed on prev (replay/eevdf.rs): 6.12's ttwu_runnable() wakes it
+        // there. Elsewhere (the rebuild lost a move), it is taken as not delayed.
+        let delayed_on = if on_rq { None } else { self.ev_delayed_on(pid) };
+        if delayed_on == Some(prev) {
+            self.counts.delayed_wakeups += 1;
+        }
         let n = self.topo.nr_cpus();
         let pinned = pinned_cpu(comm).filter(|c| *c == prev && *c < n);
         if pinned.is_some() {
@@ -599,6 +563,7 @@ impl Rebuild {
             waker_dur,
             incomplete: self.cpus_switched < n,
             on_rq,
+            delayed_on,
             cpus,
             idle_core_seq: self.idle_core_seq.clone(),
             balance_seq: self.balance_seq,
@@ -624,6 +589,7 @@ impl Rebuild {
         }
         let state = self.task(pid).state;
         if !self.queued_valid(state) {
+            self.ev_wakeup(pid, target);
             if new {
                 let t = self.task(pid);
                 let w = crate::kernel::pelt::prio_to_weight(t.prio);
@@ -643,47 +609,6 @@ impl Rebuild {
                 c.wake_avg_idle = c.avg_idle / 2;
                 c.idle_stamp = 0;
             }
-        }
-    }
-
-    /// The oldest pending wake-up once it is paired and its sync known (or given up on).
-    /// `end`: the trace is over, resolve whatever is left.
-    pub fn pop_ready(&mut self, end: bool) -> Option<Pending> {
-        let now = self.now;
-        let head = self.pending.front_mut()?;
-        if !head.unpaired && head.chosen.is_none() {
-            if end || now - head.time_ns > PAIR_TIMEOUT_NS {
-                head.unpaired = true;
-            } else {
-                return None;
-            }
-        }
-        if head.sync.is_none() {
-            if end || now - head.time_ns > SYNC_WINDOW_NS {
-                head.sync = Some(false);
-            } else if !head.unpaired {
-                return None;
-            }
-        }
-        let p = self.pending.pop_front()?;
-        self.pending_base = p.seq + 1;
-        if let Some(t) = self.tasks.get_mut(&p.wakee) {
-            if t.pending == Some(p.seq) {
-                t.pending = None;
-            }
-        }
-        if p.unpaired {
-            self.counts.unpaired += 1;
-        } else if p.sync == Some(true) {
-            self.counts.sync_inferred += 1;
-        }
-        Some(p)
-    }
-
-    /// Gives a popped snapshot's buffer back for reuse.
-    pub fn recycle(&mut self, p: Pending) {
-        if self.pool.len() < 64 {
-            self.pool.push(p.cpus);
         }
     }
 }

@@ -48,6 +48,9 @@ pub struct WakeRecord {
     pub(super) inputs: Vec<PresetInput>,
     /// An RT or deadline wakee: what its class's select_task_rq read (no fair decision).
     pub rt: Option<Box<super::classes::ClassWake>>,
+    /// The wakee was queued `sched_delayed` on prev (replay/eevdf.rs): DELAY_DEQUEUE presets
+    /// wake it there with ttwu_runnable().
+    pub(super) delayed: bool,
 }
 
 impl WakeRecord {
@@ -60,9 +63,11 @@ impl WakeRecord {
 /// A wake-up's CPU snapshot written into a preset's runqueues.
 pub(super) fn load_snapshot(st: &mut SchedState, cpus: &[rebuild::CpuSnap], era: usize) {
     st.cpu_load_known = true;
+    // v6.12: a sched_delayed task stays on_rq and in rq->nr_running until it is dequeued.
+    let delayed = st.features.delay_dequeue;
     for (rq, s) in st.rqs.iter_mut().zip(cpus) {
         rq.load_avg = s.load[era];
-        rq.nr_running = s.nr_running;
+        rq.nr_running = s.nr_running + if delayed { s.delayed } else { 0 };
         rq.nr_sched_idle = 0;
         rq.pelt.util_avg = s.util_avg;
         rq.pelt.util_est.enqueued = s.util_est;
@@ -102,6 +107,9 @@ impl Replay {
                 rec.id,
                 *rec.chosen.get(preset)?,
             ));
+        }
+        if rec.delayed && run.preset.features.delay_dequeue {
+            return Some(super::evaluate::runnable_decision(rec.id));
         }
         let inp = rec.inputs.get(preset)?;
         let mut st = run.st.clone();

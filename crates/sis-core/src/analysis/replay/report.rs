@@ -88,6 +88,10 @@ pub struct RebuildCounts {
     /// wake-ups that saw some CPU with one pending (not idle for that).
     pub wakelist_pending: u64,
     pub saw_wakelist: u64,
+    /// Blocks of a fair task that was not eligible with others queued: left `sched_delayed`
+    /// (replay/eevdf.rs), and the wake-ups that found their task so.
+    pub delayed_dequeues: u64,
+    pub delayed_wakeups: u64,
 }
 
 /// More about the replay than the JSON contract carries (the table prints it).
@@ -240,6 +244,15 @@ impl ReplayReport {
             c.wakelist_pending,
             c.saw_wakelist
         ));
+        if c.delayed_dequeues > 0 {
+            s.line(format_args!(
+                "inferred for DELAY_DEQUEUE presets: {} blocks left sched_delayed (not eligible \
+                 with others queued, by EEVDF lag rebuilt from run times and prio weights, every \
+                 task in the root cfs_rq), {} wake-ups of a task still delayed on prev \
+                 (ttwu_runnable: no CPU selected)",
+                c.delayed_dequeues, c.delayed_wakeups
+            ));
+        }
         s.push('\n');
         let w = self
             .classes
