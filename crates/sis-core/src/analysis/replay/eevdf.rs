@@ -210,29 +210,53 @@ impl Rebuild {
             if self.task(next).ev.on_cpu_rq != Some(cpu) || self.task(next).ev.delayed {
                 self.ev_place(cpu, next);
             }
-            loop {
+            // Each pass dequeues the first delayed task EEVDF would pick before `next`; the
+            // average moves with it, so look again (the queue holds a few tasks).
+            'pick: loop {
                 let nd = self.task(next).ev.deadline;
-                let tree = self.cfs[cpu as usize].tree.clone();
-                let mut first = None;
-                for p in tree {
+                for i in 0..self.cfs[cpu as usize].tree.len() {
+                    let p = self.cfs[cpu as usize].tree[i];
                     if p == next || !self.task(p).ev.delayed {
                         continue;
                     }
                     let d = self.task(p).ev.deadline;
                     if (d.wrapping_sub(nd) as i64) < 0 && self.ev_eligible(cpu, p) {
-                        first = Some(p);
-                        break;
+                        self.ev_dequeue(p, true);
+                        continue 'pick;
                     }
                 }
-                let Some(p) = first else { break };
-                self.ev_dequeue(p, true);
+                break;
             }
             let rq = &mut self.cfs[cpu as usize];
             rq.curr = Some(next);
             rq.exec_start = self.now;
         } else if next == 0 {
-            for p in self.cfs[cpu as usize].tree.clone() {
-                self.ev_dequeue(p, true);
+            // The idle pick takes them one by one as pick_eevdf() would: the eligible one with
+            // the earliest deadline, else the one with the least vruntime.
+            while !self.cfs[cpu as usize].tree.is_empty() {
+                let mut best: Option<(bool, u64, u32)> = None;
+                for i in 0..self.cfs[cpu as usize].tree.len() {
+                    let p = self.cfs[cpu as usize].tree[i];
+                    let eligible = self.ev_eligible(cpu, p);
+                    let e = self.task(p).ev;
+                    let key = if eligible { e.deadline } else { e.vruntime };
+                    let better = match best {
+                        None => true,
+                        Some((be, bk, _)) => {
+                            (eligible && !be)
+                                || (eligible == be && (key.wrapping_sub(bk) as i64) < 0)
+                        }
+                    };
+                    if better {
+                        best = Some((eligible, key, p));
+                    }
+                }
+                let Some((_, _, p)) = best else { break };
+                if self.task(p).ev.on_cpu_rq == Some(cpu) {
+                    self.ev_dequeue(p, true);
+                } else {
+                    self.cfs[cpu as usize].tree.retain(|q| *q != p);
+                }
             }
         }
     }
