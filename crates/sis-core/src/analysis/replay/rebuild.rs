@@ -269,11 +269,12 @@ impl Rebuild {
                 self.note_task(prev_pid, ev.prev_prio, "");
                 self.note_task(next_pid, ev.prio, comm);
                 self.switch(cpu, prev_pid, prev_runnable, next_pid);
-                self.ev_switch(cpu, prev_pid, prev_runnable && !prev_dead, next_pid);
                 if prev_dead && prev_pid != 0 {
                     self.load_task_dead(prev_pid);
+                    // Gone before the pick: a dead task is never left sched_delayed.
                     self.ev_migrate(prev_pid, None);
                 }
+                self.ev_switch(cpu, prev_pid, prev_runnable, next_pid);
             }
             SchedEvent::Waking { pid, target_cpu } => {
                 if ev.prio.is_none() {
