@@ -8,9 +8,9 @@
 //! fair task's vruntime, deadline and lag from its run times and its prio's weight, as
 //! `update_curr()`, `place_entity()` and `update_entity_lag()` do, and infers the rest.
 //!
-//! Inferred, and counted: the task groups (the trace does not show cgroups or autogroups, so
-//! every fair task is taken to share its CPU's root cfs_rq) and the clock (vruntimes start
-//! where the trace starts).
+//! Inferred, and said in the replay's header: the task groups (the trace does not show cgroups
+//! or autogroups, so every fair task is taken to share its CPU's root cfs_rq) and the clock
+//! (vruntimes start where the trace starts).
 
 use super::rebuild::Rebuild;
 use crate::kernel::pelt::SCHED_PRIO_TO_WEIGHT;
@@ -326,6 +326,18 @@ impl Rebuild {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wmult_table_is_two_to_the_32_over_each_weight() {
+        // The kernel's table rounds either way; every entry is within one of 2^32 / weight.
+        for (w, m) in SCHED_PRIO_TO_WEIGHT.iter().zip(SCHED_PRIO_TO_WMULT) {
+            let exact = (1u64 << 32) / u64::from(*w);
+            assert!(
+                u64::from(m).abs_diff(exact) <= 1,
+                "weight {w}: {m} vs {exact}"
+            );
+        }
+    }
 
     #[test]
     fn calc_delta_fair_is_the_kernels_fixed_point() {
