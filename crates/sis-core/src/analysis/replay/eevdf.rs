@@ -94,6 +94,12 @@ impl Rebuild {
         e.vruntime = e.vruntime.wrapping_add(calc_delta_fair(delta, prio));
         if (e.vruntime.wrapping_sub(e.deadline) as i64) >= 0 {
             e.deadline = e.vruntime.wrapping_add(calc_delta_fair(slice, prio));
+            // update_curr(): the request is used up, so with others queued it reschedules
+            // (resched_curr()); that pick may keep the running task, which the trace does not
+            // show, and dequeue delayed tasks it would have picked first.
+            if self.cfs[cpu as usize].tree.len() > 1 {
+                self.ev_pick_delayed(cpu, pid);
+            }
         }
     }
 
@@ -187,6 +193,27 @@ impl Rebuild {
         self.cfs[cpu as usize].tree.push(pid);
     }
 
+    /// A pick that chose `next` on `cpu`: each delayed task EEVDF would have picked first (it
+    /// is eligible and its deadline is earlier) was dequeued then (`pick_next_entity()`). The
+    /// average moves with each one, so look again (the queue holds a few tasks).
+    fn ev_pick_delayed(&mut self, cpu: u32, next: u32) {
+        'pick: loop {
+            let nd = self.task(next).ev.deadline;
+            for i in 0..self.cfs[cpu as usize].tree.len() {
+                let p = self.cfs[cpu as usize].tree[i];
+                if p == next || !self.task(p).ev.delayed {
+                    continue;
+                }
+                let d = self.task(p).ev.deadline;
+                if (d.wrapping_sub(nd) as i64) < 0 && self.ev_eligible(cpu, p) {
+                    self.ev_dequeue(p, true);
+                    continue 'pick;
+                }
+            }
+            break;
+        }
+    }
+
     /// A switch on `cpu`: `prev` leaves the CPU (blocking unless `prev_runnable`), `next`
     /// runs. A blocking task that is not eligible, with others queued, stays delayed; the
     /// pick dequeues each delayed task it would have chosen before `next` (the earliest
@@ -210,23 +237,7 @@ impl Rebuild {
             if self.task(next).ev.on_cpu_rq != Some(cpu) || self.task(next).ev.delayed {
                 self.ev_place(cpu, next);
             }
-            // Each pass dequeues the first delayed task EEVDF would pick before `next`; the
-            // average moves with it, so look again (the queue holds a few tasks).
-            'pick: loop {
-                let nd = self.task(next).ev.deadline;
-                for i in 0..self.cfs[cpu as usize].tree.len() {
-                    let p = self.cfs[cpu as usize].tree[i];
-                    if p == next || !self.task(p).ev.delayed {
-                        continue;
-                    }
-                    let d = self.task(p).ev.deadline;
-                    if (d.wrapping_sub(nd) as i64) < 0 && self.ev_eligible(cpu, p) {
-                        self.ev_dequeue(p, true);
-                        continue 'pick;
-                    }
-                }
-                break;
-            }
+            self.ev_pick_delayed(cpu, next);
             let rq = &mut self.cfs[cpu as usize];
             rq.curr = Some(next);
             rq.exec_start = self.now;
