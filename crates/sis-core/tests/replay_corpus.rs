@@ -25,12 +25,17 @@ struct Case {
 }
 
 fn replayed(c: &Case) -> ReplayReport {
+    replayed_with(c, &[c.own])
+}
+
+/// `c` on its topology with `presets`.
+fn replayed_with(c: &Case, presets: &[&str]) -> ReplayReport {
     let path = format!("{}/testdata/traces/{}", env!("CARGO_MANIFEST_DIR"), c.file);
     let topology = topo(c.llc_weight, c.smt, Numbering::Contiguous)
         .map(|t| TopologySpec { llcs: c.llcs, ..t });
     let cfg = ReplayConfig {
         topology,
-        presets: vec![c.own.into()],
+        presets: presets.iter().map(|p| p.to_string()).collect(),
         ..Default::default()
     };
     replay_text(cfg, &xz_text(&path)).unwrap()
@@ -228,16 +233,7 @@ fn the_6_18_trace_kept_prev_where_every_preset_moves_the_wakee() {
 #[test]
 fn delayed_dequeue_agrees_more_on_6_12_and_less_where_the_kernel_has_none() {
     let both = |file: &str| {
-        let c = case(file);
-        let path = format!("{}/testdata/traces/{}", env!("CARGO_MANIFEST_DIR"), c.file);
-        let topology = topo(c.llc_weight, c.smt, Numbering::Contiguous)
-            .map(|t| TopologySpec { llcs: c.llcs, ..t });
-        let cfg = ReplayConfig {
-            topology,
-            presets: vec!["linux-6.7".into(), "linux-6.12".into()],
-            ..Default::default()
-        };
-        let r = replay_text(cfg, &xz_text(&path)).unwrap();
+        let r = replayed_with(case(file), &["linux-6.7", "linux-6.12"]);
         (
             agree(&r, "all", "linux-6.7"),
             agree(&r, "all", "linux-6.12"),

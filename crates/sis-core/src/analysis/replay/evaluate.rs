@@ -79,7 +79,7 @@ impl Replay {
                 .resize(self.runs.len(), Default::default());
             self.scratch_chosen.clear();
         }
-        let delayed = p.delayed_on == Some(p.prev);
+        let delayed = p.delayed;
         for (i, run) in self.runs.iter_mut().enumerate() {
             if delayed && run.preset.features.delay_dequeue {
                 // v6.12 core.c ttwu_runnable(): still on prev's runqueue, requeued there; no

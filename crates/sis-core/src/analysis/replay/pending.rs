@@ -37,9 +37,9 @@ pub(crate) struct Pending {
     /// The wakee was still on a runqueue (running or queued): the kernel's ttwu_remote()
     /// wakes it where it is and selects no CPU.
     pub on_rq: bool,
-    /// The CPU it is queued on `sched_delayed` (replay/eevdf.rs): from 6.12 the kernel wakes
-    /// it there and selects no CPU. Read only when it is prev.
-    pub delayed_on: Option<u32>,
+    /// It is still queued `sched_delayed` on prev (replay/eevdf.rs): from 6.12 the kernel wakes
+    /// it there and selects no CPU.
+    pub delayed: bool,
     pub cpus: Vec<CpuSnap>,
     /// Per LLC: how many times has_idle_cores was set so far (a preset's flag is set again
     /// when this moved since its last wake-up).

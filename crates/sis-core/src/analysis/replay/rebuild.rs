@@ -492,8 +492,8 @@ impl Rebuild {
         let on_rq = self.queued_valid(state);
         // Still queued sched_delayed on prev (replay/eevdf.rs): 6.12's ttwu_runnable() wakes it
         // there. Elsewhere (the rebuild lost a move), it is taken as not delayed.
-        let delayed_on = if on_rq { None } else { self.ev_delayed_on(pid) };
-        if delayed_on == Some(prev) {
+        let delayed = !on_rq && self.ev_delayed_on(pid) == Some(prev);
+        if delayed {
             self.counts.delayed_wakeups += 1;
         }
         let n = self.topo.nr_cpus();
@@ -564,7 +564,7 @@ impl Rebuild {
             waker_dur,
             incomplete: self.cpus_switched < n,
             on_rq,
-            delayed_on,
+            delayed,
             cpus,
             idle_core_seq: self.idle_core_seq.clone(),
             balance_seq: self.balance_seq,
