@@ -44,6 +44,10 @@ pub struct ReplayArgs {
     /// table or json [default: table]
     #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
     format: Option<String>,
+    /// Take every task to be in one autogroup (a kernel with CONFIG_SCHED_AUTOGROUP, the
+    /// traced workload in one session): linux-4.4's wake_affine reads effective_load() of it
+    #[arg(long)]
+    autogroup: bool,
 }
 
 /// gzip, xz or plain text, by the file's first bytes.
@@ -275,6 +279,7 @@ pub fn main(a: &ReplayArgs) -> Result<String, InputError> {
         topology: Some(sc.topology_spec()),
         presets,
         show,
+        autogroup: a.autogroup,
         ..Default::default()
     };
     let report = run(cfg, path)?;

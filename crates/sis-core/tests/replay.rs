@@ -23,7 +23,7 @@ pub(crate) fn xz_text(path: &str) -> Vec<u8> {
     out
 }
 
-fn sample() -> &'static [u8] {
+pub(crate) fn sample() -> &'static [u8] {
     static TEXT: OnceLock<Vec<u8>> = OnceLock::new();
     TEXT.get_or_init(|| xz_text(SAMPLE))
 }
@@ -39,7 +39,7 @@ pub(crate) fn topo(w: u32, smt: u32, numbering: Numbering) -> Option<TopologySpe
     })
 }
 
-fn cfg(presets: &[&str]) -> ReplayConfig {
+pub(crate) fn cfg(presets: &[&str]) -> ReplayConfig {
     ReplayConfig {
         topology: topo(8, 2, Numbering::Interleaved),
         presets: presets.iter().map(|p| p.to_string()).collect(),

@@ -104,6 +104,10 @@ pub struct ReplayConfig {
     pub keep_disagreements: usize,
     /// Keep what ran where ([`Replay::timeline`]) for swimlane views.
     pub timeline: bool,
+    /// Take every task to be in one autogroup (CONFIG_SCHED_AUTOGROUP with the traced
+    /// workload in one session): linux-4.4's wake_affine then reads `effective_load()` of
+    /// that group (replay/load.rs). Off: every task in the root task group.
+    pub autogroup: bool,
 }
 
 impl Default for ReplayConfig {
@@ -117,6 +121,7 @@ impl Default for ReplayConfig {
             keep: 0,
             keep_disagreements: 0,
             timeline: false,
+            autogroup: false,
         }
     }
 }
@@ -262,6 +267,7 @@ impl Replay {
         }
         let mut rb = Rebuild::new(topo, self.names.len(), eras);
         rb.track_eevdf = self.names.iter().any(|p| p.features.delay_dequeue);
+        rb.track_tg44 = self.cfg.autogroup && eras[0];
         self.rb = Some(rb);
         Ok(())
     }
@@ -619,6 +625,7 @@ impl Replay {
                     .iter()
                     .map(|r| (r.preset.name.to_string(), r.wakelist_changed))
                     .collect(),
+                autogroup: self.cfg.autogroup,
             },
             disagreements: std::mem::take(&mut self.disagreements),
         })

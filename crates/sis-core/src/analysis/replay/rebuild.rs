@@ -138,6 +138,11 @@ pub(crate) struct Rebuild {
     pub eras: [bool; ERAS],
     /// EEVDF's state is rebuilt (some preset has DELAY_DEQUEUE; replay/eevdf.rs).
     pub track_eevdf: bool,
+    /// Every task is taken to be in one autogroup (`ReplayConfig::autogroup`): 4.4's cfs_rq
+    /// `avg.load_avg` and `tg->load_avg` are kept (replay/load.rs).
+    pub track_tg44: bool,
+    /// linux-4.4 `tg->load_avg`: the sum of the CPUs' `tg_load_avg_contrib`.
+    pub tg_load_avg44: u64,
 }
 
 impl Rebuild {
@@ -172,6 +177,8 @@ impl Rebuild {
             idle_flips: vec![WakeeFlips::default(); n],
             eras,
             track_eevdf: false,
+            track_tg44: false,
+            tg_load_avg44: 0,
         }
     }
 

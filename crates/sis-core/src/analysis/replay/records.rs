@@ -65,6 +65,10 @@ pub(super) fn load_snapshot(st: &mut SchedState, cpus: &[rebuild::CpuSnap], era:
     st.cpu_load_known = true;
     // v6.12: a sched_delayed task stays on_rq and in rq->nr_running until it is dequeued.
     let delayed = st.features.delay_dequeue;
+    st.tg44.clear();
+    if era == 0 {
+        st.tg44.extend(cpus.iter().map_while(|s| s.tg44));
+    }
     for (rq, s) in st.rqs.iter_mut().zip(cpus) {
         rq.load_avg = s.load[era];
         rq.nr_running = s.nr_running + if delayed { s.delayed } else { 0 };

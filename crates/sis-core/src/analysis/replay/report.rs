@@ -110,6 +110,8 @@ pub struct ReplayNotes {
     /// Per preset: classified wake-ups whose CPU depended on the wakelist inference (the same
     /// decision with no CPU pending picks another).
     pub wakelist_changed: Vec<(String, u64)>,
+    /// `ReplayConfig::autogroup`: every task taken to be in one autogroup.
+    pub autogroup: bool,
 }
 
 /// One wake-up where some preset chose another CPU than the kernel.
@@ -233,8 +235,8 @@ impl ReplayReport {
              wakees without a prio (taken as nice 0); {} deadline wakees behind a deadline task \
              (the wakee's deadline taken as not earlier); {} wake-ups on their target's wakelist \
              until it emitted their sched_wakeup (target named by the waker's next event), {} \
-             wake-ups that saw such a CPU (not idle); loads in the root task group, a task first \
-             seen as new (full weight)",
+             wake-ups that saw such a CPU (not idle); loads in {}, a task first seen as new \
+             (full weight)",
             c.sync_inferred,
             rebuild::SYNC_WINDOW_NS / 1000,
             c.pinned,
@@ -242,7 +244,12 @@ impl ReplayReport {
             c.prio_unknown,
             c.dl_deadline_inferred,
             c.wakelist_pending,
-            c.saw_wakelist
+            c.saw_wakelist,
+            if n.autogroup {
+                "one autogroup (--autogroup: linux-4.4's effective_load() of it)"
+            } else {
+                "the root task group"
+            }
         ));
         if c.delayed_dequeues > 0 {
             s.line(format_args!(

@@ -55,29 +55,91 @@ impl SchedState {
         }
     }
 
-    /// linux-4.4 fair.c `wake_affine()` with no task groups (`effective_load(tg, cpu, wl, wg)`
-    /// is `wl` for the root group) and wake_idx 0 (`weighted_cpuload()`, SchedState::cpu_load).
+    /// linux-4.4 fair.c `wake_affine()`, wake_idx 0 (`weighted_cpuload()`,
+    /// SchedState::cpu_load). In the root task group `effective_load(tg, cpu, wl, wg)` is
+    /// `wl`; with the replay's autogroup inference (`SchedState::tg44`) it is the group
+    /// entity's change of weight ([`Self::effective_load44`]).
     pub(super) fn wake_affine_legacy(&self, p: &Wakee, w: &Waker) -> u32 {
         let (this, prev) = (w.cpu, p.prev);
-        let cpu_load = |c: u32| self.cpu_load(c);
-        let load = cpu_load(prev); // source_load(prev_cpu, idx)
-        let mut this_load = cpu_load(this); // target_load(this_cpu, idx)
+        let weight = p.load as i64; // p->se.avg.load_avg
+        let groups = !self.tg44.is_empty();
+        // source_load(prev_cpu, idx) and target_load(this_cpu, idx). With every task in the
+        // group, the root runqueue holds only the group's entity.
+        let root = |c: u32| {
+            if groups {
+                self.group_se_load44(c)
+            } else {
+                self.cpu_load(c)
+            }
+        };
+        let (load, mut this_load) = (root(prev), root(this));
+        // `if (this_load > 0)` reads the root runqueue, which the group entity's drift (as
+        // a task's, kernel::pelt4) keeps above 0 after its last task leaves: the replay's
+        // flat runnable_load_avg stands in for it.
+        let mut this_positive = self.cpu_load(this);
+        let effective_load = |cpu: u32, wl: i64, wg: i64| {
+            if groups {
+                self.effective_load44(cpu, wl, wg)
+            } else {
+                wl
+            }
+        };
         if w.sync {
-            // this_load += effective_load(tg, this_cpu, -weight, -weight)
-            this_load -= w.load as i64;
+            // this_load += effective_load(tg, this_cpu, -weight, -weight), current's weight
+            let current = w.load as i64;
+            this_load += effective_load(this, -current, -current);
+            this_positive -= current;
         }
-        let weight = p.load as i64;
         let mut this_eff_load: i64 = 100 * 1024; // * capacity_of(prev_cpu)
-        let mut prev_eff_load: i64 = (100 + (self.imbalance_pct as i64 - 100) / 2) * 1024;
-        if this_load > 0 {
-            this_eff_load *= this_load + weight;
-            prev_eff_load *= load; // load + effective_load(tg, prev_cpu, 0, weight)
+        let pct = self.imbalance_pct as i64;
+        let mut prev_eff_load: i64 = (100 + (pct - 100) / 2) * 1024;
+        if this_positive > 0 {
+            this_eff_load *= this_load + effective_load(this, weight, weight);
+            prev_eff_load *= load + effective_load(prev, 0, weight);
         }
         if this_eff_load <= prev_eff_load {
             this
         } else {
             prev
         }
+    }
+
+    /// linux-4.4 fair.c `effective_load(tg, cpu, wl, wg)` for a task group one level under
+    /// the root: the new weight of the group's entity on `cpu` (`W = wg + tg->load_avg -
+    /// tg_load_avg_contrib + w; w += wl; wl = w * shares / W` when `W > 0 && w < W`, else
+    /// the shares; at least MIN_SHARES) less its load now.
+    fn effective_load44(&self, cpu: u32, wl: i64, wg: i64) -> i64 {
+        const SHARES: i64 = 1024; // tg->shares: an autogroup at nice 0
+        const MIN_SHARES: i64 = 2;
+        let [avg, contrib, _] = self.tg44[cpu as usize].map(|v| v as i64);
+        let tg_load_avg: i64 = self.tg44.iter().map(|c| c[1] as i64).sum();
+        let big_w = wg + tg_load_avg - contrib + avg;
+        let w = avg + wl;
+        let share = if big_w > 0 && w < big_w {
+            w * SHARES / big_w
+        } else {
+            SHARES
+        };
+        share.max(MIN_SHARES) - self.group_se_load44(cpu)
+    }
+
+    /// The group entity's `se->avg.load_avg` on `cpu`, taken as its weight now: linux-4.4
+    /// fair.c `calc_cfs_shares()`, `shares * load.weight / (tg->load_avg -
+    /// tg_load_avg_contrib + load.weight)` in [MIN_SHARES, shares]; 0 while nothing of the
+    /// group is runnable there (its entity is not on the root runqueue).
+    fn group_se_load44(&self, cpu: u32) -> i64 {
+        let [_, contrib, runnable] = self.tg44[cpu as usize].map(|v| v as i64);
+        if runnable == 0 {
+            return 0;
+        }
+        let tg_load_avg: i64 = self.tg44.iter().map(|c| c[1] as i64).sum();
+        let tg_weight = tg_load_avg - contrib + runnable;
+        let shares = if tg_weight > 0 {
+            1024 * runnable / tg_weight
+        } else {
+            1024 * runnable
+        };
+        shares.clamp(2, 1024)
     }
 
     /// linux-6.0 fair.c `wake_affine_idle()`.
