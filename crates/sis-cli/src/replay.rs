@@ -44,8 +44,8 @@ pub struct ReplayArgs {
     /// table or json [default: table]
     #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
     format: Option<String>,
-    /// Take every task to be in one autogroup (a kernel with CONFIG_SCHED_AUTOGROUP, the
-    /// traced workload in one session): linux-4.4's wake_affine reads effective_load() of it
+    /// Take the tasks to be in autogroups (a kernel with CONFIG_SCHED_AUTOGROUP), one per comm
+    /// first seen, kernel threads in the root: linux-4.4's wake_affine reads effective_load()
     #[arg(long)]
     autogroup: bool,
 }

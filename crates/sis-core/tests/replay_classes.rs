@@ -223,19 +223,20 @@ fn a_queued_task_brings_its_util_est_to_its_cpu() {
 
 /// linux-4.4's wake_affine in an autogroup (`ReplayConfig::autogroup`): effective_load()
 /// reads the group's cfs_rq `avg.load_avg`, which keeps a sleeping task's load on the CPU it
-/// slept on, where the root runqueue's runnable_load_avg dropped it at the dequeue. All four
-/// CPUs run a task of equal load; w ran 20 ms on CPU1 and slept 2 ms; a (CPU0) wakes it and
-/// runs on (not sync). In the root group the waker's side carries w's load and prev's does
-/// not, so prev stays; in the group prev's side carries it too, and the wake-up is affine.
+/// slept on, where the root runqueue's runnable_load_avg dropped it at the dequeue. Four
+/// threads of one process (one comm, so one inferred group) run on the four CPUs; thread w
+/// ran 20 ms on CPU1 and slept 2 ms while b ran there; a (CPU0) wakes it and runs on (not
+/// sync). In the root group the waker's side carries w's load and prev's does not, so prev
+/// stays; in the group prev's side carries it too, and the wake-up is affine.
 #[test]
 fn in_an_autogroup_4_4_counts_the_wakees_blocked_load_on_prev_and_goes_affine() {
     let mut t = String::from(HDR);
-    for (cpu, comm, pid) in [(0, "a", 100), (1, "w", 200), (2, "f", 102), (3, "g", 103)] {
-        t += &format!("          <idle>-0     [00{cpu}] 1.000000: sched_switch: prev_comm=swapper/{cpu} prev_pid=0 prev_prio=120 prev_state=R ==> next_comm={comm} next_pid={pid} next_prio=120\n");
+    for (cpu, pid) in [(0, 100), (1, 200), (2, 102), (3, 103)] {
+        t += &format!("          <idle>-0     [00{cpu}] 1.000000: sched_switch: prev_comm=swapper/{cpu} prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=app next_pid={pid} next_prio=120\n");
     }
-    t += "               w-200   [001] 1.020000: sched_switch: prev_comm=w prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=b next_pid=101 next_prio=120\n";
-    t += "               a-100   [000] 1.022000: sched_waking: comm=w pid=200 prio=120 target_cpu=001\n";
-    t += "               a-100   [000] 1.022001: sched_wakeup: comm=w pid=200 prio=120 target_cpu=000\n";
+    t += "             app-200   [001] 1.020000: sched_switch: prev_comm=app prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=app next_pid=101 next_prio=120\n";
+    t += "             app-100   [000] 1.022000: sched_waking: comm=app pid=200 prio=120 target_cpu=001\n";
+    t += "             app-100   [000] 1.022001: sched_wakeup: comm=app pid=200 prio=120 target_cpu=000\n";
     let run = |autogroup: bool| {
         let cfg = ReplayConfig {
             autogroup,
@@ -243,8 +244,13 @@ fn in_an_autogroup_4_4_counts_the_wakees_blocked_load_on_prev_and_goes_affine() 
         };
         let r = replay_text(cfg, t.as_bytes()).unwrap();
         assert_eq!(wakeups(&r, "none_idle"), 1);
-        (agree(&r, "none_idle", "linux-4.4"), r.notes.autogroup)
+        let c = &r.notes.counts;
+        (
+            agree(&r, "none_idle", "linux-4.4"),
+            (c.autogroups, c.autogroup_joined),
+        )
     };
-    assert_eq!(run(false), (0, false), "root group: prev (CPU1) stays");
-    assert_eq!(run(true), (1, true), "autogroup: the waker's CPU 0");
+    assert_eq!(run(false), (0, (0, 0)), "root group: prev (CPU1) stays");
+    // One group, made by the first thread; the other four joined it by their comm.
+    assert_eq!(run(true), (1, (1, 4)), "autogroup: the waker's CPU 0");
 }

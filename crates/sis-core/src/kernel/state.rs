@@ -180,10 +180,9 @@ pub struct SchedState {
     /// `Rq::load_avg` holds cpu_load() (the replay); false: util_avg stands in for it, as the
     /// engine's tasks are all nice 0 and its load signal is not kept.
     pub cpu_load_known: bool,
-    /// The replay's inference that every task is in one autogroup: per CPU, linux-4.4's
-    /// group cfs_rq `[avg.load_avg, tg_load_avg_contrib, load.weight]`, for 4.4's
-    /// effective_load(). Empty: the root task group only (the simulator, and by default).
-    pub tg44: Vec<[u64; 3]>,
+    /// The replay's `--autogroup` inference: the task groups of this wake-up's wakee and
+    /// waker, for linux-4.4's effective_load(). None: the root task group (the simulator).
+    pub tg44: Option<crate::kernel::select::TaskGroups44>,
 }
 
 impl SchedState {
@@ -207,7 +206,7 @@ impl SchedState {
             scx_distribute_prev: vec![0; n as usize],
             overloaded_cpus: CpuMask::new(n),
             cpu_load_known: false,
-            tg44: Vec::new(),
+            tg44: None,
             topo,
             features,
             imbalance_pct,

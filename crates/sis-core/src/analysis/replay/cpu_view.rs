@@ -37,14 +37,6 @@ impl Rebuild {
             util_est: self.rq_util_est(cpu),
             ttwu_pending: self.cpus[cpu as usize].ttwu_pending > 0,
             delayed: self.ev_delayed_count(cpu),
-            tg44: self.track_tg44.then(|| {
-                let l = &self.cpus[cpu as usize].load;
-                [
-                    l.cfs4[0].load_avg,
-                    l.tg_contrib44,
-                    self.runnable_weight(cpu),
-                ]
-            }),
             ..self.cpus[cpu as usize].snap()
         }
     }
@@ -113,9 +105,6 @@ pub struct CpuSnap {
     /// Tasks left queued `sched_delayed` here (replay/eevdf.rs): from 6.12 they count in
     /// rq->nr_running, which `nr_running` (the trace's runnable tasks) leaves out.
     pub delayed: u32,
-    /// With every task in one autogroup (replay/load.rs): linux-4.4's group cfs_rq here,
-    /// `[avg.load_avg, tg_load_avg_contrib, load.weight]`.
-    pub tg44: Option<[u64; 3]>,
 }
 
 impl CpuTrack {
@@ -133,7 +122,6 @@ impl CpuTrack {
             cache_hot_timeout: self.cache_hot_timeout,
             load: self.loads,
             delayed: 0,
-            tg44: None,
         }
     }
 }

@@ -97,7 +97,7 @@ impl Replay {
             }
             let st = &mut run.st;
             let era = super::load::load_era(&run.preset);
-            load_snapshot(st, &p.cpus, era);
+            load_snapshot(st, &p.cpus, p.tg44, era);
             for (llc, seq) in p.idle_core_seq.iter().enumerate() {
                 if *seq > run.seen_idle_core[llc] {
                     run.seen_idle_core[llc] = *seq;
@@ -226,6 +226,7 @@ fn record(
         kernel,
         class,
         cpus: p.cpus.clone(),
+        tg44: p.tg44,
         chosen,
         pinned: p.pinned,
         wakee_load: p.wakee_load,

@@ -2,14 +2,12 @@
 //! each era's own form: 4.4's and 4.13's `runnable_load_avg` (kernel::pelt4, enqueue adds
 //! a task's load, dequeue takes it off) and 5.7+'s cfs_rq `load_avg`, which keeps a sleeping
 //! task's load until it migrates (kernel::pelt::LoadAvg, attach and detach). Tasks are taken
-//! to be in the root task group: a trace does not show cgroups or autogroups. With
-//! `ReplayConfig::autogroup` they are all taken to be in one autogroup instead, and 4.4's
-//! cfs_rq `avg.load_avg` (blocked load included) and `tg->load_avg` are kept for its
-//! `effective_load()`.
+//! to be in the root task group: a trace does not show cgroups or autogroups (but see
+//! replay/group44.rs for `--autogroup`).
 
 use super::rebuild::Rebuild;
 use crate::kernel::features::Preset;
-use crate::kernel::pelt::{prio_to_weight, LoadAvg, LOAD_AVG_MAX, PELT_MIN_DIVIDER};
+use crate::kernel::pelt::{prio_to_weight, LoadAvg, PELT_MIN_DIVIDER};
 use crate::kernel::pelt4::{Load4, Pelt4};
 
 /// How many load signals there are, in [`load_era`]'s order.
@@ -80,11 +78,6 @@ impl TaskLoad {
 pub(crate) struct CpuLoad {
     pub avg: LoadAvg,
     pub cfs4: [Load4; 2],
-    /// linux-4.4 `cfs_rq->removed_load_avg`: load of tasks that left (migrated or died),
-    /// taken off `cfs4[0].load_avg` at the cfs_rq's next update.
-    pub removed44: u64,
-    /// linux-4.4 `cfs_rq->tg_load_avg_contrib`: this cfs_rq's share of `tg->load_avg`.
-    pub tg_contrib44: u64,
 }
 
 impl Rebuild {
@@ -101,51 +94,15 @@ impl Rebuild {
         let w = self.runnable_weight(cpu);
         let now = self.now;
         let eras = self.eras;
-        let groups = self.track_tg44;
         let c = &mut self.cpus[cpu as usize].load;
         if eras[2] {
             c.avg.update(now, w, 1);
         }
-        // linux-4.4 fair.c update_cfs_rq_load_avg(): the removed load comes off first.
-        let removed = groups && c.removed44 > 0;
-        if removed {
-            let (r, l) = (std::mem::take(&mut c.removed44), &mut c.cfs4[0]);
-            l.load_avg = l.load_avg.saturating_sub(r);
-            l.load_sum = l.load_sum.saturating_sub(r * LOAD_AVG_MAX);
-        }
-        let mut decayed = false;
         for ((l, era), on) in c.cfs4.iter_mut().zip(PELT4).zip(eras) {
             if on {
-                decayed |= l.update(era, now, w) && era == Pelt4::V44;
+                l.update(era, now, w);
             }
         }
-        if groups && (decayed || removed) {
-            self.update_tg_load_avg44(cpu);
-        }
-    }
-
-    /// linux-4.4 fair.c `update_tg_load_avg(cfs_rq, 0)`: `tg->load_avg` follows this
-    /// cfs_rq's `avg.load_avg` once it moved by more than 1/64 of what it last gave.
-    fn update_tg_load_avg44(&mut self, cpu: u32) {
-        let c = &mut self.cpus[cpu as usize].load;
-        let (avg, contrib) = (c.cfs4[0].load_avg, c.tg_contrib44);
-        if avg.abs_diff(contrib) > contrib / 64 {
-            c.tg_contrib44 = avg;
-            self.tg_load_avg44 = self.tg_load_avg44 + avg - contrib;
-        }
-    }
-
-    /// linux-4.4 fair.c `remove_entity_load_avg()` of `pid` from `cpu`: the task's load,
-    /// decayed (not accrued) to the cfs_rq's last update, waits in `removed_load_avg`.
-    fn remove_entity_load_avg44(&mut self, cpu: u32, pid: u32) {
-        if !self.track_tg44 || !self.eras[0] {
-            return;
-        }
-        let at = self.cpus[cpu as usize].load.cfs4[0].last_update_time;
-        let se = &mut self.task(pid).load.se4[0];
-        se.update(Pelt4::V44, at, 0);
-        let avg = se.load_avg;
-        self.cpus[cpu as usize].load.removed44 += avg;
     }
 
     /// A task's own load up to now; `on_rq`: runnable since its last update.
@@ -176,9 +133,7 @@ impl Rebuild {
         let old = self.task(pid).load.cfs_cpu;
         if old == cpu {
             self.se_update(pid, false);
-        } else if (old as usize) < self.cpus.len() {
-            self.remove_entity_load_avg44(old, pid);
-            let oc = &self.cpus[old as usize];
+        } else if let Some(oc) = self.cpus.get(old as usize) {
             // remove_entity_load_avg(): synced to the old cfs_rq's clock, then taken off.
             let sync4 = oc.load.cfs4.map(|l| l.last_update_time);
             let now = self.now;
@@ -190,6 +145,7 @@ impl Rebuild {
             t.load.avg.update(now, 0, w);
             let (avg, sum) = (t.load.avg.load_avg, t.load.avg.load_sum * w);
             self.cpus[old as usize].load.avg.detach(avg, sum);
+            self.group44_remove(old, pid);
         }
         self.cfs_update(cpu);
         let w = prio_to_weight(self.task(pid).prio);
@@ -221,16 +177,8 @@ impl Rebuild {
             for (se, at) in self.task(pid).load.se4.iter_mut().zip(at) {
                 se.last_update_time = at;
             }
-            if self.track_tg44 && self.eras[0] {
-                // linux-4.4 fair.c enqueue_entity_load_avg(): `if (migrated) {
-                // cfs_rq->avg.load_avg += sa->load_avg; ...}`, then update_tg_load_avg().
-                let se = self.task(pid).load.se4[0];
-                let l = &mut self.cpus[cpu as usize].load.cfs4[0];
-                l.load_avg += se.load_avg;
-                l.load_sum += se.load_sum;
-                self.update_tg_load_avg44(cpu);
-            }
         }
+        self.group44_enqueue(cpu, pid, moved);
     }
 
     /// dequeue_entity() of `pid` from `cpu`, while still in its runnable set: the task and
@@ -245,6 +193,7 @@ impl Rebuild {
         for (cfs, se) in self.cpus[cpu as usize].load.cfs4.iter_mut().zip(&se4) {
             cfs.dequeue(se);
         }
+        self.group44_dequeue(cpu, pid);
     }
 
     /// task_dead_fair() -> remove_entity_load_avg() (5.7+): a dead task's load, synced to
@@ -255,10 +204,9 @@ impl Rebuild {
         if cpu as usize >= self.cpus.len() {
             return;
         }
-        // linux-4.4 fair.c task_dead_fair(): remove_entity_load_avg() (since 4.3).
-        self.remove_entity_load_avg44(cpu, pid);
-        let c = &self.cpus[cpu as usize];
-        let at = c.load.avg.last_update_time;
+        // linux-4.4 fair.c task_dead_fair() (4.3 on) did the same for its groups' cfs_rqs.
+        self.group44_remove(cpu, pid);
+        let at = self.cpus[cpu as usize].load.avg.last_update_time;
         let t = self.task(pid);
         let w = prio_to_weight(t.prio);
         t.load.cfs_cpu = u32::MAX;
@@ -275,6 +223,7 @@ impl Rebuild {
         }
         self.se_update(pid, true);
         self.cfs_update(cpu);
+        self.group44_touch(cpu, pid);
     }
 
     /// What wake_affine reads of `cpu` in each era. A CPU that runs a task is brought up to
@@ -285,7 +234,9 @@ impl Rebuild {
         }
         let c = &self.cpus[cpu as usize].load;
         [
-            c.cfs4[0].runnable_load_avg,
+            // With --autogroup, the root runqueue of group entities (replay/group44.rs).
+            self.group44_root_load(cpu)
+                .unwrap_or(c.cfs4[0].runnable_load_avg),
             c.cfs4[1].runnable_load_avg,
             c.avg.load_avg,
         ]

@@ -11,6 +11,7 @@ pub mod classes;
 mod cpu_view;
 mod eevdf;
 mod evaluate;
+mod group44;
 mod load;
 pub mod parse;
 mod pending;
@@ -104,9 +105,9 @@ pub struct ReplayConfig {
     pub keep_disagreements: usize,
     /// Keep what ran where ([`Replay::timeline`]) for swimlane views.
     pub timeline: bool,
-    /// Take every task to be in one autogroup (CONFIG_SCHED_AUTOGROUP with the traced
-    /// workload in one session): linux-4.4's wake_affine then reads `effective_load()` of
-    /// that group (replay/load.rs). Off: every task in the root task group.
+    /// Take the tasks to be in autogroups (CONFIG_SCHED_AUTOGROUP), inferred from their
+    /// comms: linux-4.4's wake_affine then reads `effective_load()` of the wakee's and the
+    /// waker's groups (replay/group44.rs). Off: every task in the root task group.
     pub autogroup: bool,
 }
 
@@ -267,7 +268,9 @@ impl Replay {
         }
         let mut rb = Rebuild::new(topo, self.names.len(), eras);
         rb.track_eevdf = self.names.iter().any(|p| p.features.delay_dequeue);
-        rb.track_tg44 = self.cfg.autogroup && eras[0];
+        if self.cfg.autogroup && eras[0] {
+            rb.groups44 = Some(group44::Groups44::new(n as usize));
+        }
         self.rb = Some(rb);
         Ok(())
     }
@@ -625,7 +628,7 @@ impl Replay {
                     .iter()
                     .map(|r| (r.preset.name.to_string(), r.wakelist_changed))
                     .collect(),
-                autogroup: self.cfg.autogroup,
+                autogroup: rb.is_some_and(|r| r.groups44.is_some()),
             },
             disagreements: std::mem::take(&mut self.disagreements),
         })

@@ -40,6 +40,8 @@ pub struct TraceEvent<'a> {
     /// The `comm` of the wakee for Waking/Wakeup and of `next` for Switch (for per-CPU
     /// kthread affinity and the stop class), else "".
     pub comm: &'a str,
+    /// Switch `prev_comm=`, else "".
+    pub prev_comm: &'a str,
     /// The kernel's `p->prio` of the wakee (Waking/Wakeup/Migrate `prio=`) or of `next`
     /// (Switch `next_prio=`): -1 deadline, 0..=99 real-time, 100..=139 fair. None when the
     /// line has no such field.
@@ -175,10 +177,16 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
         SchedEvent::Switch { .. } => (f.next_comm, f.next_prio),
         SchedEvent::Migrate { .. } => ("", f.prio),
     };
+    let prev_comm = if matches!(event, SchedEvent::Switch { .. }) {
+        f.prev_comm
+    } else {
+        ""
+    };
     Ok(Line::Event(TraceEvent {
         cpu,
         time_ns,
         comm,
+        prev_comm,
         prio: prio.and_then(field_prio),
         prev_prio: f.prev_prio.and_then(field_prio),
         event,
@@ -294,8 +302,9 @@ struct Fields<'a> {
     dest_cpu: Option<&'a str>,
     /// `comm=` up to the `pid=` field.
     comm: &'a str,
-    /// `next_comm=` up to the `next_pid=` field.
+    /// `next_comm=` up to the `next_pid=` field, `prev_comm=` up to `prev_pid=`.
     next_comm: &'a str,
+    prev_comm: &'a str,
     prio: Option<&'a str>,
     prev_prio: Option<&'a str>,
     next_prio: Option<&'a str>,
@@ -307,6 +316,7 @@ impl<'a> Fields<'a> {
         let mut out = Fields::default();
         let mut comm_start = None;
         let mut next_comm_start = None;
+        let mut prev_comm_start = None;
         let mut i = 0;
         while i < b.len() {
             while i < b.len() && b[i].is_ascii_whitespace() {
@@ -338,7 +348,16 @@ impl<'a> Fields<'a> {
                     }
                 }
                 "target_cpu" => out.target_cpu = Some(val),
-                "prev_pid" => out.prev_pid = Some(val),
+                "prev_comm" => {
+                    prev_comm_start = Some(start + 10);
+                    out.prev_comm = val;
+                }
+                "prev_pid" => {
+                    out.prev_pid = Some(val);
+                    if let Some(cs) = prev_comm_start.take() {
+                        out.prev_comm = f[cs..start].trim_end();
+                    }
+                }
                 "prev_state" => out.prev_state = Some(val).filter(|v| !v.is_empty()),
                 "next_comm" => {
                     next_comm_start = Some(start + 10);
@@ -417,6 +436,7 @@ mod tests {
             (e.comm, e.prio, e.prev_prio),
             ("swapper/11", Some(120), Some(120))
         );
+        assert_eq!(e.prev_comm, "Web Content");
         assert_eq!(
             e.event,
             SchedEvent::Switch {

@@ -41,6 +41,8 @@ pub(crate) struct Pending {
     /// it there and selects no CPU.
     pub delayed: bool,
     pub cpus: Vec<CpuSnap>,
+    /// `--autogroup`: the wakee's and the waker's inferred groups (replay/group44.rs).
+    pub tg44: Option<crate::kernel::select::TaskGroups44>,
     /// Per LLC: how many times has_idle_cores was set so far (a preset's flag is set again
     /// when this moved since its last wake-up).
     pub idle_core_seq: Vec<u64>,

@@ -65,6 +65,8 @@ pub(crate) struct Task {
     pub wakelist_cpu: Option<u32>,
     /// Its EEVDF entity (replay/eevdf.rs).
     pub ev: super::eevdf::Entity,
+    /// Its inferred task group with `--autogroup` (replay/group44.rs; 0: the root).
+    pub group: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -138,11 +140,8 @@ pub(crate) struct Rebuild {
     pub eras: [bool; ERAS],
     /// EEVDF's state is rebuilt (some preset has DELAY_DEQUEUE; replay/eevdf.rs).
     pub track_eevdf: bool,
-    /// Every task is taken to be in one autogroup (`ReplayConfig::autogroup`): 4.4's cfs_rq
-    /// `avg.load_avg` and `tg->load_avg` are kept (replay/load.rs).
-    pub track_tg44: bool,
-    /// linux-4.4 `tg->load_avg`: the sum of the CPUs' `tg_load_avg_contrib`.
-    pub tg_load_avg44: u64,
+    /// `--autogroup` with a 4.4 preset: the inferred task groups (replay/group44.rs).
+    pub groups44: Option<super::group44::Groups44>,
 }
 
 impl Rebuild {
@@ -177,8 +176,7 @@ impl Rebuild {
             idle_flips: vec![WakeeFlips::default(); n],
             eras,
             track_eevdf: false,
-            track_tg44: false,
-            tg_load_avg44: 0,
+            groups44: None,
         }
     }
 
@@ -209,6 +207,7 @@ impl Rebuild {
             named: false,
             wakelist_cpu: None,
             ev: Default::default(),
+            group: super::group44::UNGROUPED,
             // A task the trace has not shown before starts as the kernel starts a new one
             // (init_entity_runnable_average: its full nice-0 weight): its history is unknown.
             load: TaskLoad::new_task(now, 1024),
@@ -266,6 +265,24 @@ impl Rebuild {
         let (cpu, comm) = (ev.cpu, ev.comm);
         self.now = self.now.max(ev.time_ns);
         self.resolve_awaiting(cpu, &ev.event);
+        // The comms seen pick and name the inferred task groups (replay/group44.rs).
+        match ev.event {
+            SchedEvent::Switch {
+                prev_pid, next_pid, ..
+            } => {
+                self.group44_name(prev_pid, ev.prev_comm);
+                self.group44_name(next_pid, comm);
+            }
+            SchedEvent::Waking { pid, .. } => self.group44_name(pid, comm),
+            // A new task's creator runs here: its group first.
+            SchedEvent::Wakeup { pid, new, .. } => {
+                if new {
+                    self.group44_fork(pid, cpu);
+                }
+                self.group44_name(pid, comm);
+            }
+            SchedEvent::Migrate { .. } => {}
+        }
         match ev.event {
             SchedEvent::Switch {
                 prev_pid,
@@ -524,6 +541,7 @@ impl Rebuild {
         if cpus.iter().any(|c| c.ttwu_pending) {
             self.counts.saw_wakelist += 1;
         }
+        let tg44 = self.group44_view(pid, cpu, prev);
         let rt = match wakee_class {
             TaskClass::Rt | TaskClass::Dl => Some(Box::new(self.class_wake(
                 wakee_class,
@@ -573,6 +591,7 @@ impl Rebuild {
             on_rq,
             delayed,
             cpus,
+            tg44,
             idle_core_seq: self.idle_core_seq.clone(),
             balance_seq: self.balance_seq,
             chosen: None,

@@ -5,7 +5,7 @@
 //! in memory for a large trace).
 
 use super::*;
-use crate::kernel::select::TaskDuration;
+use crate::kernel::select::{TaskDuration, TaskGroups44};
 use crate::kernel::trace::WakeupId;
 
 /// What one preset's select_task_rq_fair read besides the CPU snapshot: its LLC flags
@@ -37,6 +37,8 @@ pub struct WakeRecord {
     pub class: usize,
     /// Each CPU as the wake-up saw it.
     pub cpus: Vec<rebuild::CpuSnap>,
+    /// `--autogroup`: the wakee's and the waker's inferred groups.
+    pub tg44: Option<TaskGroups44>,
     /// Each preset's CPU, in the replay's preset order.
     pub chosen: Vec<u32>,
     pub(super) pinned: Option<u32>,
@@ -61,14 +63,17 @@ impl WakeRecord {
 }
 
 /// A wake-up's CPU snapshot written into a preset's runqueues.
-pub(super) fn load_snapshot(st: &mut SchedState, cpus: &[rebuild::CpuSnap], era: usize) {
+pub(super) fn load_snapshot(
+    st: &mut SchedState,
+    cpus: &[rebuild::CpuSnap],
+    tg44: Option<TaskGroups44>,
+    era: usize,
+) {
     st.cpu_load_known = true;
+    // The inferred task groups feed 4.4's effective_load() only (replay/group44.rs).
+    st.tg44 = if era == 0 { tg44 } else { None };
     // v6.12: a sched_delayed task stays on_rq and in rq->nr_running until it is dequeued.
     let delayed = st.features.delay_dequeue;
-    st.tg44.clear();
-    if era == 0 {
-        st.tg44.extend(cpus.iter().map_while(|s| s.tg44));
-    }
     for (rq, s) in st.rqs.iter_mut().zip(cpus) {
         rq.load_avg = s.load[era];
         rq.nr_running = s.nr_running + if delayed { s.delayed } else { 0 };
@@ -118,7 +123,7 @@ impl Replay {
         let inp = rec.inputs.get(preset)?;
         let mut st = run.st.clone();
         let era = super::load::load_era(&run.preset);
-        load_snapshot(&mut st, &rec.cpus, era);
+        load_snapshot(&mut st, &rec.cpus, rec.tg44, era);
         st.llcs.clone_from(&inp.llcs);
         st.rqs.get_mut(rec.id.waker_cpu as usize)?.avg_scan_cost = inp.avg_scan_cost;
         *st.scx_distribute_prev.get_mut(rec.id.waker_cpu as usize)? = inp.scx_distribute_prev;

@@ -92,6 +92,13 @@ pub struct RebuildCounts {
     /// (replay/eevdf.rs), and the wake-ups that found their task so.
     pub delayed_dequeues: u64,
     pub delayed_wakeups: u64,
+    /// `--autogroup` (replay/group44.rs): groups inferred, tasks that joined one (their
+    /// creator's or their comm's), sleeping tasks moved to the group of their new comm, and
+    /// kernel threads left in the root.
+    pub autogroups: u64,
+    pub autogroup_joined: u64,
+    pub autogroup_moved: u64,
+    pub autogroup_kthreads: u64,
 }
 
 /// More about the replay than the JSON contract carries (the table prints it).
@@ -246,11 +253,19 @@ impl ReplayReport {
             c.wakelist_pending,
             c.saw_wakelist,
             if n.autogroup {
-                "one autogroup (--autogroup: linux-4.4's effective_load() of it)"
+                "inferred autogroups (below)"
             } else {
                 "the root task group"
             }
         ));
+        if n.autogroup {
+            s.line(format_args!(
+                "inferred for --autogroup (linux-4.4's effective_load()): {} autogroups, one per \
+                 comm first seen; {} tasks joined one (their creator's or their comm's), {} \
+                 moved to the group of a new comm, {} kernel threads in the root",
+                c.autogroups, c.autogroup_joined, c.autogroup_moved, c.autogroup_kthreads
+            ));
+        }
         if c.delayed_dequeues > 0 {
             s.line(format_args!(
                 "inferred for DELAY_DEQUEUE presets: {} blocks left sched_delayed (not eligible \

@@ -18,7 +18,7 @@ mod scx;
 mod thin;
 mod wake_affine;
 pub use budget::TaskDuration;
-pub use wake_affine::{record_wakee, wake_wide, WakeeFlips};
+pub use wake_affine::{record_wakee, wake_wide, GroupLoad44, TaskGroups44, WakeeFlips};
 
 /// The waking task as the wake-up path sees it.
 #[derive(Clone, Copy, Debug)]

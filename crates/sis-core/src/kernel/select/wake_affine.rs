@@ -57,89 +57,34 @@ impl SchedState {
 
     /// linux-4.4 fair.c `wake_affine()`, wake_idx 0 (`weighted_cpuload()`,
     /// SchedState::cpu_load). In the root task group `effective_load(tg, cpu, wl, wg)` is
-    /// `wl`; with the replay's autogroup inference (`SchedState::tg44`) it is the group
-    /// entity's change of weight ([`Self::effective_load44`]).
+    /// `wl`; in a task group (the replay's `--autogroup`, `SchedState::tg44`) it is the change
+    /// of the group entity's weight ([`effective_load44`]).
     pub(super) fn wake_affine_legacy(&self, p: &Wakee, w: &Waker) -> u32 {
         let (this, prev) = (w.cpu, p.prev);
-        let weight = p.load as i64; // p->se.avg.load_avg
-        let groups = !self.tg44.is_empty();
-        // source_load(prev_cpu, idx) and target_load(this_cpu, idx). With every task in the
-        // group, the root runqueue holds only the group's entity.
-        let root = |c: u32| {
-            if groups {
-                self.group_se_load44(c)
-            } else {
-                self.cpu_load(c)
-            }
-        };
-        let (load, mut this_load) = (root(prev), root(this));
-        // `if (this_load > 0)` reads the root runqueue, which the group entity's drift (as
-        // a task's, kernel::pelt4) keeps above 0 after its last task leaves: the replay's
-        // flat runnable_load_avg stands in for it.
-        let mut this_positive = self.cpu_load(this);
-        let effective_load = |cpu: u32, wl: i64, wg: i64| {
-            if groups {
-                self.effective_load44(cpu, wl, wg)
-            } else {
-                wl
-            }
-        };
+        let groups = self.tg44.as_ref();
+        let load = self.cpu_load(prev); // source_load(prev_cpu, idx)
+        let mut this_load = self.cpu_load(this); // target_load(this_cpu, idx)
         if w.sync {
-            // this_load += effective_load(tg, this_cpu, -weight, -weight), current's weight
+            // tg = task_group(current); weight = current->se.avg.load_avg;
+            // this_load += effective_load(tg, this_cpu, -weight, -weight);
             let current = w.load as i64;
-            this_load += effective_load(this, -current, -current);
-            this_positive -= current;
+            let tg = groups.and_then(|g| g.waker.as_ref());
+            this_load += effective_load44(tg.map(|g| g.this), tg, -current, -current);
         }
+        let weight = p.load as i64; // p->se.avg.load_avg
+        let tg = groups.and_then(|g| g.wakee.as_ref());
         let mut this_eff_load: i64 = 100 * 1024; // * capacity_of(prev_cpu)
         let pct = self.imbalance_pct as i64;
         let mut prev_eff_load: i64 = (100 + (pct - 100) / 2) * 1024;
-        if this_positive > 0 {
-            this_eff_load *= this_load + effective_load(this, weight, weight);
-            prev_eff_load *= load + effective_load(prev, 0, weight);
+        if this_load > 0 {
+            this_eff_load *= this_load + effective_load44(tg.map(|g| g.this), tg, weight, weight);
+            prev_eff_load *= load + effective_load44(tg.map(|g| g.prev), tg, 0, weight);
         }
         if this_eff_load <= prev_eff_load {
             this
         } else {
             prev
         }
-    }
-
-    /// linux-4.4 fair.c `effective_load(tg, cpu, wl, wg)` for a task group one level under
-    /// the root: the new weight of the group's entity on `cpu` (`W = wg + tg->load_avg -
-    /// tg_load_avg_contrib + w; w += wl; wl = w * shares / W` when `W > 0 && w < W`, else
-    /// the shares; at least MIN_SHARES) less its load now.
-    fn effective_load44(&self, cpu: u32, wl: i64, wg: i64) -> i64 {
-        const SHARES: i64 = 1024; // tg->shares: an autogroup at nice 0
-        const MIN_SHARES: i64 = 2;
-        let [avg, contrib, _] = self.tg44[cpu as usize].map(|v| v as i64);
-        let tg_load_avg: i64 = self.tg44.iter().map(|c| c[1] as i64).sum();
-        let big_w = wg + tg_load_avg - contrib + avg;
-        let w = avg + wl;
-        let share = if big_w > 0 && w < big_w {
-            w * SHARES / big_w
-        } else {
-            SHARES
-        };
-        share.max(MIN_SHARES) - self.group_se_load44(cpu)
-    }
-
-    /// The group entity's `se->avg.load_avg` on `cpu`, taken as its weight now: linux-4.4
-    /// fair.c `calc_cfs_shares()`, `shares * load.weight / (tg->load_avg -
-    /// tg_load_avg_contrib + load.weight)` in [MIN_SHARES, shares]; 0 while nothing of the
-    /// group is runnable there (its entity is not on the root runqueue).
-    fn group_se_load44(&self, cpu: u32) -> i64 {
-        let [_, contrib, runnable] = self.tg44[cpu as usize].map(|v| v as i64);
-        if runnable == 0 {
-            return 0;
-        }
-        let tg_load_avg: i64 = self.tg44.iter().map(|c| c[1] as i64).sum();
-        let tg_weight = tg_load_avg - contrib + runnable;
-        let shares = if tg_weight > 0 {
-            1024 * runnable / tg_weight
-        } else {
-            1024 * runnable
-        };
-        shares.clamp(2, 1024)
     }
 
     /// linux-6.0 fair.c `wake_affine_idle()`.
@@ -276,6 +221,45 @@ pub fn record_wakee(current: &mut WakeeFlips, wakee: u32, now_ns: u64) {
     }
 }
 
+/// A task group one level under the root as linux-4.4's effective_load() reads it on the
+/// waker's CPU and on prev: each `[cfs_rq->avg.load_avg, cfs_rq->tg_load_avg_contrib,
+/// se->avg.load_avg]` (the group's cfs_rq there and its entity on the root runqueue).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GroupLoad44 {
+    /// `tg->load_avg`.
+    pub tg_load_avg: u64,
+    pub this: [u64; 3],
+    pub prev: [u64; 3],
+}
+
+/// The task groups of a wake-up's wakee and waker (None: the root task group).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskGroups44 {
+    pub wakee: Option<GroupLoad44>,
+    pub waker: Option<GroupLoad44>,
+}
+
+/// linux-4.4 fair.c `effective_load(tg, cpu, wl, wg)`: `wl` in the root group; for a group
+/// one level under it, the entity's new weight less its load now: `W = wg + tg->load_avg -
+/// tg_load_avg_contrib + w; w += wl; wl = w * tg->shares / W` if `W > 0 && w < W`, else
+/// the shares; at least MIN_SHARES; `wl -= se->avg.load_avg`.
+fn effective_load44(at: Option<[u64; 3]>, tg: Option<&GroupLoad44>, wl: i64, wg: i64) -> i64 {
+    let (Some([avg, contrib, se_load]), Some(tg)) = (at, tg) else {
+        return wl;
+    };
+    const SHARES: i64 = 1024; // an autogroup at nice 0
+    const MIN_SHARES: i64 = 2;
+    let (avg, contrib) = (avg as i64, contrib as i64);
+    let big_w = wg + tg.tg_load_avg as i64 - contrib + avg;
+    let w = avg + wl;
+    let share = if big_w > 0 && w < big_w {
+        w * SHARES / big_w
+    } else {
+        SHARES
+    };
+    share.max(MIN_SHARES) - se_load as i64
+}
+
 /// linux-4.4..6.x fair.c wake_wide(): true (no affine wake-up) when both the waker and the
 /// wakee switch partners often: `slave >= factor && master >= slave * factor`, with factor
 /// = sd_llc_size, master the larger of the two flip counts.
@@ -288,6 +272,32 @@ pub fn wake_wide(waker_flips: u32, wakee_flips: u32, sd_llc_size: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn effective_load44_is_the_group_entitys_change_of_weight() {
+        let tg = GroupLoad44 {
+            tg_load_avg: 3000,
+            this: [1000, 1000, 300],
+            prev: [1500, 1400, 500],
+        };
+        // W = 500 + 3000 - 1000 + 1000 = 3500, w = 1500: 1500 * 1024 / 3500 = 438, less 300.
+        assert_eq!(effective_load44(Some(tg.this), Some(&tg), 500, 500), 138);
+        // Only wg: W = 500 + 3000 - 1400 + 1500 = 3600, w = 1500: 426, less 500.
+        assert_eq!(effective_load44(Some(tg.prev), Some(&tg), 0, 500), -74);
+        // w >= W: the whole shares; the root group: wl itself.
+        assert_eq!(
+            effective_load44(Some(tg.this), Some(&tg), 5000, 0),
+            1024 - 300
+        );
+        assert_eq!(effective_load44(None, None, 500, 500), 500);
+        // At least MIN_SHARES (2).
+        let empty = GroupLoad44 {
+            tg_load_avg: 100_000,
+            this: [0, 0, 0],
+            prev: [0, 0, 0],
+        };
+        assert_eq!(effective_load44(Some(empty.this), Some(&empty), 1, 1), 2);
+    }
 
     #[test]
     fn wake_wide_is_wide_from_both_bounds_inclusive() {
