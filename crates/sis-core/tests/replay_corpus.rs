@@ -265,8 +265,25 @@ fn sample_in_autogroups_brings_4_4_to_96_7() {
             agree(&r, "none_idle", "linux-4.4"),
             class(&r, "all"),
             (n.autogroups, n.autogroup_moved, n.autogroup_kthreads),
+            r.notes.autogroup_changed.clone(),
         )
     };
-    assert_eq!(run(false), (6364, 362, 6612, (0, 0, 0)));
-    assert_eq!(run(true), (6392, 412, 6612, (19, 3, 28)));
+    let root = run(false);
+    assert_eq!(
+        root,
+        (6364, 362, 6612, (0, 0, 0), vec![("linux-4.4".into(), 0)])
+    );
+    // 263 choices depended on the groups (the same decision with effective_load() as in
+    // the root group picks another): a net 28 more agree.
+    let groups = run(true);
+    assert_eq!(
+        groups,
+        (
+            6392,
+            412,
+            6612,
+            (19, 3, 28),
+            vec![("linux-4.4".into(), 263)]
+        )
+    );
 }

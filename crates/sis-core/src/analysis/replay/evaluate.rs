@@ -156,6 +156,16 @@ impl Replay {
                 (st.llcs, st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]) = saved;
                 cpu
             });
+            // Did it depend on the autogroup inference? The same decision in the root group.
+            let alt_group = st.tg44.is_some().then(|| {
+                let w = p.waker_cpu as usize;
+                let saved = (st.llcs.clone(), st.rqs[w].avg_scan_cost, st.tg44.take());
+                let cpu = st
+                    .select_task_rq_fair(&wakee, &waker, &mut Counters::default(), &mut ())
+                    .cpu;
+                (st.llcs, st.rqs[w].avg_scan_cost, st.tg44) = saved;
+                cpu
+            });
             let out = if recording {
                 let d = &mut self.decision;
                 let out = st.decide_into(&wakee, &waker, &mut run.counters, d);
@@ -169,6 +179,7 @@ impl Replay {
             };
             count(&mut run.agree, out.cpu == kernel, at);
             run.wakelist_changed += u64::from(alt.is_some_and(|c| c != out.cpu));
+            run.autogroup_changed += u64::from(alt_group.is_some_and(|c| c != out.cpu));
             if capturing {
                 self.scratch_chosen.push(out.cpu);
             }

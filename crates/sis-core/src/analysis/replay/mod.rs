@@ -136,6 +136,8 @@ struct PresetRun {
     agree: [u64; N_CLASSES],
     /// Classified wake-ups whose CPU would differ with no CPU pending on a wakelist.
     wakelist_changed: u64,
+    /// Classified wake-ups whose CPU would differ in the root task group (`--autogroup`).
+    autogroup_changed: u64,
 }
 
 /// A replay in progress.
@@ -254,6 +256,7 @@ impl Replay {
                 seen_balance: 0,
                 agree: [0; N_CLASSES],
                 wakelist_changed: 0,
+                autogroup_changed: 0,
             })
             .collect();
         self.masks = (0..n).map(|c| CpuMask::from_cpus(n, [c])).collect();
@@ -627,6 +630,11 @@ impl Replay {
                     .runs
                     .iter()
                     .map(|r| (r.preset.name.to_string(), r.wakelist_changed))
+                    .collect(),
+                autogroup_changed: self
+                    .runs
+                    .iter()
+                    .map(|r| (r.preset.name.to_string(), r.autogroup_changed))
                     .collect(),
                 autogroup: rb.is_some_and(|r| r.groups44.is_some()),
             },

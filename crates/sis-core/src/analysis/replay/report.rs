@@ -117,6 +117,8 @@ pub struct ReplayNotes {
     /// Per preset: classified wake-ups whose CPU depended on the wakelist inference (the same
     /// decision with no CPU pending picks another).
     pub wakelist_changed: Vec<(String, u64)>,
+    /// Per preset: classified wake-ups whose CPU depended on the autogroup inference.
+    pub autogroup_changed: Vec<(String, u64)>,
     /// `ReplayConfig::autogroup`: every task taken to be in one autogroup.
     pub autogroup: bool,
 }
@@ -312,17 +314,26 @@ impl ReplayReport {
             }
             s.push('\n');
         }
-        let changed: Vec<String> = n
-            .wakelist_changed
-            .iter()
-            .filter(|(_, k)| *k > 0)
-            .map(|(p, k)| format!("{p} {k}"))
-            .collect();
-        if !changed.is_empty() {
+        let changed = |v: &[(String, u64)]| -> String {
+            let v: Vec<String> = v
+                .iter()
+                .filter(|(_, k)| *k > 0)
+                .map(|(p, k)| format!("{p} {k}"))
+                .collect();
+            v.join(", ")
+        };
+        let wakelist = changed(&n.wakelist_changed);
+        if !wakelist.is_empty() {
             s.line(format_args!(
                 "\nwake-ups whose CPU depended on the wakelist inference (the same decision \
-                 with no CPU pending picks another): {}",
-                changed.join(", ")
+                 with no CPU pending picks another): {wakelist}"
+            ));
+        }
+        let groups = changed(&n.autogroup_changed);
+        if !groups.is_empty() {
+            s.line(format_args!(
+                "\nwake-ups whose CPU depended on the autogroup inference (the same decision \
+                 with effective_load() as in the root task group picks another): {groups}"
             ));
         }
         s
