@@ -458,6 +458,57 @@ mod tests {
     }
 
     #[test]
+    fn autogroup_in_the_query_is_the_cores_autogroup() {
+        let e = replay_open(&format!("{TOPO}&autogroup=2"));
+        assert!(e.starts_with("error: autogroup: '2'"), "{e}");
+        let agree = |autogroup: bool| {
+            let flag = if autogroup { "1" } else { "0" };
+            assert_eq!(replay_open(&format!("{TOPO}&autogroup={flag}")), "");
+            assert_eq!(replay_feed(TRACE), "");
+            let s = Summary::parse(&replay_end()).unwrap();
+            let mut native = Replay::new(ReplayConfig {
+                topology: Some(
+                    Scenario::from_pairs(
+                        crate::url::split_query(TOPO)
+                            .iter()
+                            .map(|(k, v)| (k.as_str(), v.as_str())),
+                    )
+                    .unwrap()
+                    .topology_spec(),
+                ),
+                autogroup,
+                ..Default::default()
+            })
+            .unwrap();
+            native.feed_text(TRACE).unwrap();
+            let rep = native.end().unwrap();
+            let all = rep.classes.0[0]
+                .1
+                .agree
+                .iter()
+                .map(|x| x.1)
+                .collect::<Vec<_>>();
+            assert_eq!(s.classes[0].1, all);
+            (all, rep.notes.autogroup)
+        };
+        let (root, off) = agree(false);
+        let (groups, on) = agree(true);
+        assert!(!off && on);
+        // Only linux-4.4 reads the groups.
+        let i = Replay::new(ReplayConfig::default())
+            .unwrap()
+            .preset_names()
+            .iter()
+            .position(|p| *p == "linux-4.4")
+            .unwrap();
+        for (k, (a, b)) in root.iter().zip(&groups).enumerate() {
+            if k != i {
+                assert_eq!(a, b, "preset {k}");
+            }
+        }
+    }
+
+    #[test]
     fn bad_input_is_an_error_naming_the_line() {
         assert!(replay_open("llc_weight=0").starts_with("error: "));
         assert_eq!(replay_open("llc_weight=2"), "");

@@ -567,6 +567,13 @@ async fn replay_panel_opens_with_the_samples_topology_and_the_permalink_note() {
     assert_eq!(value("replay-smt"), "2");
     assert_eq!(value("replay-numbering"), "interleaved");
     assert_eq!(value("replay-cluster-size"), "0");
+    let autogroup = q(&div, "replay-autogroup").expect("no replay-autogroup");
+    let checked = js_sys::Reflect::get(&autogroup, &"checked".into()).unwrap();
+    assert_eq!(
+        checked.as_bool(),
+        Some(false),
+        "the root group by default, as the CLI"
+    );
     let file = q(&div, "replay-file").unwrap();
     assert_eq!(file.get_attribute("type").as_deref(), Some("file"));
     assert!(q(&div, "replay-cancel").unwrap().has_attribute("disabled"));

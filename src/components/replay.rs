@@ -142,6 +142,7 @@ pub fn ReplayPanel() -> Html {
     let run = use_reducer(ReplayRun::default);
     let job = use_mut_ref(|| None::<ReplayJob>);
     let fields = use_state(|| DEFAULTS.map(String::from));
+    let autogroup = use_state(|| false);
     let preset = use_state(|| None::<usize>);
     let only = use_state(|| false);
     {
@@ -150,6 +151,7 @@ pub fn ReplayPanel() -> Html {
     }
     let start = {
         let (run, job, fields) = (run.clone(), job.clone(), fields.clone());
+        let autogroup = autogroup.clone();
         Callback::from(move |file: web_sys::File| {
             drop(job.borrow_mut().take());
             let g = run.generation + 1;
@@ -158,6 +160,7 @@ pub fn ReplayPanel() -> Html {
                 .iter()
                 .zip(fields.iter())
                 .map(|(k, v)| format!("{k}={}", crate::url::encode(v)))
+                .chain((*autogroup).then(|| "autogroup=1".to_string()))
                 .collect::<Vec<_>>()
                 .join("&");
             let d = run.dispatcher();
@@ -298,6 +301,14 @@ pub fn ReplayPanel() -> Html {
         };
         html! { <label>{*k}{" "}{input}</label> }
     });
+    let on_autogroup = {
+        let autogroup = autogroup.clone();
+        Callback::from(move |e: Event| {
+            if let Some(t) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
+                autogroup.set(t.checked());
+            }
+        })
+    };
     let status = if let Some(e) = &run.error {
         format!("error: {e}")
     } else if run.cancelled {
@@ -390,7 +401,9 @@ pub fn ReplayPanel() -> Html {
         <div class="replay" data-testid="replay-view" {onkeydown}
             ondragover={Callback::from(|e: DragEvent| e.prevent_default())} {ondrop}>
             <p class="hint" data-testid="replay-note">{"Open a kernel trace (trace file, trace-cmd report or perf script text; .gz read here, .xz only by the CLI). It is read in this browser only: a permalink can't carry the trace, so the URL keeps the rest of the state as before."}</p>
-            <div class="replay-topology">{ for inputs }</div>
+            <div class="replay-topology">{ for inputs }
+                <label title="CONFIG_SCHED_AUTOGROUP: take each comm's tasks to share a task group (kernel threads in the root), so linux-4.4's wake_affine weighs loads through effective_load(), as on the sample's Arch 4.4 desktop. Off: every task in the root group.">
+                    <input type="checkbox" data-testid="replay-autogroup" checked={*autogroup} onchange={on_autogroup} />{" autogroups (4.4)"}</label></div>
             <div class="replay-drop" data-testid="replay-drop">
                 <input type="file" data-testid="replay-file" aria-label="trace file" onchange={on_file} />
                 {" or drop a trace file here"}

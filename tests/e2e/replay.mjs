@@ -4,8 +4,9 @@
 // topology (the CLI run here); the disagreements filter lands on wake-ups where the kernel's
 // CPU and the preset's differ; a non-trace file and an .xz file give errors naming the
 // problem; a dropped file is read as a picked one; a 100 MB trace can be cancelled and then read
-// whole. Prints the browser's parse rate (events/s) and the longest frame gap, not gated. Prints
-// `replay e2e: N passed, M failed` last.
+// whole; the autogroup box gives `sis replay --autogroup`'s figures. Prints the browser's parse
+// rate (events/s) and the longest frame gap, not gated. Prints `replay e2e: N passed, M failed`
+// last.
 //
 //   node tests/e2e/replay.mjs        (after trunk build --release)
 //
@@ -51,8 +52,10 @@ const big = path.join(tmp, 'many-threads-x16.txt');
 }
 
 // What `sis replay` says for the same topology (the CLI reads the .xz itself).
-const cli = JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'sis-cli', '--', 'replay',
-  '--trace', SAMPLE, ...TOPO, '--format', 'json'], { cwd: ROOT, maxBuffer: 16 << 20 }).toString());
+const cliReplay = (...extra) => JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'sis-cli', '--', 'replay',
+  '--trace', SAMPLE, ...TOPO, ...extra, '--format', 'json'], { cwd: ROOT, maxBuffer: 16 << 20 }).toString());
+const cli = cliReplay();
+const cliGroups = cliReplay('--autogroup');
 
 const cell = (page, preset, cls) =>
   page.locator(`${byId('replay-table')} tr[data-preset="${preset}"] td[data-class="${cls}"]`).first().textContent();
@@ -69,6 +72,24 @@ async function openTrace(page, file) {
 
 const checks = [];
 const check = (name, fn) => checks.push({ name, fn });
+
+check('the autogroup box replays the sample as `sis replay --autogroup` does', async (browser) => {
+  await withApp(browser, '', async ({ page }) => {
+    await page.locator(byId('tab-replay')).click();
+    await page.locator(byId('replay-autogroup')).check();
+    const status = await openTrace(page, gz);
+    if (/error/.test(status)) throw new Error(status);
+    const all = cliGroups.classes.all;
+    for (const preset of ['linux-4.4', 'linux-6.0']) {
+      const want = all.agree[preset];
+      const got = await cell(page, preset, 'all');
+      if (!(got ?? '').includes(`(${want})`)) throw new Error(`${preset} all: page "${got}", sis replay --autogroup ${want}`);
+    }
+    if (all.agree['linux-4.4'] === cli.classes.all.agree['linux-4.4']) {
+      throw new Error('the groups changed nothing for linux-4.4');
+    }
+  });
+});
 
 check('the sample, plain and gzipped, matches `sis replay`; the filter steps through disagreements', async (browser) => {
   await withApp(browser, '', async ({ page }) => {

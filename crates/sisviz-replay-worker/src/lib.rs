@@ -39,13 +39,20 @@ fn with<T>(f: impl FnOnce(&mut Session) -> T) -> Option<T> {
     SESSION.with(|s| s.borrow_mut().as_mut().map(f))
 }
 
-/// Starts a replay on a query of the topology fields (`llcs=1&llc_weight=8&...`); "" or
-/// `error: ...` naming the field.
+/// Starts a replay on a query of the topology fields (`llcs=1&llc_weight=8&...`) and
+/// `autogroup=0|1` (ReplayConfig::autogroup); "" or `error: ...` naming the field.
 #[wasm_bindgen]
 pub fn replay_open(query: &str) -> String {
     let mut sc = Scenario::default();
+    let mut autogroup = false;
     for (k, v) in split_query(query) {
-        if let Err(e) = sc.set_field(&k, &v) {
+        if k == "autogroup" {
+            autogroup = match v.as_str() {
+                "0" => false,
+                "1" => true,
+                _ => return format!("error: autogroup: '{v}' is not 0 or 1"),
+            };
+        } else if let Err(e) = sc.set_field(&k, &v) {
             return format!("error: {e}");
         }
     }
@@ -56,6 +63,7 @@ pub fn replay_open(query: &str) -> String {
         keep: KEEP.min(KEEP_CPU_SLOTS / nr),
         keep_disagreements: KEEP_DISAGREEMENTS,
         timeline: true,
+        autogroup,
         ..Default::default()
     };
     match Replay::new(cfg) {
