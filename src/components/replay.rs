@@ -303,11 +303,7 @@ pub fn ReplayPanel() -> Html {
     });
     let on_autogroup = {
         let autogroup = autogroup.clone();
-        Callback::from(move |e: Event| {
-            if let Some(t) = e.target_dyn_into::<web_sys::HtmlInputElement>() {
-                autogroup.set(t.checked());
-            }
-        })
+        Callback::from(move |_: Event| autogroup.set(!*autogroup))
     };
     let status = if let Some(e) = &run.error {
         format!("error: {e}")

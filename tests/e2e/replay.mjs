@@ -73,10 +73,20 @@ async function openTrace(page, file) {
 const checks = [];
 const check = (name, fn) => checks.push({ name, fn });
 
-check('the autogroup box replays the sample as `sis replay --autogroup` does', async (browser) => {
+check('the autogroup box replays the sample as `sis replay --autogroup` does; the tab\'s inputs leave the page alone', async (browser) => {
   await withApp(browser, '', async ({ page }) => {
     await page.locator(byId('tab-replay')).click();
+    // The panel is another Yew runtime inside the page's: its events once ran the page's
+    // listeners (a topology input changed the page's llc_weight in the URL).
+    const url = page.url();
+    const w = page.locator(byId('replay-llc-weight'));
+    await w.fill('4');
+    await w.press('Tab');
+    await w.fill('8');
+    await w.press('Tab');
     await page.locator(byId('replay-autogroup')).check();
+    if (page.url() !== url) throw new Error(`the Replay tab's inputs changed the page: ${url} -> ${page.url()}`);
+    if ((await page.locator(byId('replay-view')).count()) !== 1) throw new Error('the Replay tab closed');
     const status = await openTrace(page, gz);
     if (/error/.test(status)) throw new Error(status);
     const all = cliGroups.classes.all;
