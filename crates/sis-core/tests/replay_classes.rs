@@ -254,3 +254,40 @@ fn in_an_autogroup_4_4_counts_the_wakees_blocked_load_on_prev_and_goes_affine() 
     // One group, made by the first thread; the other four joined it by their comm.
     assert_eq!(run(true), (1, (1, 4)), "autogroup: the waker's CPU 0");
 }
+
+/// Which tasks the replay takes as created during the trace: alloc_pid() counts upwards, so a
+/// task first seen with a pid above every earlier one is new (init_entity_runnable_average()'s
+/// full weight and period_contrib 1023, whose first update decays it by a period its CPU's sum
+/// has not: about 2% of it stays in 4.4's runnable_load_avg when a short-lived task goes); one
+/// below is older than the trace (full weight, no such artefact). The first task seen (400) is
+/// older; then 500 is new and 150 older; each runs 200 us on CPU1 and exits.
+#[test]
+fn a_pid_above_every_earlier_one_is_a_new_task_and_only_it_leaves_the_new_task_residue() {
+    let run = |pid: u32| {
+        let mut t = String::from(HDR);
+        t += "          <idle>-0     [000] 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=400 next_prio=120\n";
+        for (cpu, p) in [(1, 390), (2, 380), (3, 370)] {
+            t += &format!("               x-{p}   [00{cpu}] 1.000000: sched_switch: prev_comm=x prev_pid={p} prev_prio=120 prev_state=S ==> next_comm=swapper/{cpu} next_pid=0 next_prio=120\n");
+        }
+        t += &format!("          <idle>-0     [001] 1.001000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=t next_pid={pid} next_prio=120\n");
+        t += &format!("               t-{pid}   [001] 1.001200: sched_switch: prev_comm=t prev_pid={pid} prev_prio=120 prev_state=x ==> next_comm=swapper/1 next_pid=0 next_prio=120\n");
+        t += "               a-400   [000] 1.001300: sched_waking: comm=c pid=90 prio=120 target_cpu=002\n";
+        t += "               a-400   [000] 1.001301: sched_wakeup: comm=c pid=90 prio=120 target_cpu=002\n";
+        let mut r = Replay::new(four_cpus(&["linux-4.4"])).unwrap();
+        r.feed_text(t.as_bytes()).unwrap();
+        let residue = r.cpu_states()[1].load[0];
+        let c = r.end().unwrap().notes.counts;
+        (residue, c.tasks_created, c.tasks_older)
+    };
+    let (new_residue, created, older) = run(500);
+    assert_eq!(
+        (created, older),
+        (1, 5),
+        "500 new; 400, 390, 380, 370 and 90 older"
+    );
+    let (old_residue, created, older) = run(150);
+    assert_eq!((created, older), (0, 6));
+    // 1024 * (1 - y) = 22 of the new task's load stays; the older one leaves none.
+    assert!((15..=30).contains(&new_residue), "{new_residue}");
+    assert_eq!(old_residue, 0);
+}

@@ -245,45 +245,53 @@ fn delayed_dequeue_agrees_more_on_6_12_and_less_where_the_kernel_has_none() {
     assert_eq!(both("qemu-x86-8cpu-5.10.ftrace.txt.xz"), (4761, 4725));
 }
 
-/// The sample's kernel is Arch Linux's 4.4.3 on a desktop, built with
-/// CONFIG_SCHED_AUTOGROUP. With the tasks in inferred autogroups (one per comm first seen;
+/// The sample's kernel is Arch Linux's 4.4.3 on a desktop; distribution kernels were built
+/// with CONFIG_SCHED_AUTOGROUP. With the tasks in inferred autogroups (one per comm first seen;
 /// the benchmark's main thread renames itself to its threads' comm and moves to their group)
-/// 4.4's wake_affine reads effective_load(), and linux-4.4 agrees on 96.7% (rounded: 2
-/// wake-ups short of 96.7% exactly, the issue's target) and on 80% where no CPU was idle,
-/// against 96.2% and 70% in the root group.
+/// 4.4's wake_affine reads effective_load(), and linux-4.4, the trace's own kernel, agrees
+/// with it more than any other preset: 97.9% (the issue asks 96.7%), 87% where no CPU was
+/// idle. In the root group it agrees on 95.7%: the new-task residue of tasks older than the
+/// trace (taken as new until session 20) had made up part of that.
 #[test]
-fn sample_in_autogroups_brings_4_4_to_96_7() {
+fn sample_in_autogroups_makes_4_4_the_best_preset() {
     let run = |autogroup: bool| {
         let c = ReplayConfig {
             autogroup,
-            ..cfg(&["linux-4.4"])
+            ..cfg(&[])
         };
         let r = replay_text(c, sample()).unwrap();
         let n = &r.notes.counts;
+        let all = r.classes.get("all").unwrap();
+        let best_other = all
+            .agree
+            .iter()
+            .filter(|(p, _)| p != "linux-4.4")
+            .map(|(_, k)| *k)
+            .max()
+            .unwrap();
+        let changed = r
+            .notes
+            .autogroup_changed
+            .iter()
+            .map(|(_, k)| k)
+            .sum::<u64>();
         (
             agree(&r, "all", "linux-4.4"),
             agree(&r, "none_idle", "linux-4.4"),
+            best_other,
             class(&r, "all"),
             (n.autogroups, n.autogroup_moved, n.autogroup_kthreads),
-            r.notes.autogroup_changed.clone(),
+            changed,
         )
     };
-    let root = run(false);
+    assert_eq!(run(false), (6329, 329, 6407, 6612, (0, 0, 0), 0));
+    // 278 choices depended on the groups (the same decision with effective_load() as in the
+    // root group picks another).
+    let (all, none_idle, best_other, n, groups, changed) = run(true);
     assert_eq!(
-        root,
-        (6364, 362, 6612, (0, 0, 0), vec![("linux-4.4".into(), 0)])
+        (all, none_idle, n, groups, changed),
+        (6471, 447, 6612, (19, 3, 28), 278)
     );
-    // 263 choices depended on the groups (the same decision with effective_load() as in
-    // the root group picks another): a net 28 more agree.
-    let groups = run(true);
-    assert_eq!(
-        groups,
-        (
-            6392,
-            412,
-            6612,
-            (19, 3, 28),
-            vec![("linux-4.4".into(), 263)]
-        )
-    );
+    assert!(all > best_other, "{all} against {best_other}");
+    assert!(all * 100 >= n * 97, "{all} of {n}");
 }

@@ -190,7 +190,7 @@ impl Rebuild {
         if let Some(p) = prio {
             if t.fresh {
                 // As the kernel starts a new task: at its own weight.
-                t.load = super::load::TaskLoad::new_task(now, prio_to_weight(p));
+                t.load = super::load::TaskLoad::new_task(now, prio_to_weight(p), t.created);
             }
             t.prio = p;
         }

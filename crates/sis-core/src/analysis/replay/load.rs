@@ -49,24 +49,26 @@ impl TaskLoad {
         }
     }
 
-    pub fn new_task(now: u64, weight: u64) -> Self {
+    pub fn new_task(now: u64, weight: u64, created: bool) -> Self {
         let mut l = TaskLoad::new(now);
-        l.init_new(weight);
+        l.init_new(weight, created);
         l
     }
 
-    /// init_entity_runnable_average() of a new task: "seen as heavy" until it settles.
-    /// 4.4 and 4.13 give it its weight with the matching sum (`load_sum = load_avg *
+    /// init_entity_runnable_average() of a new task (`created`): "seen as heavy" until it
+    /// settles. 4.4 and 4.13 give it its weight with the matching sum (`load_sum = load_avg *
     /// LOAD_AVG_MAX`) and period_contrib 1023 (linux-4.4 fair.c); 5.7+ its weight as
-    /// load_avg with a zero sum.
-    pub fn init_new(&mut self, weight: u64) {
+    /// load_avg with a zero sum. A task older than the trace starts at its weight too (its
+    /// history is unknown), but its period's phase is taken at a period's start: the 1023
+    /// is the kernel's for new tasks only.
+    pub fn init_new(&mut self, weight: u64, created: bool) {
         for se in &mut self.se4 {
             se.load_avg = weight;
             se.load_sum = weight * crate::kernel::pelt::LOAD_AVG_MAX;
             // "strictly less than 1024 ... so it will definitely be updated (after enqueue)":
             // its first update crosses a period the cfs_rq's sum has not, so a short-lived
             // task leaves about 2% of its load in runnable_load_avg when it goes.
-            se.period_contrib = 1023;
+            se.period_contrib = if created { 1023 } else { 0 };
         }
         self.avg.load_avg = weight;
         self.avg.load_sum = 0;

@@ -67,6 +67,8 @@ pub(crate) struct Task {
     pub ev: super::eevdf::Entity,
     /// Its inferred task group with `--autogroup` (replay/group44.rs; 0: the root).
     pub group: u32,
+    /// First seen with a pid above every earlier one: created during the trace.
+    pub created: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -142,6 +144,9 @@ pub(crate) struct Rebuild {
     pub track_eevdf: bool,
     /// `--autogroup` with a 4.4 preset: the inferred task groups (replay/group44.rs).
     pub groups44: Option<super::group44::Groups44>,
+    /// The highest pid seen so far (0: none yet): a task first seen above it was created
+    /// during the trace.
+    pub max_pid: u32,
 }
 
 impl Rebuild {
@@ -177,12 +182,25 @@ impl Rebuild {
             eras,
             track_eevdf: false,
             groups44: None,
+            max_pid: 0,
         }
     }
 
     pub(crate) fn task(&mut self, pid: u32) -> &mut Task {
         let now = self.now;
         let k = self.nr_presets;
+        // alloc_pid() hands out pids upwards from the last one (idr_alloc_cyclic): a task first
+        // seen with a pid above every pid seen before it was created during the trace; one
+        // below, or the first seen, is older. (A wrap at pid_max would count as older.)
+        let created = !self.tasks.contains_key(&pid) && self.max_pid != 0 && pid > self.max_pid;
+        if !self.tasks.contains_key(&pid) {
+            self.max_pid = self.max_pid.max(pid);
+            if created {
+                self.counts.tasks_created += 1;
+            } else {
+                self.counts.tasks_older += 1;
+            }
+        }
         self.tasks.entry(pid).or_insert_with(|| Task {
             state: TaskState::Unknown,
             pelt: SchedAvg {
@@ -208,9 +226,11 @@ impl Rebuild {
             wakelist_cpu: None,
             ev: Default::default(),
             group: super::group44::UNGROUPED,
-            // A task the trace has not shown before starts as the kernel starts a new one
-            // (init_entity_runnable_average: its full nice-0 weight): its history is unknown.
-            load: TaskLoad::new_task(now, 1024),
+            // A task the trace has not shown before starts at its full (nice-0) weight: a new
+            // one as the kernel starts it (init_entity_runnable_average), an older one because
+            // its history is unknown.
+            load: TaskLoad::new_task(now, 1024, created),
+            created,
         })
     }
 
@@ -620,7 +640,8 @@ impl Rebuild {
             if new {
                 let t = self.task(pid);
                 let w = crate::kernel::pelt::prio_to_weight(t.prio);
-                t.load.init_new(w);
+                t.created = true;
+                t.load.init_new(w, true);
             }
             self.enqueue(target, pid);
         }

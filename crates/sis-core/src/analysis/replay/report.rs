@@ -97,6 +97,10 @@ pub struct RebuildCounts {
     /// kernel threads left in the root.
     pub autogroups: u64,
     pub autogroup_joined: u64,
+    /// Tasks first seen with a pid above every earlier one (created in the trace), and the
+    /// others (older than the trace).
+    pub tasks_created: u64,
+    pub tasks_older: u64,
     pub autogroup_moved: u64,
     pub autogroup_kthreads: u64,
 }
@@ -244,8 +248,9 @@ impl ReplayReport {
              wakees without a prio (taken as nice 0); {} deadline wakees behind a deadline task \
              (the wakee's deadline taken as not earlier); {} wake-ups on their target's wakelist \
              until it emitted their sched_wakeup (target named by the waker's next event), {} \
-             wake-ups that saw such a CPU (not idle); loads in {}, a task first seen as new \
-             (full weight)",
+             wake-ups that saw such a CPU (not idle); loads in {}; {} tasks first seen with a \
+             pid above every earlier one taken as created in the trace (new: full weight, \
+             period_contrib 1023), {} as older (full weight, a period's phase 0)",
             c.sync_inferred,
             rebuild::SYNC_WINDOW_NS / 1000,
             c.pinned,
@@ -258,7 +263,9 @@ impl ReplayReport {
                 "inferred autogroups (below)"
             } else {
                 "the root task group"
-            }
+            },
+            c.tasks_created,
+            c.tasks_older
         ));
         if n.autogroup {
             s.line(format_args!(
