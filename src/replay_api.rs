@@ -358,6 +358,14 @@ mod tests {
     use sisviz_replay_worker::{replay_end, replay_feed, replay_get, replay_open};
 
     const TOPO: &str = "llcs=1&llc_weight=8&smt=2&numbering=interleaved&cluster_size=0";
+
+    /// TOPO as the core's topology, through the scenario's fields as the worker reads it.
+    fn topo() -> sis_core::kernel::topology::TopologySpec {
+        let pairs = crate::url::split_query(TOPO);
+        Scenario::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .unwrap()
+            .topology_spec()
+    }
     const TRACE: &[u8] = include_bytes!("../crates/sis-core/testdata/traces/many-threads-head.txt");
 
     #[test]
@@ -370,15 +378,7 @@ mod tests {
         let text = replay_end();
         let s = Summary::parse(&text).unwrap_or_else(|| panic!("{text}"));
         let mut native = Replay::new(ReplayConfig {
-            topology: Some(
-                Scenario::from_pairs(
-                    crate::url::split_query(TOPO)
-                        .iter()
-                        .map(|(k, v)| (k.as_str(), v.as_str())),
-                )
-                .unwrap()
-                .topology_spec(),
-            ),
+            topology: Some(topo()),
             keep: usize::MAX,
             ..Default::default()
         })
@@ -467,15 +467,7 @@ mod tests {
             assert_eq!(replay_feed(TRACE), "");
             let s = Summary::parse(&replay_end()).unwrap();
             let mut native = Replay::new(ReplayConfig {
-                topology: Some(
-                    Scenario::from_pairs(
-                        crate::url::split_query(TOPO)
-                            .iter()
-                            .map(|(k, v)| (k.as_str(), v.as_str())),
-                    )
-                    .unwrap()
-                    .topology_spec(),
-                ),
+                topology: Some(topo()),
                 autogroup,
                 ..Default::default()
             })

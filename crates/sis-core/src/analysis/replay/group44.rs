@@ -174,11 +174,7 @@ impl Rebuild {
             self.task(pid).group = to;
             self.group_cfs_update(cpu, to);
             let se = self.task(pid).load.se4[0];
-            let group = self.groups44.as_mut().unwrap().group(to);
-            let c = &mut group.cpus[cpu as usize];
-            c.cfs.load_avg += se.load_avg;
-            c.cfs.load_sum += se.load_sum;
-            group.update_tg_load_avg(cpu);
+            self.groups44.as_mut().unwrap().group(to).attach(cpu, &se);
         }
         self.task(pid).group = to;
         self.counts.autogroup_moved += 1;
@@ -252,17 +248,22 @@ impl Rebuild {
         c.se_weight = share;
     }
 
+    /// The group of `pid`, its own load and weight, while groups are kept for a 4.4 preset.
+    fn group44_task(&mut self, pid: u32) -> Option<(u32, Load4, u64)> {
+        if !self.tracks_groups() || !self.eras[0] {
+            return None;
+        }
+        let g = self.group_of(pid);
+        let t = self.tasks.get(&pid)?;
+        Some((g, t.load.se4[0], prio_to_weight(t.prio)))
+    }
+
     /// enqueue_task_fair() of `pid` on `cpu` (before it joins the runnable set; its own load
     /// is up to date, `attach`: it came from another CPU or is new).
     pub(crate) fn group44_enqueue(&mut self, cpu: u32, pid: u32, attach: bool) {
-        if !self.tracks_groups() || !self.eras[0] {
-            return;
-        }
-        let g = self.group_of(pid);
-        let Some(t) = self.tasks.get(&pid) else {
+        let Some((g, se, w)) = self.group44_task(pid) else {
             return;
         };
-        let (se, w) = (t.load.se4[0], prio_to_weight(t.prio));
         if g == 0 {
             self.root_update(cpu);
             self.groups44.as_mut().unwrap().root[cpu as usize].enqueue(&se);
@@ -271,14 +272,9 @@ impl Rebuild {
         self.group_cfs_update(cpu, g);
         let rw = self.group_runnable_weight(cpu, g) + w;
         let group = self.groups44.as_mut().unwrap().group(g);
-        let c = &mut group.cpus[cpu as usize];
-        c.cfs.enqueue(&se);
+        group.cpus[cpu as usize].cfs.enqueue(&se);
         if attach {
-            // enqueue_entity_load_avg(): `if (migrated) { cfs_rq->avg.load_avg +=
-            // sa->load_avg; ... }`, then update_tg_load_avg().
-            c.cfs.load_avg += se.load_avg;
-            c.cfs.load_sum += se.load_sum;
-            group.update_tg_load_avg(cpu);
+            group.attach(cpu, &se);
         }
         self.group_entity(cpu, g, rw);
     }
@@ -286,14 +282,9 @@ impl Rebuild {
     /// dequeue_task_fair() of `pid` from `cpu` (still in the runnable set; its own load is
     /// up to date).
     pub(crate) fn group44_dequeue(&mut self, cpu: u32, pid: u32) {
-        if !self.tracks_groups() || !self.eras[0] {
-            return;
-        }
-        let g = self.group_of(pid);
-        let Some(t) = self.tasks.get(&pid) else {
+        let Some((g, se, w)) = self.group44_task(pid) else {
             return;
         };
-        let (se, w) = (t.load.se4[0], prio_to_weight(t.prio));
         if g == 0 {
             self.root_update(cpu);
             self.groups44.as_mut().unwrap().root[cpu as usize].dequeue(&se);
@@ -308,10 +299,9 @@ impl Rebuild {
 
     /// update_load_avg() up the hierarchy of `pid`, which stays runnable on `cpu`.
     pub(crate) fn group44_touch(&mut self, cpu: u32, pid: u32) {
-        if !self.tracks_groups() || !self.eras[0] {
+        let Some((g, _, _)) = self.group44_task(pid) else {
             return;
-        }
-        let g = self.group_of(pid);
+        };
         if g != 0 {
             self.group_cfs_update(cpu, g);
             let rw = self.group_runnable_weight(cpu, g);
@@ -324,13 +314,9 @@ impl Rebuild {
     /// remove_entity_load_avg() of `pid` from its group's cfs_rq on `cpu` (it migrated or
     /// died): its load, decayed to that cfs_rq's last update, waits in `removed_load_avg`.
     pub(crate) fn group44_remove(&mut self, cpu: u32, pid: u32) {
-        if !self.tracks_groups() || !self.eras[0] {
+        let Some((g, _, _)) = self.group44_task(pid).filter(|t| t.0 != 0) else {
             return;
-        }
-        let g = self.group_of(pid);
-        if g == 0 {
-            return;
-        }
+        };
         // Decayed on a copy: the task's own clock may be past that cfs_rq's already (the
         // replay's root-group sums were synced first), and it must not go back.
         let mut se = self.task(pid).load.se4[0];
@@ -394,6 +380,15 @@ impl Groups44 {
 }
 
 impl Group {
+    /// linux-4.4 fair.c enqueue_entity_load_avg() of a migrated task: `if (migrated) {
+    /// cfs_rq->avg.load_avg += sa->load_avg; ... }`, then update_tg_load_avg().
+    fn attach(&mut self, cpu: u32, se: &Load4) {
+        let c = &mut self.cpus[cpu as usize].cfs;
+        c.load_avg += se.load_avg;
+        c.load_sum += se.load_sum;
+        self.update_tg_load_avg(cpu);
+    }
+
     /// linux-4.4 fair.c `update_tg_load_avg(cfs_rq, 0)`: `tg->load_avg` follows the cfs_rq's
     /// `avg.load_avg` once it moved by more than 1/64 of what it last gave.
     fn update_tg_load_avg(&mut self, cpu: u32) {
