@@ -403,12 +403,19 @@ mod tests {
 
     #[test]
     fn preset_then_imbalance_pct_in_any_order() {
-        // linux-4.4 is the one preset whose imbalance_pct is not 117 (4.13's LLC is 117:
-        // sd_init gives SD_SHARE_PKG_RESOURCES domains 117).
-        let p = parse_query("?imbalance_pct=130&preset=linux-4.4");
+        // A preset brings its LLC's imbalance_pct (117 for every preset: sd_init gives
+        // SD_SHARE_PKG_RESOURCES domains 117, 4.4's included); an explicit one wins wherever
+        // it stands in the query.
+        for q in [
+            "?imbalance_pct=130&preset=linux-4.4",
+            "?preset=linux-4.4&imbalance_pct=130",
+        ] {
+            assert_eq!(parse_query(q).scenario.imbalance_pct, 130, "{q}");
+        }
+        let p = parse_query("?imbalance_pct=130");
         assert_eq!(p.scenario.imbalance_pct, 130);
         let p = parse_query("?preset=linux-4.4");
-        assert_eq!(p.scenario.imbalance_pct, 125);
+        assert_eq!(p.scenario.imbalance_pct, 117);
     }
 
     #[test]

@@ -427,7 +427,7 @@ pub fn presets() -> &'static [Preset] {
 }
 
 static PRESETS: &[Preset] = &[
-        Preset { name: "linux-4.4", description: "4.4's group walk (target, prev, the LLC's first wholly idle core, target's idle sibling) and wake_affine; imbalance_pct 125.", features: legacy_44(), imbalance_pct: 125, busy_factor: 32, newidle_migration_cost_gate: true },
+        Preset { name: "linux-4.4", description: "4.4's group walk (target, prev, the LLC's first wholly idle core, target's idle sibling) and wake_affine; LLC imbalance_pct 117 (SMT 110, 125 above).", features: legacy_44(), imbalance_pct: 117, busy_factor: 32, newidle_migration_cost_gate: true },
         Preset { name: "linux-4.13", description: "Three passes: select_idle_core, select_idle_cpu (SIS_PROP on avg_idle/512), select_idle_smt(target); 'same LLC -> affine'; imbalance_pct 117.", features: legacy_413(), imbalance_pct: 117, busy_factor: 32, newidle_migration_cost_gate: true },
         Preset { name: "linux-4.14", description: "4.13's scan with 4.14's WA_IDLE/WA_WEIGHT wake_affine.", features: legacy_414(), imbalance_pct: 117, busy_factor: 32, newidle_migration_cost_gate: true },
         Preset { name: "linux-5.10", description: "4.13 plus WA_IDLE/WA_WEIGHT/WA_BIAS, recent_used_cpu, the allowed mask before the scan, busy_factor 16; sched-idle CPUs count as idle.", features: legacy_510(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: true },

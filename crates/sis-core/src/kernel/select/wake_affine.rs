@@ -74,7 +74,9 @@ impl SchedState {
         let weight = p.load as i64; // p->se.avg.load_avg
         let tg = groups.and_then(|g| g.wakee.as_ref());
         let mut this_eff_load: i64 = 100 * 1024; // * capacity_of(prev_cpu)
-        let pct = self.imbalance_pct as i64;
+                                                 // sd->imbalance_pct of affine_sd: the lowest SD_WAKE_AFFINE domain spanning prev
+                                                 // (SMT 110, MC 117: linux-4.4 core.c sd_init()).
+        let pct = self.affine_domain_imbalance_pct(this, prev) as i64;
         let mut prev_eff_load: i64 = (100 + (pct - 100) / 2) * 1024;
         if this_load > 0 {
             this_eff_load *= this_load + effective_load44(tg.map(|g| g.this), tg, weight, weight);
