@@ -192,8 +192,9 @@ impl Rebuild {
         // alloc_pid() hands out pids upwards from the last one (idr_alloc_cyclic): a task first
         // seen with a pid above every pid seen before it was created during the trace; one
         // below, or the first seen, is older. (A wrap at pid_max would count as older.)
-        let created = !self.tasks.contains_key(&pid) && self.max_pid != 0 && pid > self.max_pid;
-        if !self.tasks.contains_key(&pid) {
+        let first_seen = !self.tasks.contains_key(&pid);
+        let created = first_seen && self.max_pid != 0 && pid > self.max_pid;
+        if first_seen {
             self.max_pid = self.max_pid.max(pid);
             if created {
                 self.counts.tasks_created += 1;
