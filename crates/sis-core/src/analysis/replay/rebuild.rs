@@ -287,22 +287,8 @@ impl Rebuild {
         self.now = self.now.max(ev.time_ns);
         self.resolve_awaiting(cpu, &ev.event);
         // The comms seen pick and name the inferred task groups (replay/group44.rs).
-        match ev.event {
-            SchedEvent::Switch {
-                prev_pid, next_pid, ..
-            } => {
-                self.group44_name(prev_pid, ev.prev_comm);
-                self.group44_name(next_pid, comm);
-            }
-            SchedEvent::Waking { pid, .. } => self.group44_name(pid, comm),
-            // A new task's creator runs here: its group first.
-            SchedEvent::Wakeup { pid, new, .. } => {
-                if new {
-                    self.group44_fork(pid, cpu);
-                }
-                self.group44_name(pid, comm);
-            }
-            SchedEvent::Migrate { .. } => {}
+        if self.groups44.is_some() {
+            self.group44_event(ev);
         }
         match ev.event {
             SchedEvent::Switch {
@@ -354,6 +340,28 @@ impl Rebuild {
                     }
                 }
             }
+        }
+    }
+
+    /// The comms an event shows, for the inferred task groups (replay/group44.rs).
+    fn group44_event(&mut self, ev: &TraceEvent<'_>) {
+        let (cpu, comm) = (ev.cpu, ev.comm);
+        match ev.event {
+            SchedEvent::Switch {
+                prev_pid, next_pid, ..
+            } => {
+                self.group44_name(prev_pid, ev.prev_comm);
+                self.group44_name(next_pid, comm);
+            }
+            SchedEvent::Waking { pid, .. } => self.group44_name(pid, comm),
+            // A new task's creator runs here: its group first.
+            SchedEvent::Wakeup { pid, new, .. } => {
+                if new {
+                    self.group44_fork(pid, cpu);
+                }
+                self.group44_name(pid, comm);
+            }
+            SchedEvent::Migrate { .. } => {}
         }
     }
 
