@@ -84,7 +84,7 @@ pub(crate) struct CpuLoad {
 
 impl Rebuild {
     /// cfs_rq->load.weight: the fair tasks runnable on `cpu`.
-    pub(crate) fn runnable_weight(&self, cpu: u32) -> u64 {
+    fn runnable_weight(&self, cpu: u32) -> u64 {
         self.cpus[cpu as usize]
             .runnable()
             .map(|p| self.tasks.get(&p).map_or(1024, |t| prio_to_weight(t.prio)))
