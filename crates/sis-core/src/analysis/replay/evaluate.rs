@@ -138,32 +138,19 @@ impl Replay {
             // pending, on a copy of what select_task_rq_fair writes (the LLCs' flags, the
             // waker's avg_scan_cost, sched_ext's distribute cursor).
             let alt = pending_any.then(|| {
-                let w = p.waker_cpu as usize;
-                let saved = (
-                    st.llcs.clone(),
-                    st.rqs[w].avg_scan_cost,
-                    st.scx_distribute_prev[w],
-                );
                 for rq in st.rqs.iter_mut() {
                     rq.ttwu_pending = false;
                 }
-                let cpu = st
-                    .select_task_rq_fair(&wakee, &waker, &mut Counters::default(), &mut ())
-                    .cpu;
+                let cpu = select_aside(st, &mut self.scratch_llcs, &wakee, &waker);
                 for (rq, c) in st.rqs.iter_mut().zip(p.cpus.iter()) {
                     rq.ttwu_pending = c.ttwu_pending;
                 }
-                (st.llcs, st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]) = saved;
                 cpu
             });
             // Did it depend on the autogroup inference? The same decision in the root group.
-            let alt_group = st.tg44.is_some().then(|| {
-                let w = p.waker_cpu as usize;
-                let saved = (st.llcs.clone(), st.rqs[w].avg_scan_cost, st.tg44.take());
-                let cpu = st
-                    .select_task_rq_fair(&wakee, &waker, &mut Counters::default(), &mut ())
-                    .cpu;
-                (st.llcs, st.rqs[w].avg_scan_cost, st.tg44) = saved;
+            let alt_group = st.tg44.take().map(|tg| {
+                let cpu = select_aside(st, &mut self.scratch_llcs, &wakee, &waker);
+                st.tg44 = Some(tg);
                 cpu
             });
             let out = if recording {
@@ -215,6 +202,26 @@ impl Replay {
                 .push(disagreement(p, kernel, class, sync, disagreeing));
         }
     }
+}
+
+/// select_task_rq_fair's choice on the state as it is, with what it writes (the LLCs' flags,
+/// the waker's avg_scan_cost, sched_ext's distribute cursor) put back afterwards: the
+/// counterfactual decisions above. `scratch` keeps the LLCs' copy without an allocation.
+fn select_aside(
+    st: &mut SchedState,
+    scratch: &mut Vec<crate::kernel::state::LlcShared>,
+    wakee: &Wakee,
+    waker: &Waker,
+) -> u32 {
+    let w = waker.cpu as usize;
+    scratch.clone_from(&st.llcs);
+    let saved = (st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]);
+    let cpu = st
+        .select_task_rq_fair(wakee, waker, &mut Counters::default(), &mut ())
+        .cpu;
+    std::mem::swap(&mut st.llcs, scratch);
+    (st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]) = saved;
+    cpu
 }
 
 /// A kept wake-up: the snapshot, each preset's CPU and what each read besides it.

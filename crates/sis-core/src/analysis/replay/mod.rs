@@ -169,6 +169,8 @@ pub struct Replay {
     kept_extra: usize,
     scratch_inputs: Vec<records::PresetInput>,
     scratch_chosen: Vec<u32>,
+    /// The LLCs' state kept aside while a counterfactual decision runs (evaluate.rs).
+    scratch_llcs: Vec<crate::kernel::state::LlcShared>,
     time_order: TimeOrder,
     timeline: Option<timeline::Timeline>,
 }
@@ -228,6 +230,7 @@ impl Replay {
             kept_extra: 0,
             scratch_inputs: Vec::new(),
             scratch_chosen: Vec::new(),
+            scratch_llcs: Vec::new(),
             timeline: None,
             cfg,
         };

@@ -230,6 +230,20 @@ fn leading_u32(s: &str) -> Option<u32> {
 }
 
 /// `str::trim_start` for the ASCII whitespace a trace line has, a byte at a time.
+/// The field scan's byte classes, one table load a byte: `u8::is_ascii_whitespace` and '='.
+const SPACE: u8 = 1;
+const EQUALS: u8 = 2;
+const BYTE_CLASS: [u8; 256] = {
+    let mut t = [0; 256];
+    t[b' ' as usize] = SPACE;
+    t[b'\t' as usize] = SPACE;
+    t[b'\n' as usize] = SPACE;
+    t[0x0c] = SPACE;
+    t[b'\r' as usize] = SPACE;
+    t[b'=' as usize] = EQUALS;
+    t
+};
+
 fn trim_ascii_start(s: &str) -> &str {
     let n = s.bytes().take_while(u8::is_ascii_whitespace).count();
     &s[n..]
@@ -317,25 +331,28 @@ impl<'a> Fields<'a> {
         let mut comm_start = None;
         let mut next_comm_start = None;
         let mut prev_comm_start = None;
+        let n = b.len();
+        // The first index at or after `from` whose byte's class is in `stop` (else n).
+        let find = |from: usize, stop: u8| {
+            b[from..]
+                .iter()
+                .position(|c| BYTE_CLASS[*c as usize] & stop != 0)
+                .map_or(n, |k| from + k)
+        };
         let mut i = 0;
-        while i < b.len() {
-            while i < b.len() && b[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            let start = i;
-            // The token and its first '=' in one pass.
-            let mut eq = None;
-            while i < b.len() && !b[i].is_ascii_whitespace() {
-                if b[i] == b'=' && eq.is_none() {
-                    eq = Some(i - start);
-                }
-                i += 1;
-            }
-            let tok = &f[start..i];
-            let Some(eq) = eq else {
+        while i < n {
+            let start = b[i..]
+                .iter()
+                .position(|c| BYTE_CLASS[*c as usize] & SPACE == 0)
+                .map_or(n, |k| i + k);
+            i = find(start, SPACE | EQUALS);
+            // A token without '=' is not a field.
+            if i == n || b[i] != b'=' {
                 continue;
-            };
-            let (key, val) = (&tok[..eq], &tok[eq + 1..]);
+            }
+            let eq = i;
+            i = find(eq, SPACE);
+            let (key, val) = (&f[start..eq], &f[eq + 1..i]);
             match key {
                 "comm" => {
                     comm_start = Some(start + 5);

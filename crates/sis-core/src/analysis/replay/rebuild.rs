@@ -192,17 +192,19 @@ impl Rebuild {
         // alloc_pid() hands out pids upwards from the last one (idr_alloc_cyclic): a task first
         // seen with a pid above every pid seen before it was created during the trace; one
         // below, or the first seen, is older. (A wrap at pid_max would count as older.)
-        let first_seen = !self.tasks.contains_key(&pid);
-        let created = first_seen && self.max_pid != 0 && pid > self.max_pid;
-        if first_seen {
-            self.max_pid = self.max_pid.max(pid);
-            if created {
-                self.counts.tasks_created += 1;
-            } else {
-                self.counts.tasks_older += 1;
-            }
+        // One hash lookup: the fields counted below are disjoint from `tasks`.
+        let slot = match self.tasks.entry(pid) {
+            std::collections::hash_map::Entry::Occupied(o) => return o.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => v,
+        };
+        let created = self.max_pid != 0 && pid > self.max_pid;
+        self.max_pid = self.max_pid.max(pid);
+        if created {
+            self.counts.tasks_created += 1;
+        } else {
+            self.counts.tasks_older += 1;
         }
-        self.tasks.entry(pid).or_insert_with(|| Task {
+        slot.insert(Task {
             state: TaskState::Unknown,
             pelt: SchedAvg {
                 last_update_time: now & !1023,
