@@ -495,6 +495,33 @@ mod tests {
     }
 
     #[test]
+    fn fields_split_at_any_ascii_space_and_at_a_tokens_first_equals_only() {
+        // A tab between fields, an '=' inside a comm and a token without '=' (the switch's
+        // "==>" is one): the field scan's byte classes (parse.rs BYTE_CLASS).
+        let e = ev("a-1 [001] 1.000001: sched_switch: prev_comm=k=v x\tprev_pid=12 prev_prio=120 prev_state=D ==>\tnext_comm=a b=c next_pid=13\tnext_prio=100\r");
+        assert_eq!((e.prev_comm, e.comm), ("k=v x", "a b=c"));
+        assert_eq!((e.prev_prio, e.prio), (Some(120), Some(100)));
+        assert_eq!(
+            e.event,
+            SchedEvent::Switch {
+                prev_pid: 12,
+                prev_runnable: false,
+                prev_dead: false,
+                next_pid: 13
+            }
+        );
+        // A key with an empty value, and a value running to the end of the line.
+        let e = ev("a-1 [001] 1.000002: sched_waking: comm= pid=5 prio=120 target_cpu=003");
+        assert_eq!((e.comm, e.prio), ("", Some(120)));
+        assert_eq!(
+            parse_line("a-1 [001] 1.000003: sched_waking: comm=x pid= prio=120 target_cpu=003"),
+            Err(LineError(
+                "sched_waking with an empty pid= (truncated line?)".into()
+            ))
+        );
+    }
+
+    #[test]
     fn perf_script_layout() {
         let e = ev("         swapper     0 [002] 63982.794565:       sched:sched_migrate_task: comm=foo pid=4297 prio=120 orig_cpu=2 dest_cpu=5");
         assert_eq!(
