@@ -93,7 +93,7 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
         None => html! {
             <p class="empty">{"No decision yet. Press "}<b>{"Step"}</b>{" (or →) to make the next wake-up, or "}<b>{"Play"}</b>{"."}</p>
         },
-        Some(d) => detail_view(d, p.probe, p.hidden == Some(d.id.seq), wrap.clone()),
+        Some(d) => detail_view(d, p.probe, p.hidden == Some(d.id.seq), wrap.clone(), None),
     };
     html! {
         <section class="panel log-panel">
@@ -110,10 +110,18 @@ pub fn DecisionLog(p: &DecisionLogProps) -> Html {
     }
 }
 
-pub(crate) fn detail_view(d: &Decision, probe: Option<usize>, hidden: bool, wrap: NodeRef) -> Html {
+/// `number`: what the head calls the wake-up (`#seq` when None; the replay's trace line, so
+/// that a wake-up has one number on its page).
+pub(crate) fn detail_view(
+    d: &Decision,
+    probe: Option<usize>,
+    hidden: bool,
+    wrap: NodeRef,
+    number: Option<String>,
+) -> Html {
     let head = html! {
         <p class="dhead">
-            <b>{format!("#{} ", d.id.seq)}</b>
+            <b>{number.unwrap_or_else(|| format!("#{}", d.id.seq))}{" "}</b>
             {format!("at {:.3} ms: task {} woken by CPU {}{}; ", d.id.time_ns as f64 / 1e6, d.id.wakee, d.id.waker_cpu, if d.id.sync { " (sync)" } else { "" })}
             {kernel_term("prev", format!("prev {}", d.id.prev))}{", "}
             {kernel_term("target", format!("target {}", d.target))}{", "}

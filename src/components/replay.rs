@@ -370,7 +370,7 @@ pub fn ReplayPanel() -> Html {
                         if v.task_class == 1 { "real-time" } else { "deadline" },
                         if v.task_class == 1 { "select_task_rq_rt (stay unless prev runs a task of its priority or above, else find_lowest_rq's lowest-priority CPU)" } else { "select_task_rq_dl (find_later_rq: a CPU with no deadline task)" })}</p>
                 } else {
-                    {detail_view(&v.decision, None, false, NodeRef::default())}
+                    {detail_view(&v.decision, None, false, NodeRef::default(), Some(format!("line {}", v.line)))}
                 }
                 </div>
             </> }

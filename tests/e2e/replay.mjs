@@ -141,6 +141,9 @@ check('the sample, plain and gzipped, matches `sis replay`; the filter steps thr
     if (!await differs()) throw new Error(`next landed on an agreement: ${await textOf(page, 'replay-wakeup')}`);
     const steps = await textOf(page, 'replay-steps');
     if (!/select_idle_sibling|wake_affine/.test(steps)) throw new Error(`no checks shown: ${steps.slice(0, 200)}`);
+    // One numbering for a wake-up (issue 26): the checks' head names the same trace line.
+    const lineNo = /trace line (\d+)/.exec(await textOf(page, 'replay-wakeup'))?.[1];
+    if (!lineNo || !steps.includes(`line ${lineNo} `) || /#\d/.test(steps)) throw new Error(`the checks' head is not "line ${lineNo}": ${steps.slice(0, 120)}`);
     const bars = await page.locator(`${byId('replay-cpus')} ${byId('replay-cpu')}`).count();
     if (bars !== 8) throw new Error(`${bars} CPU bars, expected 8`);
     if (!/W .*P .*K .*M /.test(await textOf(page, 'replay-cpus-legend'))) throw new Error('no legend for the CPU marks');

@@ -349,6 +349,13 @@ fn sync_is_inferred_from_the_waker_blocking() {
     assert!(text.contains("kernel chose cpu 0"), "{text}");
     assert!(text.contains("wake_affine"), "{text}");
     assert!(text.contains("linux-6.0: cpu 1"), "{text}");
+    // One numbering for the wake-up (issue 26): its trace line, in the decision's head too,
+    // and no `#seq` beside it.
+    assert!(
+        text.contains("    line 6 t=10000010000ns wakee=200"),
+        "{text}"
+    );
+    assert!(!text.contains('#'), "{text}");
 }
 
 /// Task a on CPU0 wakes b onto idle CPU1 twice; b runs 98 us and sleeps in between.

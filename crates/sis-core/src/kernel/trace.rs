@@ -321,12 +321,17 @@ impl Decision {
         )
     }
 
-    /// A multi-line, human-readable account of the decision.
+    /// A multi-line, human-readable account of the decision, numbered `#seq`.
     pub fn to_text(&self) -> String {
+        self.to_text_numbered(&format!("#{}", self.id.seq))
+    }
+
+    /// [`Decision::to_text`] under another number for the wake-up: the replay numbers its
+    /// wake-ups by trace line (`line 114`), one numbering everywhere.
+    pub fn to_text_numbered(&self, number: &str) -> String {
         use crate::text::Text;
         let mut s = String::new();
-        s.line(format_args!("#{} t={}ns wakee={} waker_cpu={}{} prev={} target={} recent_used_cpu={} has_idle_core={} nr_idle_scan={}",
-            self.id.seq,
+        s.line(format_args!("{number} t={}ns wakee={} waker_cpu={}{} prev={} target={} recent_used_cpu={} has_idle_core={} nr_idle_scan={}",
             self.id.time_ns,
             self.id.wakee,
             self.id.waker_cpu,

@@ -170,7 +170,7 @@ impl Disagreement {
         s.line(format_args!("  util_avg   {:?}", self.util_avg));
         for (name, d) in &self.decisions {
             s.line(format_args!("  {name}: cpu {}", d.result));
-            for l in d.to_text().lines() {
+            for l in d.to_text_numbered(&format!("line {}", self.line)).lines() {
                 s.line(format_args!("    {l}"));
             }
         }
