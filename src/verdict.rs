@@ -61,9 +61,9 @@ mod tests {
             steps: vec![
                 step(Rule::WakeAffine, 0, Saw::Idle),
                 step(Rule::Target, 2, Saw::Busy),
-                step(Rule::SelectIdleCore, 0, Saw::Idle),
-                step(Rule::SelectIdleCore, 1, Saw::Busy),
-                step(Rule::SelectIdleCore, 0, Saw::Idle),
+                step(Rule::GroupWalk, 0, Saw::Idle),
+                step(Rule::GroupWalk, 1, Saw::Busy),
+                step(Rule::GroupWalk, 0, Saw::Idle),
             ],
             result: 2,
             ..Decision::default()

@@ -437,6 +437,7 @@ fn decide_matches_the_testdata() {
                                     matches!(
                                         s["rule"].as_str().unwrap(),
                                         "select_idle_cpu"
+                                            | "group_walk"
                                             | "select_idle_core"
                                             | "select_idle_smt"
                                             | "select_idle_cluster"

@@ -22,7 +22,8 @@ use sis_core::analysis::decide::{decide, DecideResult, StateFile};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-const SCAN_RULES: [&str; 6] = [
+const SCAN_RULES: [&str; 7] = [
+    "group_walk",
     "select_idle_cpu",
     "select_idle_core",
     "select_idle_smt",

@@ -205,7 +205,11 @@ fn input() -> impl Strategy<Value = Input> {
 fn is_llc_scan(rule: Rule) -> bool {
     matches!(
         rule,
-        Rule::SelectIdleCpu | Rule::SelectIdleCluster | Rule::SelectIdleCore | Rule::SelectIdleSmt
+        Rule::SelectIdleCpu
+            | Rule::SelectIdleCluster
+            | Rule::SelectIdleCore
+            | Rule::SelectIdleSmt
+            | Rule::GroupWalk
     )
 }
 
@@ -385,9 +389,11 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
                 text
             );
         }
-        // Every look at a CPU outside p->cpus_ptr is marked not_allowed. select_idle_core is
-        // the exception: it must see every SMT sibling to know whether the core is idle.
-        if s.saw != Saw::NotAllowed && s.rule != Rule::SelectIdleCore {
+        // Every look at a CPU outside p->cpus_ptr is marked not_allowed. select_idle_core and
+        // 4.4's group walk are the exception: they must see every SMT sibling to know whether
+        // the core is idle.
+        let whole_core = matches!(s.rule, Rule::SelectIdleCore | Rule::GroupWalk);
+        if s.saw != Saw::NotAllowed && !whole_core {
             prop_assert!(
                 allowed.contains(&s.cpu),
                 "step {:?} looked at a CPU outside allowed {:?}\n{}",
@@ -396,7 +402,7 @@ fn check(inp: &Input) -> Result<(), TestCaseError> {
                 text
             );
         }
-        if s.rule == Rule::SelectIdleCore {
+        if whole_core {
             // ... but the core it examines holds an allowed CPU of the scan.
             prop_assert!(
                 topo.smt_siblings(s.cpu).iter().any(|c| allowed.contains(c)),

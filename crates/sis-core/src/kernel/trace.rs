@@ -38,11 +38,15 @@ pub enum Rule {
     /// v6.12 core.c ttwu_runnable(): the wakee was still queued `sched_delayed` on prev
     /// (DELAY_DEQUEUE), so it is requeued there and no CPU is selected (replay only).
     TtwuRunnable,
+    /// linux-4.4 select_idle_sibling()'s walk (before 4.9 brought select_idle_core/cpu/smt):
+    /// `for_each_lower_domain(sd)` from sd_llc, each domain's sched groups, the first whose
+    /// CPUs are all idle and not target.
+    GroupWalk,
 }
 
 impl Rule {
     /// Every rule, in declaration order (the Replay tab's wire numbers them by it).
-    pub const ALL: [Rule; 20] = [
+    pub const ALL: [Rule; 21] = [
         Rule::WakeAffine,
         Rule::Target,
         Rule::Prev,
@@ -63,6 +67,7 @@ impl Rule {
         Rule::SisShort,
         Rule::SisCurrent,
         Rule::TtwuRunnable,
+        Rule::GroupWalk,
     ];
 
     pub fn name(self) -> &'static str {
@@ -87,6 +92,7 @@ impl Rule {
             Rule::SisCurrent => "sis_current",
             Rule::Fallback => "fallback",
             Rule::TtwuRunnable => "ttwu_runnable",
+            Rule::GroupWalk => "group_walk",
         }
     }
 
@@ -94,7 +100,7 @@ impl Rule {
     pub fn kernel_function(self) -> &'static str {
         match self {
             Rule::WakeAffine => "wake_affine()",
-            Rule::Target | Rule::Prev | Rule::RecentUsedCpu | Rule::Fallback => {
+            Rule::Target | Rule::Prev | Rule::RecentUsedCpu | Rule::Fallback | Rule::GroupWalk => {
                 "select_idle_sibling()"
             }
             Rule::SelectIdleSmt => "select_idle_smt()",
@@ -126,6 +132,7 @@ impl Rule {
                 | Rule::ScxIdleCore
                 | Rule::ScxIdleCpu
                 | Rule::SelectIdleNode
+                | Rule::GroupWalk
         )
     }
 }

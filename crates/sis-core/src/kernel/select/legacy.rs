@@ -47,16 +47,16 @@ impl SchedState {
                 if i == target {
                     if R::ON {
                         ctx.rec
-                            .step(Rule::SelectIdleCore, i, self.rqs[i as usize].saw(), None);
+                            .step(Rule::GroupWalk, i, self.rqs[i as usize].saw(), None);
                     }
                     continue 'groups;
                 }
-                if !ctx.probe(self, Rule::SelectIdleCore, i, NR_INF) {
+                if !ctx.probe(self, Rule::GroupWalk, i, NR_INF) {
                     continue 'groups;
                 }
             }
             if let Some(c) = group.iter().copied().find(|c| p.allowed.test(*c)) {
-                return Some((c, Rule::SelectIdleCore));
+                return Some((c, Rule::GroupWalk));
             }
         }
         if smt {
@@ -68,8 +68,8 @@ impl SchedState {
                 if !p.allowed.test(i) {
                     continue;
                 }
-                if ctx.probe(self, Rule::SelectIdleSmt, i, NR_INF) {
-                    return Some((i, Rule::SelectIdleSmt));
+                if ctx.probe(self, Rule::GroupWalk, i, NR_INF) {
+                    return Some((i, Rule::GroupWalk));
                 }
             }
         }
