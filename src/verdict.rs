@@ -31,8 +31,17 @@ pub fn passed_idle(d: &Decision) -> Vec<u32> {
     out
 }
 
-pub fn scan_end_text(e: Option<ScanEnd>) -> &'static str {
-    match e {
+/// How the decision's LLC search ended. Without a select_idle_cpu scan (`scan_end` None) it
+/// names the search that did run, so that the verdict never denies its own checks: 4.4's
+/// group walk, or select_idle_core (4.9-5.11) alone.
+pub fn scan_end_text(d: &Decision) -> &'static str {
+    use sis_core::kernel::trace::Rule;
+    let ran = |r: Rule| d.steps.iter().any(|s| s.rule == r);
+    match d.scan_end {
+        None if ran(Rule::GroupWalk) => {
+            "4.4's group walk searched the LLC for a wholly idle core, then target's idle sibling (select_idle_cpu came in 4.9)"
+        }
+        None if ran(Rule::SelectIdleCore) => "select_idle_core searched the LLC's cores; select_idle_cpu did not run",
         None => "the LLC scan did not run",
         Some(ScanEnd::Found) => "the scan found an idle CPU",
         Some(ScanEnd::Budget) => "the budget nr ran out",
@@ -77,5 +86,12 @@ mod tests {
         let took = Decision { result: 0, ..d };
         assert!(found_idle(&took));
         assert!(passed_idle(&took).is_empty());
+        // Its verdict names the walk that ran, not "the LLC scan did not run".
+        assert!(scan_end_text(&took).starts_with("4.4's group walk searched the LLC"));
+        let none = Decision {
+            steps: vec![step(Rule::Target, 2, Saw::Idle)],
+            ..Decision::default()
+        };
+        assert_eq!(scan_end_text(&none), "the LLC scan did not run");
     }
 }

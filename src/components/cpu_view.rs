@@ -123,6 +123,6 @@ pub fn label(
     format!(
         "{bars} {who} {}; {}.",
         d.outcome(),
-        crate::runner::scan_end_text(d.scan_end)
+        crate::runner::scan_end_text(d)
     )
 }

@@ -173,7 +173,7 @@ pub(crate) fn detail_view(
                 {format!(", decided by {} in {}", rule.map_or("-", |r| r.name()), rule.map_or("-", |r| r.kernel_function()))}
                 {". "}
                 { if d.scan_end.is_some() { html!{ <>{kernel_term("nr", format!("Budget nr {} → {}", fmt_nr(d.nr_before), fmt_nr(d.nr_after)))}{". "}</> } } else { html!{} } }
-                {format!("{}. ", capitalise(scan_end_text(d.scan_end)))}
+                {format!("{}. ", capitalise(scan_end_text(d)))}
                 { if found_idle(d) { html!{ <span>{"It landed on an idle CPU."}</span> } } else {
                   // A check can see an idle CPU and pass it over (4.4's group walk takes only a
                   // wholly idle core): the verdict names those before the unprobed ones.
