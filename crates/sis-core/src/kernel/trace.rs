@@ -394,13 +394,23 @@ impl Decision {
             i = j + 1;
         }
         let fmt_nr = |n: Option<i64>| n.map_or("inf".to_string(), |v| v.to_string());
+        // No select_idle_cpu scan: say which search ran instead, so the line does not deny
+        // the checks above it.
+        let ran = |r: Rule| self.steps.iter().any(|s| s.rule == r);
+        let no_scan = if ran(Rule::GroupWalk) {
+            "not run (4.4's group walk instead)"
+        } else if ran(Rule::SelectIdleCore) {
+            "not run (select_idle_core only)"
+        } else {
+            "not run"
+        };
         s.line(format_args!(
             "  => cpu {} by {} (nr {} -> {}, scan {}) missed idle: [{}]",
             self.result,
             self.decided_by.map_or("-", |r| r.name()),
             fmt_nr(self.nr_before),
             fmt_nr(self.nr_after),
-            self.scan_end.map_or("not run", |e| match e {
+            self.scan_end.map_or(no_scan, |e| match e {
                 ScanEnd::Found => "found",
                 ScanEnd::Budget => "budget exhausted",
                 ScanEnd::Exhausted => "visited every CPU",
@@ -419,6 +429,34 @@ mod tests {
 
     fn step(rule: Rule, cpu: u32, saw: Saw, nr: Option<i64>) -> Step {
         Step { rule, cpu, saw, nr }
+    }
+
+    #[test]
+    fn a_decision_without_select_idle_cpu_names_the_search_that_ran() {
+        let d = Decision {
+            steps: vec![
+                step(Rule::Target, 0, Saw::Busy, None),
+                step(Rule::GroupWalk, 2, Saw::Idle, None),
+                step(Rule::GroupWalk, 3, Saw::Idle, None),
+            ],
+            result: 2,
+            decided_by: Some(Rule::GroupWalk),
+            ..Decision::default()
+        };
+        let text = d.to_text();
+        assert!(
+            text.contains(
+                "=> cpu 2 by group_walk (nr inf -> inf, scan not run (4.4's group walk instead))"
+            ),
+            "{text}"
+        );
+        assert_eq!(Rule::GroupWalk.kernel_function(), "select_idle_sibling()");
+        let d = Decision {
+            steps: vec![step(Rule::Target, 0, Saw::Idle, None)],
+            decided_by: Some(Rule::Target),
+            ..Decision::default()
+        };
+        assert!(d.to_text().contains("scan not run) missed idle"));
     }
 
     #[test]
