@@ -229,7 +229,6 @@ fn leading_u32(s: &str) -> Option<u32> {
     )
 }
 
-/// `str::trim_start` for the ASCII whitespace a trace line has, a byte at a time.
 /// The field scan's byte classes, one table load a byte: `u8::is_ascii_whitespace` and '='.
 const SPACE: u8 = 1;
 const EQUALS: u8 = 2;
@@ -244,6 +243,7 @@ const BYTE_CLASS: [u8; 256] = {
     t
 };
 
+/// `str::trim_start` for the ASCII whitespace a trace line has, a byte at a time.
 fn trim_ascii_start(s: &str) -> &str {
     let n = s.bytes().take_while(u8::is_ascii_whitespace).count();
     &s[n..]
