@@ -36,13 +36,14 @@ pub fn passed_idle(d: &Decision) -> Vec<u32> {
 /// group walk, or select_idle_core (4.9-5.11) alone.
 pub fn scan_end_text(d: &Decision) -> &'static str {
     use sis_core::kernel::trace::Rule;
-    let ran = |r: Rule| d.steps.iter().any(|s| s.rule == r);
     match d.scan_end {
-        None if ran(Rule::GroupWalk) => {
-            "4.4's group walk searched the LLC for a wholly idle core, then target's idle sibling (select_idle_cpu came in 4.9)"
-        }
-        None if ran(Rule::SelectIdleCore) => "select_idle_core searched the LLC's cores; select_idle_cpu did not run",
-        None => "the LLC scan did not run",
+        None => match d.search_without_scan() {
+            Some(Rule::GroupWalk) => {
+                "4.4's group walk searched the LLC for a wholly idle core, then target's idle sibling (select_idle_cpu came in 4.9)"
+            }
+            Some(_) => "select_idle_core searched the LLC's cores; select_idle_cpu did not run",
+            None => "the LLC scan did not run",
+        },
         Some(ScanEnd::Found) => "the scan found an idle CPU",
         Some(ScanEnd::Budget) => "the budget nr ran out",
         Some(ScanEnd::Exhausted) => "the scan visited every CPU",

@@ -281,6 +281,19 @@ impl Recorder for Decision {
 }
 
 impl Decision {
+    /// The LLC search that ran when no select_idle_cpu scan did (`scan_end` None): 4.4's
+    /// group walk, or select_idle_core (4.9-5.11) alone; None if neither. The CLI's text and
+    /// the app's verdict both name it, so neither denies the checks above it.
+    pub fn search_without_scan(&self) -> Option<Rule> {
+        if self.scan_end.is_some() {
+            return None;
+        }
+        let ran = |r: Rule| self.steps.iter().any(|s| s.rule == r);
+        [Rule::GroupWalk, Rule::SelectIdleCore]
+            .into_iter()
+            .find(|&r| ran(r))
+    }
+
     /// Clears for reuse, keeping the steps' capacity (no allocation per probe).
     pub fn reset(&mut self) {
         let mut steps = std::mem::take(&mut self.steps);
@@ -396,13 +409,10 @@ impl Decision {
         let fmt_nr = |n: Option<i64>| n.map_or("inf".to_string(), |v| v.to_string());
         // No select_idle_cpu scan: say which search ran instead, so the line does not deny
         // the checks above it.
-        let ran = |r: Rule| self.steps.iter().any(|s| s.rule == r);
-        let no_scan = if ran(Rule::GroupWalk) {
-            "not run (4.4's group walk instead)"
-        } else if ran(Rule::SelectIdleCore) {
-            "not run (select_idle_core only)"
-        } else {
-            "not run"
+        let no_scan = match self.search_without_scan() {
+            Some(Rule::GroupWalk) => "not run (4.4's group walk instead)",
+            Some(_) => "not run (select_idle_core only)",
+            None => "not run",
         };
         s.line(format_args!(
             "  => cpu {} by {} (nr {} -> {}, scan {}) missed idle: [{}]",
