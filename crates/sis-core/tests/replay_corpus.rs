@@ -52,7 +52,7 @@ const CORPUS: [Case; 10] = [
         wakings: 22702,
         unpaired: 22702 - 22681,
         all: 22667,
-        own_agrees: 17300,
+        own_agrees: 17277,
         keep_prev_agrees: 20615,
     },
     // Debian's kernels under QEMU (qemu/record.sh, qemu/init.sh), topology from sysfs and
@@ -66,7 +66,7 @@ const CORPUS: [Case; 10] = [
         wakings: 5434,
         unpaired: 0,
         all: 5262,
-        own_agrees: 4815,
+        own_agrees: 4821,
         keep_prev_agrees: 4650,
     },
     Case {
@@ -132,7 +132,7 @@ const CORPUS: [Case; 10] = [
         wakings: 2821,
         unpaired: 1,
         all: 2706,
-        own_agrees: 2663,
+        own_agrees: 2646,
         keep_prev_agrees: 2706,
     },
     // arm64 6.12, two sockets of 8: an MC domain of 0-7 with SD_SHARE_LLC (sched_verbose).
@@ -171,7 +171,7 @@ const CORPUS: [Case; 10] = [
         wakings: 4148,
         unpaired: 0,
         all: 4053,
-        own_agrees: 3871,
+        own_agrees: 3904,
         keep_prev_agrees: 3533,
     },
 ];
@@ -210,10 +210,11 @@ fn every_trace_of_the_corpus_replays_whole_with_its_figures() {
 fn without_a_shared_cache_the_arm64_kernel_never_moved_a_wakee() {
     // Each CPU its own LLC: select_idle_sibling has no domain to scan and prev is never
     // "cache-affine" with another CPU, so only wake_affine could move a wakee, and 6.1 never
-    // did in this trace; the model's wake_affine moves 43 of 2,706.
+    // did in this trace; the model's wake_affine moves 60 of 2,706 (it reads wake_wide() with
+    // sd_llc_size 1 from flips that start at 0 for every task older than the trace).
     let r = replayed(case("qemu-arm64-8cpu-6.1.ftrace.txt.xz"));
     assert_eq!(class(&r, "kernel_moved"), 0);
-    assert_eq!(class(&r, "all") - agree(&r, "all", "linux-6.0"), 43);
+    assert_eq!(class(&r, "all") - agree(&r, "all", "linux-6.0"), 60);
 }
 
 /// Where prev was busy and another CPU of its LLC idle, the vendor-patched 6.18 kept prev in

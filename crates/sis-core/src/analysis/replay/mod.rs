@@ -11,6 +11,8 @@ pub mod classes;
 mod cpu_view;
 mod eevdf;
 mod evaluate;
+#[cfg(test)]
+mod flips_tests;
 mod group44;
 mod load;
 pub mod parse;

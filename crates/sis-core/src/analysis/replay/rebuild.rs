@@ -322,6 +322,9 @@ impl Rebuild {
                 new,
             } => {
                 self.note_task(pid, ev.prio, comm);
+                if new {
+                    self.inherit_flips(cpu, pid);
+                }
                 self.wakeup(pid, target_cpu, new)
             }
             SchedEvent::Migrate {
@@ -495,40 +498,54 @@ impl Rebuild {
             }
         }
         let waker_pid = self.cpus[cpu as usize].curr;
-        // record_wakee() on the waker, then wake_wide() (4.4..6.x: factor = sd_llc_size).
-        let mut wake_wide = false;
+        // record_wakee() is select_task_rq_fair()'s, under WF_TTWU (4.4..6.x): a wakee still
+        // queued (ttwu_runnable()), one bound to a CPU (select_task_rq() calls no class hook
+        // when nr_cpus_allowed == 1) or one of another class never reaches it, and the
+        // waker's flips stay as they were. (6.12's delayed wakee is left out of this: the
+        // delayed inference runs only for DELAY_DEQUEUE presets, and the flips every preset
+        // reads must not depend on which presets run.)
+        let (wakee_class, wakee_bound, wakee_state) = {
+            let t = self.task(pid);
+            (t.class(), t.bound, t.state)
+        };
+        let on_rq = self.queued_valid(wakee_state);
+        let delayed = !on_rq && self.ev_delayed_on(pid) == Some(prev);
+        let records_wakee = wakee_class == TaskClass::Fair && !on_rq && !wakee_bound;
+        // record_wakee() on the waker, then wake_wide() (4.4..6.x: factor = sd_llc_size). An
+        // interrupt on an idle CPU has that CPU's idle task as `current`, read like any waker.
+        let waker_flips = match waker_pid {
+            Some(0) => Some(&mut self.idle_flips[cpu as usize]),
+            Some(w) => Some(&mut self.task(w).flips),
+            None => None,
+        };
+        let waker_flips = waker_flips.map(|f| {
+            if records_wakee {
+                record_wakee(f, pid, now);
+            }
+            *f
+        });
+        let wake_wide = waker_flips.is_some_and(|f| {
+            let wakee_flips = self.task(pid).flips.wakee_flips;
+            crate::kernel::select::wake_wide(f.wakee_flips, wakee_flips, self.topo.llc_weight())
+        });
         let mut waker_load = [0; ERAS];
         let mut waker_dur = TaskDuration::default();
         if let Some(w) = waker_pid.filter(|w| *w != 0) {
             self.load_touch(cpu, w);
             waker_load = self.task_loads(w);
             let wt = self.task(w);
-            record_wakee(&mut wt.flips, pid, now);
             wt.pelt.update(now, true);
             waker_dur = TaskDuration {
                 dur_avg: wt.dur_avg,
                 wakee_flips: wt.flips.wakee_flips,
                 last_wakee_is_peer: wt.flips.last_wakee == pid,
             };
-            let waker_flips = wt.flips.wakee_flips;
-            let wakee_flips = self.task(pid).flips.wakee_flips;
-            wake_wide =
-                crate::kernel::select::wake_wide(waker_flips, wakee_flips, self.topo.llc_weight());
-        } else if waker_pid == Some(0) {
-            // An interrupt on an idle CPU: `current` is that CPU's idle task, and
-            // record_wakee() and wake_wide() read its flips like any waker's.
-            let flips = &mut self.idle_flips[cpu as usize];
-            record_wakee(flips, pid, now);
-            let waker_flips = flips.wakee_flips;
-            let wakee_flips = self.task(pid).flips.wakee_flips;
-            wake_wide =
-                crate::kernel::select::wake_wide(waker_flips, wakee_flips, self.topo.llc_weight());
         }
         // task_h_load(p) with no task groups: p->se.avg.load_avg as its sleep left it.
         let wakee_load = self.task_loads(pid);
         let t = self.task(pid);
         t.pelt.update(now, false);
-        let (wakee_class, wakee_prio, wakee_bound) = (t.class(), t.prio, t.bound);
+        let wakee_prio = t.prio;
         // SIS_CACHE v2 enqueue_task_fair (ENQUEUE_WAKEUP), as the engine's wake-up does.
         if t.last_dequeue_ns != 0 && now > t.last_dequeue_ns {
             let slept = now - t.last_dequeue_ns;
@@ -543,11 +560,8 @@ impl Rebuild {
             wakee_flips: t.flips.wakee_flips,
             last_wakee_is_peer: waker_pid.is_some_and(|w| w != 0 && t.flips.last_wakee == w),
         };
-        let state = t.state;
-        let on_rq = self.queued_valid(state);
         // Still queued sched_delayed on prev (replay/eevdf.rs): 6.12's ttwu_runnable() wakes it
         // there. Elsewhere (the rebuild lost a move), it is taken as not delayed.
-        let delayed = !on_rq && self.ev_delayed_on(pid) == Some(prev);
         if delayed {
             self.counts.delayed_wakeups += 1;
         }
@@ -630,6 +644,19 @@ impl Rebuild {
             unpaired: false,
         });
         self.task(pid).pending = Some(seq);
+    }
+
+    /// A new task's wake-up flips are its parent's: dup_task_struct() copies the whole
+    /// task_struct and __sched_fork() leaves `wakee_flips`, `wakee_flip_decay_ts` and
+    /// `last_wakee` as copied (4.4..6.12 core.c). wake_up_new_task() runs in the parent's
+    /// context, so the parent is what `cpu` runs at the child's sched_wakeup_new.
+    fn inherit_flips(&mut self, cpu: u32, pid: u32) {
+        let flips = match self.cpus[cpu as usize].curr {
+            Some(parent) if parent != 0 && parent != pid => self.task(parent).flips,
+            _ => return,
+        };
+        self.task(pid).flips = flips;
+        self.counts.flips_inherited += 1;
     }
 
     fn wakeup(&mut self, pid: u32, target: u32, new: bool) {

@@ -101,6 +101,8 @@ pub struct RebuildCounts {
     /// others (older than the trace).
     pub tasks_created: u64,
     pub tasks_older: u64,
+    /// New tasks (sched_wakeup_new) that took their parent's wake-up flips.
+    pub flips_inherited: u64,
     pub autogroup_moved: u64,
     pub autogroup_kthreads: u64,
 }

@@ -1,0 +1,73 @@
+//! The wake-up flips the rebuild keeps: record_wakee() only where select_task_rq_fair() runs,
+//! and a new task starting with its parent's flips (replay/rebuild.rs).
+
+use super::*;
+
+const TRACE: &str = "\
+# tracer: nop
+#
+# entries-in-buffer/entries-written: 16/16   #P:2
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
+               a-100   [000] 10.000010: sched_waking: comm=b pid=200 prio=120 target_cpu=001
+               a-100   [000] 10.000011: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001
+               a-100   [000] 10.000020: sched_waking: comm=kworker/1:1 pid=300 prio=120 target_cpu=001
+               a-100   [000] 10.000021: sched_wakeup: comm=kworker/1:1 pid=300 prio=120 target_cpu=001
+               a-100   [000] 10.000030: sched_waking: comm=irq/5 pid=301 prio=49 target_cpu=001
+               a-100   [000] 10.000031: sched_wakeup: comm=irq/5 pid=301 prio=49 target_cpu=001
+               a-100   [000] 10.000040: sched_waking: comm=c pid=202 prio=120 target_cpu=001
+               a-100   [000] 10.000041: sched_wakeup: comm=c pid=202 prio=120 target_cpu=001
+               a-100   [000] 10.000050: sched_wakeup_new: comm=a pid=400 prio=120 target_cpu=001
+               x-7     [001] 10.000060: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=a next_pid=400 next_prio=120
+               a-400   [001] 10.000070: sched_waking: comm=e pid=500 prio=120 target_cpu=000
+               a-400   [001] 10.000071: sched_wakeup: comm=e pid=500 prio=120 target_cpu=000
+";
+
+fn replayed() -> (Replay, ReplayReport) {
+    let mut r = Replay::new(ReplayConfig {
+        topology: Some(crate::kernel::topology::TopologySpec {
+            llcs: 1,
+            llc_weight: 2,
+            smt: 1,
+            cluster_size: 0,
+            numbering: crate::kernel::topology::Numbering::Contiguous,
+            nodes: 1,
+        }),
+        presets: vec!["linux-6.0".into()],
+        keep: usize::MAX,
+        ..Default::default()
+    })
+    .unwrap();
+    r.feed_text(TRACE.as_bytes()).unwrap();
+    let report = r.end().unwrap();
+    (r, report)
+}
+
+/// The waker's flips as the wake-up at trace line `line` read them.
+fn waker_flips(r: &Replay, line: u64) -> u32 {
+    let rec = r.records().iter().find(|w| w.line == line);
+    rec.unwrap_or_else(|| panic!("no record of line {line}"))
+        .waker_dur
+        .wakee_flips
+}
+
+#[test]
+fn only_a_wakeup_through_select_task_rq_fair_counts_a_flip() {
+    let (r, _) = replayed();
+    // a wakes b (a flip), a per-CPU kworker (select_task_rq() skips the class hook when
+    // nr_cpus_allowed == 1) and an RT task (select_task_rq_rt), then c: its second flip.
+    assert_eq!(waker_flips(&r, 6), 1);
+    assert_eq!(
+        waker_flips(&r, 12),
+        2,
+        "the kworker and the RT wakee are no flips"
+    );
+}
+
+#[test]
+fn a_new_task_starts_with_its_parents_flips() {
+    let (r, report) = replayed();
+    assert_eq!(report.notes.counts.flips_inherited, 1);
+    // d (pid 400), forked by a with 2 flips and c as last_wakee, wakes e: a third flip.
+    assert_eq!(waker_flips(&r, 16), 3);
+}
