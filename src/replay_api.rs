@@ -69,7 +69,8 @@ pub struct WakeView {
     /// (nr_running, util_avg) per CPU.
     pub cpus: Vec<(u32, u32)>,
     pub decision: Decision,
-    /// The wakee's scheduling class: 0 fair, 1 real-time, 2 deadline.
+    /// What placed the wakee: 0 the fair path, 1 real-time, 2 deadline (its own class), 3 its
+    /// one allowed CPU (a per-CPU kthread: no class hook).
     pub task_class: u8,
     /// What ran around it: (cpu, start, end, pid), ns relative to the wake-up.
     pub spans: Vec<(u32, i64, i64, u32)>,

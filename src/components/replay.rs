@@ -364,7 +364,11 @@ pub fn ReplayPanel() -> Html {
                 </p>
                 <super::timeline::Timeline view={v.clone()} preset_cpu={mine} window={*tl} on_window={on_window.clone()} on_pick={on_pick.clone()} />
                 <div class="detail" data-testid="replay-steps">
-                if v.task_class != 0 {
+                if v.task_class == 3 {
+                    <p class="hint">{format!(
+                        "A wakee bound to CPU {} (a per-CPU kthread, by its comm): select_task_rq() calls no scheduling class's hook when nr_cpus_allowed is 1, so the kernel and every preset wake it there, and select_task_rq_fair keeps nothing from it.",
+                        v.decision.result)}</p>
+                } else if v.task_class != 0 {
                     <p class="hint">{format!(
                         "A {} wakee: the kernel and every preset place it with {}, not the fair path's checks.",
                         if v.task_class == 1 { "real-time" } else { "deadline" },

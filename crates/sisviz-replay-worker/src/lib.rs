@@ -288,8 +288,10 @@ pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
         opt(d.scan_end.map(|e| e.name())),
         opt(d.decided_by.map(|r| r.name())),
         list(&d.missed_idle),
-        // The wakee's class: 0 fair, 1 real-time, 2 deadline (placed by its own class).
+        // What placed the wakee: 0 the fair path, 1 real-time, 2 deadline (its own class), 3
+        // its one allowed CPU (no class hook).
         match r.rt.as_ref().map(|w| w.class) {
+            None if r.bound_cpu().is_some() => 3,
             None => 0,
             Some(sis_core::analysis::replay::classes::TaskClass::Dl) => 2,
             Some(_) => 1,
@@ -314,5 +316,32 @@ mod tests {
         );
         assert!(replay_open("llcs=1&llc_weight=8&smt=%32").is_empty());
         assert!(replay_open("llc_weight=%30").starts_with("error: "));
+    }
+
+    /// The wire names what placed each wakee: a fair one (0), and a per-CPU kworker bound to
+    /// its CPU (3), which select_task_rq() wakes there without any class's hook.
+    #[test]
+    fn the_view_says_a_bound_wakee_was_placed_by_its_one_cpu() {
+        assert!(replay_open("llcs=1&llc_weight=2&smt=1").is_empty());
+        let trace = "\
+# tracer: nop
+#
+# entries-in-buffer/entries-written: 6/6   #P:2
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
+               a-100   [000] 10.000010: sched_waking: comm=b pid=200 prio=120 target_cpu=001
+               a-100   [000] 10.000011: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000
+               a-100   [000] 10.000020: sched_waking: comm=kworker/1:1 pid=300 prio=120 target_cpu=001
+               a-100   [000] 10.000021: sched_wakeup: comm=kworker/1:1 pid=300 prio=120 target_cpu=001
+";
+        assert_eq!(replay_feed(trace.as_bytes()), "");
+        assert!(!replay_end().starts_with("error"));
+        let class = |pos: u32| {
+            let v = replay_get(pos, 0, 0, false);
+            let f = v.split(' ').find(|f| f.starts_with("task_class="));
+            f.map(|f| f["task_class=".len()..].to_string())
+        };
+        assert_eq!(class(0).as_deref(), Some("0"));
+        assert_eq!(class(1).as_deref(), Some("3"));
     }
 }

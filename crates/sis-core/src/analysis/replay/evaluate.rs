@@ -81,6 +81,20 @@ impl Replay {
         }
         let delayed = p.delayed;
         for (i, run) in self.runs.iter_mut().enumerate() {
+            // A wakee bound to one CPU: select_task_rq() calls the class hook only when
+            // nr_cpus_allowed > 1 (4.4 .. 6.12 core.c), so nothing select_task_rq_fair keeps
+            // (recent_used_cpu, has_idle_cores, avg_scan_cost) changes either.
+            if let Some(cpu) = p.pinned {
+                count(&mut run.agree, cpu == kernel, at);
+                if recording && cpu != kernel {
+                    disagreeing.push((run.preset.name.to_string(), class_decision(id, cpu)));
+                }
+                if capturing {
+                    self.scratch_chosen.push(cpu);
+                }
+                new_recent[i] = wakee_recent[i];
+                continue;
+            }
             if delayed && run.preset.features.delay_dequeue {
                 // v6.12 core.c ttwu_runnable(): still on prev's runqueue, requeued there; no
                 // select_task_rq(), so nothing it keeps (recent_used_cpu) changes.

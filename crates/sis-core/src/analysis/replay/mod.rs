@@ -11,8 +11,6 @@ pub mod classes;
 mod cpu_view;
 mod eevdf;
 mod evaluate;
-#[cfg(test)]
-mod flips_tests;
 mod group44;
 mod load;
 pub mod parse;
@@ -21,6 +19,8 @@ pub mod rebuild;
 mod records;
 mod report;
 pub mod timeline;
+#[cfg(test)]
+mod ttwu_tests;
 
 pub use records::WakeRecord;
 pub use report::{

@@ -56,6 +56,12 @@ pub struct WakeRecord {
 }
 
 impl WakeRecord {
+    /// The one CPU a wakee bound to it (a per-CPU kthread, by its comm) wakes on: the kernel
+    /// calls no select_task_rq hook for it, and neither does any preset.
+    pub fn bound_cpu(&self) -> Option<u32> {
+        self.pinned
+    }
+
     /// Whether preset `i` chose another CPU than the kernel.
     pub fn disagrees(&self, i: usize) -> bool {
         self.chosen.get(i).is_some_and(|c| *c != self.kernel)
@@ -119,6 +125,9 @@ impl Replay {
         }
         if rec.delayed && run.preset.features.delay_dequeue {
             return Some(super::evaluate::runnable_decision(rec.id));
+        }
+        if let Some(cpu) = rec.pinned {
+            return Some(super::evaluate::class_decision(rec.id, cpu));
         }
         let inp = rec.inputs.get(preset)?;
         let mut st = run.st.clone();

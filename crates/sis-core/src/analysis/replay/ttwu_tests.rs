@@ -1,5 +1,6 @@
-//! The wake-up flips the rebuild keeps: record_wakee() only where select_task_rq_fair() runs,
-//! and a new task starting with its parent's flips (replay/rebuild.rs).
+//! Wake-ups that never reach select_task_rq_fair(): no flip for their waker (record_wakee()
+//! is that function's), no check and nothing it keeps for a wakee bound to one CPU; and a new
+//! task starting with its parent's flips (replay/rebuild.rs, replay/evaluate.rs).
 
 use super::*;
 
@@ -24,6 +25,10 @@ const TRACE: &str = "\
 ";
 
 fn replayed() -> (Replay, ReplayReport) {
+    replay_of(TRACE, "linux-6.0")
+}
+
+fn replay_of(trace: &str, preset: &str) -> (Replay, ReplayReport) {
     let mut r = Replay::new(ReplayConfig {
         topology: Some(crate::kernel::topology::TopologySpec {
             llcs: 1,
@@ -33,12 +38,12 @@ fn replayed() -> (Replay, ReplayReport) {
             numbering: crate::kernel::topology::Numbering::Contiguous,
             nodes: 1,
         }),
-        presets: vec!["linux-6.0".into()],
+        presets: vec![preset.into()],
         keep: usize::MAX,
         ..Default::default()
     })
     .unwrap();
-    r.feed_text(TRACE.as_bytes()).unwrap();
+    r.feed_text(trace.as_bytes()).unwrap();
     let report = r.end().unwrap();
     (r, report)
 }
@@ -70,4 +75,31 @@ fn a_new_task_starts_with_its_parents_flips() {
     assert_eq!(report.notes.counts.flips_inherited, 1);
     // d (pid 400), forked by a with 2 flips and c as last_wakee, wakes e: a third flip.
     assert_eq!(waker_flips(&r, 16), 3);
+}
+
+#[test]
+fn a_bound_wakee_wakes_on_its_cpu_without_select_task_rq_fair() {
+    // CPU1 busy with x; a on CPU0 wakes CPU1's kworker. select_task_rq() calls no class hook
+    // for a task with one allowed CPU, so there is no scan of the LLC to count.
+    let trace = "\
+# tracer: nop
+#
+# entries-in-buffer/entries-written: 4/4   #P:2
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
+               a-100   [000] 10.000020: sched_waking: comm=kworker/1:1 pid=300 prio=120 target_cpu=001
+               a-100   [000] 10.000021: sched_wakeup: comm=kworker/1:1 pid=300 prio=120 target_cpu=001
+";
+    let (r, report) = replay_of(trace, "linux-5.10");
+    let rec = &r.records()[0];
+    assert_eq!(
+        (rec.bound_cpu(), rec.kernel, rec.chosen.as_slice()),
+        (Some(1), 1, &[1][..])
+    );
+    let d = r.decision(rec, 0).unwrap();
+    assert!(d.steps.is_empty() && d.decided_by.is_none(), "{d:?}");
+    assert_eq!(
+        report.notes.sis_scanned,
+        vec![("linux-5.10".to_string(), 0)]
+    );
 }
