@@ -167,6 +167,11 @@ impl Replay {
                 st.tg44 = Some(tg);
                 cpu
             });
+            // The LLC flags and the waker's scan state before the decision, for the flips'
+            // counterfactual below.
+            let w = p.waker_cpu as usize;
+            let pre = (st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]);
+            self.scratch_pre_llcs.clone_from(&st.llcs);
             let out = if recording {
                 let d = &mut self.decision;
                 let out = st.decide_into(&wakee, &waker, &mut run.counters, d);
@@ -179,6 +184,21 @@ impl Replay {
                 st.select_task_rq_fair(&wakee, &waker, &mut run.counters, &mut ())
             };
             count(&mut run.agree, out.cpu == kernel, at);
+            if out.cpu != kernel {
+                // Would the flips the trace cannot show (from before it) explain the miss?
+                // The same decision, on the state it saw, with wake_wide() the other way.
+                let post = (st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]);
+                std::mem::swap(&mut st.llcs, &mut self.scratch_pre_llcs);
+                (st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]) = pre;
+                let wide = Wakee {
+                    wake_wide: !wakee.wake_wide,
+                    ..wakee
+                };
+                let alt = select_aside(st, &mut self.scratch_llcs, &wide, &waker);
+                std::mem::swap(&mut st.llcs, &mut self.scratch_pre_llcs);
+                (st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]) = post;
+                run.flips_explained += u64::from(alt == kernel);
+            }
             run.wakelist_changed += u64::from(alt.is_some_and(|c| c != out.cpu));
             run.autogroup_changed += u64::from(alt_group.is_some_and(|c| c != out.cpu));
             if capturing {

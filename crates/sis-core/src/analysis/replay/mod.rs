@@ -140,6 +140,8 @@ struct PresetRun {
     wakelist_changed: u64,
     /// Classified wake-ups whose CPU would differ in the root task group (`--autogroup`).
     autogroup_changed: u64,
+    /// Disagreements that wake_wide() the other way turns into agreements.
+    flips_explained: u64,
 }
 
 /// A replay in progress.
@@ -173,6 +175,7 @@ pub struct Replay {
     scratch_chosen: Vec<u32>,
     /// The LLCs' state kept aside while a counterfactual decision runs (evaluate.rs).
     scratch_llcs: Vec<crate::kernel::state::LlcShared>,
+    scratch_pre_llcs: Vec<crate::kernel::state::LlcShared>,
     time_order: TimeOrder,
     timeline: Option<timeline::Timeline>,
 }
@@ -233,6 +236,7 @@ impl Replay {
             scratch_inputs: Vec::new(),
             scratch_chosen: Vec::new(),
             scratch_llcs: Vec::new(),
+            scratch_pre_llcs: Vec::new(),
             timeline: None,
             cfg,
         };
@@ -262,6 +266,7 @@ impl Replay {
                 agree: [0; N_CLASSES],
                 wakelist_changed: 0,
                 autogroup_changed: 0,
+                flips_explained: 0,
             })
             .collect();
         self.masks = (0..n).map(|c| CpuMask::from_cpus(n, [c])).collect();
@@ -640,6 +645,11 @@ impl Replay {
                     .runs
                     .iter()
                     .map(|r| (r.preset.name.to_string(), r.autogroup_changed))
+                    .collect(),
+                flips_explained: self
+                    .runs
+                    .iter()
+                    .map(|r| (r.preset.name.to_string(), r.flips_explained))
                     .collect(),
                 autogroup: rb.is_some_and(|r| r.groups44.is_some()),
             },

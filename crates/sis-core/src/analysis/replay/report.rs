@@ -125,6 +125,10 @@ pub struct ReplayNotes {
     pub wakelist_changed: Vec<(String, u64)>,
     /// Per preset: classified wake-ups whose CPU depended on the autogroup inference.
     pub autogroup_changed: Vec<(String, u64)>,
+    /// Per preset: disagreements that the wake-up flips from before the trace could explain
+    /// (every task starts the trace with none): the same decision with wake_wide() the other
+    /// way picks the kernel's CPU.
+    pub flips_explained: Vec<(String, u64)>,
     /// `ReplayConfig::autogroup`: every task taken to be in one autogroup.
     pub autogroup: bool,
 }
@@ -343,6 +347,14 @@ impl ReplayReport {
             s.line(format_args!(
                 "\nwake-ups whose CPU depended on the autogroup inference (the same decision \
                  with effective_load() as in the root task group picks another): {groups}"
+            ));
+        }
+        let flips = changed(&n.flips_explained);
+        if !flips.is_empty() {
+            s.line(format_args!(
+                "\ndisagreements the wake-up flips from before the trace could explain (every \
+                 task starts it with none; the same decision with wake_wide() the other way \
+                 picks the kernel's CPU): {flips}"
             ));
         }
         s
