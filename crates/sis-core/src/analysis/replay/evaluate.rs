@@ -169,8 +169,7 @@ impl Replay {
             });
             // The LLC flags and the waker's scan state before the decision, for the flips'
             // counterfactual below.
-            let w = p.waker_cpu as usize;
-            let pre = (st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]);
+            let pre = WakerScan::of(st, p.waker_cpu);
             self.scratch_pre_llcs.clone_from(&st.llcs);
             let out = if recording {
                 let d = &mut self.decision;
@@ -184,19 +183,21 @@ impl Replay {
                 st.select_task_rq_fair(&wakee, &waker, &mut run.counters, &mut ())
             };
             count(&mut run.agree, out.cpu == kernel, at);
-            if out.cpu != kernel {
-                // Would the flips the trace cannot show (from before it) explain the miss?
-                // The same decision, on the state it saw, with wake_wide() the other way.
-                let post = (st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]);
+            // Would the flips the trace cannot show (from before it) explain the miss? The
+            // same decision, on the state it saw, with wake_wide() the other way. With the
+            // waker on prev, want_affine changes nothing (wake_affine() runs only when cpu !=
+            // prev_cpu), so there is nothing to try.
+            if out.cpu != kernel && p.waker_cpu != p.prev {
+                let post = WakerScan::of(st, p.waker_cpu);
                 std::mem::swap(&mut st.llcs, &mut self.scratch_pre_llcs);
-                (st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]) = pre;
+                pre.put(st, p.waker_cpu);
                 let wide = Wakee {
                     wake_wide: !wakee.wake_wide,
                     ..wakee
                 };
                 let alt = select_aside(st, &mut self.scratch_llcs, &wide, &waker);
                 std::mem::swap(&mut st.llcs, &mut self.scratch_pre_llcs);
-                (st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]) = post;
+                post.put(st, p.waker_cpu);
                 run.flips_explained += u64::from(alt == kernel);
             }
             run.wakelist_changed += u64::from(alt.is_some_and(|c| c != out.cpu));
@@ -241,21 +242,40 @@ impl Replay {
 /// select_task_rq_fair's choice on the state as it is, with what it writes (the LLCs' flags,
 /// the waker's avg_scan_cost, sched_ext's distribute cursor) put back afterwards: the
 /// counterfactual decisions above. `scratch` keeps the LLCs' copy without an allocation.
-fn select_aside(
+pub(super) fn select_aside(
     st: &mut SchedState,
     scratch: &mut Vec<crate::kernel::state::LlcShared>,
     wakee: &Wakee,
     waker: &Waker,
 ) -> u32 {
-    let w = waker.cpu as usize;
     scratch.clone_from(&st.llcs);
-    let saved = (st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]);
+    let saved = WakerScan::of(st, waker.cpu);
     let cpu = st
         .select_task_rq_fair(wakee, waker, &mut Counters::default(), &mut ())
         .cpu;
     std::mem::swap(&mut st.llcs, scratch);
-    (st.rqs[w].avg_scan_cost, st.scx_distribute_prev[w]) = saved;
+    saved.put(st, waker.cpu);
     cpu
+}
+
+/// What select_task_rq_fair writes on the waker's side besides the LLC flags: SIS_PROP's
+/// avg_scan_cost, 5.14's aged wake_avg_idle (aged by the jiffies and charged with the scan)
+/// and its stamp, and sched_ext's distribute cursor.
+#[derive(Clone, Copy)]
+struct WakerScan(u64, u64, u64, u32);
+
+impl WakerScan {
+    fn of(st: &SchedState, cpu: u32) -> Self {
+        let rq = &st.rqs[cpu as usize];
+        let scx = st.scx_distribute_prev[cpu as usize];
+        WakerScan(rq.avg_scan_cost, rq.wake_avg_idle, rq.wake_stamp, scx)
+    }
+
+    fn put(self, st: &mut SchedState, cpu: u32) {
+        let rq = &mut st.rqs[cpu as usize];
+        (rq.avg_scan_cost, rq.wake_avg_idle, rq.wake_stamp) = (self.0, self.1, self.2);
+        st.scx_distribute_prev[cpu as usize] = self.3;
+    }
 }
 
 /// A kept wake-up: the snapshot, each preset's CPU and what each read besides it.

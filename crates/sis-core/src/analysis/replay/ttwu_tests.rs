@@ -103,3 +103,67 @@ fn a_bound_wakee_wakes_on_its_cpu_without_select_task_rq_fair() {
         vec![("linux-5.10".to_string(), 0)]
     );
 }
+
+/// A counterfactual decision (the wakelist's, the autogroups', the flips') leaves the state
+/// as it found it: with 5.14's aged wake_avg_idle, select_idle_cpu() ages it by the jiffies
+/// gone and charges it with the scan, and the real decision after it must not see either.
+#[test]
+fn a_decision_aside_puts_back_what_select_task_rq_fair_writes() {
+    use crate::kernel::cpumask::CpuMask;
+    use crate::kernel::select::{TaskDuration, Wakee, Waker};
+    use crate::kernel::topology::{Numbering, Topology, TopologySpec};
+    let spec = TopologySpec {
+        llcs: 1,
+        llc_weight: 8,
+        smt: 1,
+        cluster_size: 0,
+        numbering: Numbering::Contiguous,
+        nodes: 1,
+    };
+    let p = crate::kernel::features::preset("linux-5.15").unwrap();
+    let mut st = SchedState::new(
+        Topology::new(spec).unwrap(),
+        p.features,
+        p.imbalance_pct,
+        400,
+    );
+    for rq in st.rqs.iter_mut().take(6) {
+        rq.nr_running = 1; // CPUs 0-5 busy, 6-7 idle: the scan runs and finds one
+    }
+    st.rqs[0].wake_stamp = 10;
+    let before = |st: &SchedState| {
+        let rq = &st.rqs[0];
+        (
+            rq.avg_scan_cost,
+            rq.wake_avg_idle,
+            rq.wake_stamp,
+            format!("{:?}", st.llcs),
+        )
+    };
+    let was = before(&st);
+    let all = CpuMask::full(8);
+    let wakee = Wakee {
+        prev: 1,
+        recent_used_cpu: None,
+        allowed: &all,
+        load: 0,
+        wake_wide: true,
+        dur: TaskDuration::default(),
+    };
+    let waker = Waker {
+        cpu: 0,
+        sync: false,
+        load: 0,
+        now_ns: 20_000_000,
+        jiffies: 20, // 10 jiffies after the stamp: wake_avg_idle is aged
+        curr: TaskDuration::default(),
+    };
+    let mut scratch = Vec::new();
+    let cpu = super::evaluate::select_aside(&mut st, &mut scratch, &wakee, &waker);
+    assert_eq!(cpu, 6, "the scan from prev's LLC finds CPU 6");
+    assert_eq!(before(&st), was);
+    // The same decision for real does write them (so the test above can fail).
+    let out = st.select_task_rq_fair(&wakee, &waker, &mut Counters::default(), &mut ());
+    assert_eq!(out.cpu, 6);
+    assert_ne!(before(&st), was);
+}
