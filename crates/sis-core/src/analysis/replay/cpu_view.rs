@@ -99,6 +99,9 @@ pub struct CpuSnap {
     pub avg_idle: u64,
     pub wake_avg_idle: u64,
     pub wake_stamp: u64,
+    /// Bumped at each reset of the two above (5.14 ttwu_do_wakeup()): between resets a
+    /// preset keeps its own, aged and charged by its scans.
+    pub wake_resets: u32,
     pub cache_hot_timeout: u64,
     /// cpu_load() as each era's wake_affine read it (replay/load.rs load_era order).
     pub load: [u64; ERAS],
@@ -119,6 +122,7 @@ impl CpuTrack {
             avg_idle: self.avg_idle,
             wake_avg_idle: self.wake_avg_idle,
             wake_stamp: self.wake_stamp,
+            wake_resets: self.wake_resets,
             cache_hot_timeout: self.cache_hot_timeout,
             load: self.loads,
             delayed: 0,

@@ -111,7 +111,7 @@ impl Replay {
             }
             let st = &mut run.st;
             let era = super::load::load_era(&run.preset);
-            load_snapshot(st, &p.cpus, p.tg44, era);
+            load_snapshot(st, &p.cpus, p.tg44, era, &mut run.wake_seen);
             for (llc, seq) in p.idle_core_seq.iter().enumerate() {
                 if *seq > run.seen_idle_core[llc] {
                     run.seen_idle_core[llc] = *seq;
@@ -146,6 +146,8 @@ impl Replay {
                 inp.llcs.clone_from(&st.llcs);
                 inp.avg_scan_cost = st.rqs[p.waker_cpu as usize].avg_scan_cost;
                 inp.scx_distribute_prev = st.scx_distribute_prev[p.waker_cpu as usize];
+                let rq = &st.rqs[p.waker_cpu as usize];
+                (inp.wake_avg_idle, inp.wake_stamp) = (rq.wake_avg_idle, rq.wake_stamp);
                 inp.recent = recent;
             }
             // Did the choice depend on the wakelist inference? The same decision with no CPU

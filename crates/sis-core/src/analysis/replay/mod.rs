@@ -142,6 +142,8 @@ struct PresetRun {
     autogroup_changed: u64,
     /// Disagreements that wake_wide() the other way turns into agreements.
     flips_explained: u64,
+    /// Per CPU, the rebuild's wake_avg_idle resets this preset has taken (load_snapshot).
+    wake_seen: Vec<u32>,
 }
 
 /// A replay in progress.
@@ -267,6 +269,7 @@ impl Replay {
                 wakelist_changed: 0,
                 autogroup_changed: 0,
                 flips_explained: 0,
+                wake_seen: vec![0; n as usize],
             })
             .collect();
         self.masks = (0..n).map(|c| CpuMask::from_cpus(n, [c])).collect();
@@ -622,6 +625,10 @@ impl Replay {
                 .collect(),
         );
         let rb = self.rb.as_ref();
+        let per_preset = |f: fn(&PresetRun) -> u64| -> Vec<(String, u64)> {
+            let name = |r: &PresetRun| r.preset.name.to_string();
+            self.runs.iter().map(|r| (name(r), f(r))).collect()
+        };
         Ok(ReplayReport {
             trace,
             classes,
@@ -631,26 +638,10 @@ impl Replay {
                 counts: rb.map(|r| r.counts.clone()).unwrap_or_default(),
                 on_rq: self.on_rq,
                 stop: self.stop_wakeups,
-                sis_scanned: self
-                    .runs
-                    .iter()
-                    .map(|r| (r.preset.name.to_string(), r.counters.sis_scanned))
-                    .collect(),
-                wakelist_changed: self
-                    .runs
-                    .iter()
-                    .map(|r| (r.preset.name.to_string(), r.wakelist_changed))
-                    .collect(),
-                autogroup_changed: self
-                    .runs
-                    .iter()
-                    .map(|r| (r.preset.name.to_string(), r.autogroup_changed))
-                    .collect(),
-                flips_explained: self
-                    .runs
-                    .iter()
-                    .map(|r| (r.preset.name.to_string(), r.flips_explained))
-                    .collect(),
+                sis_scanned: per_preset(|r| r.counters.sis_scanned),
+                wakelist_changed: per_preset(|r| r.wakelist_changed),
+                autogroup_changed: per_preset(|r| r.autogroup_changed),
+                flips_explained: per_preset(|r| r.flips_explained),
                 autogroup: rb.is_some_and(|r| r.groups44.is_some()),
             },
             disagreements: std::mem::take(&mut self.disagreements),

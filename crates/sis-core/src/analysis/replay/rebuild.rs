@@ -86,6 +86,8 @@ pub(crate) struct CpuTrack {
     pub idle_stamp: u64,
     pub wake_stamp: u64,
     pub wake_avg_idle: u64,
+    /// How many times a wake-up onto this idle CPU reset wake_avg_idle and its stamp.
+    pub wake_resets: u32,
     /// The latest sched_waking from this CPU whose sync is not yet inferred.
     pub sync_watch: Option<u64>,
     /// SIS_CACHE v2 `rq->cache_hot_timeout`, ns (read only by presets with SIS_CACHE).
@@ -498,12 +500,10 @@ impl Rebuild {
             }
         }
         let waker_pid = self.cpus[cpu as usize].curr;
-        // record_wakee() is select_task_rq_fair()'s, under WF_TTWU (4.4..6.x): a wakee still
-        // queued (ttwu_runnable()), one bound to a CPU (select_task_rq() calls no class hook
-        // when nr_cpus_allowed == 1) or one of another class never reaches it, and the
-        // waker's flips stay as they were. (6.12's delayed wakee is left out of this: the
-        // delayed inference runs only for DELAY_DEQUEUE presets, and the flips every preset
-        // reads must not depend on which presets run.)
+        // record_wakee() is select_task_rq_fair()'s (4.4..6.x): no flip for a wakee still
+        // queued (ttwu_runnable()), bound to a CPU (no class hook when nr_cpus_allowed == 1)
+        // or of another class. (Not 6.12's delayed one: that inference runs only for
+        // DELAY_DEQUEUE presets, and every preset's flips must not depend on which run.)
         let (wakee_class, wakee_bound, wakee_state) = {
             let t = self.task(pid);
             (t.class(), t.bound, t.state)
@@ -646,10 +646,9 @@ impl Rebuild {
         self.task(pid).pending = Some(seq);
     }
 
-    /// A new task's wake-up flips are its parent's: dup_task_struct() copies the whole
-    /// task_struct and __sched_fork() leaves `wakee_flips`, `wakee_flip_decay_ts` and
-    /// `last_wakee` as copied (4.4..6.12 core.c). wake_up_new_task() runs in the parent's
-    /// context, so the parent is what `cpu` runs at the child's sched_wakeup_new.
+    /// A new task's wake-up flips are its parent's: dup_task_struct() copies the task_struct
+    /// and __sched_fork() leaves them (4.4..6.12), and the parent runs on `cpu` at the
+    /// child's sched_wakeup_new (wake_up_new_task() runs in its context).
     fn inherit_flips(&mut self, cpu: u32, pid: u32) {
         let flips = match self.cpus[cpu as usize].curr {
             Some(parent) if parent != 0 && parent != pid => self.task(parent).flips,
@@ -693,6 +692,7 @@ impl Rebuild {
                 // linux-5.14 core.c: rq->wake_stamp = jiffies; wake_avg_idle = avg_idle / 2.
                 c.wake_stamp = now * REPLAY_HZ / 1_000_000_000;
                 c.wake_avg_idle = c.avg_idle / 2;
+                c.wake_resets = c.wake_resets.wrapping_add(1);
                 c.idle_stamp = 0;
             }
         }

@@ -18,6 +18,9 @@ pub(super) struct PresetInput {
     pub recent: Option<u32>,
     /// The waker CPU's last sched_ext idle pick (cpumask_any_and_distribute's start).
     pub scx_distribute_prev: u32,
+    /// The waker CPU's wake_avg_idle and wake_stamp as this preset kept them (5.14-6.6).
+    pub wake_avg_idle: u64,
+    pub wake_stamp: u64,
 }
 
 /// One classified wake-up as the replay saw it.
@@ -68,19 +71,23 @@ impl WakeRecord {
     }
 }
 
-/// A wake-up's CPU snapshot written into a preset's runqueues.
+/// A wake-up's CPU snapshot written into a preset's runqueues. wake_avg_idle and its stamp
+/// are the preset's own between the rebuild's resets of them (`wake_seen`: the resets it has
+/// taken per CPU): v5.14 select_idle_cpu() ages and charges them, and they stay so until a
+/// wake-up onto the idle CPU sets them again (ttwu_do_wakeup()).
 pub(super) fn load_snapshot(
     st: &mut SchedState,
     cpus: &[rebuild::CpuSnap],
     tg44: Option<TaskGroups44>,
     era: usize,
+    wake_seen: &mut [u32],
 ) {
     st.cpu_load_known = true;
     // The inferred task groups feed 4.4's effective_load() only (replay/group44.rs).
     st.tg44 = if era == 0 { tg44 } else { None };
     // v6.12: a sched_delayed task stays on_rq and in rq->nr_running until it is dequeued.
     let delayed = st.features.delay_dequeue;
-    for (rq, s) in st.rqs.iter_mut().zip(cpus) {
+    for ((rq, s), seen) in st.rqs.iter_mut().zip(cpus).zip(wake_seen) {
         rq.load_avg = s.load[era];
         rq.nr_running = s.nr_running + if delayed { s.delayed } else { 0 };
         rq.nr_sched_idle = 0;
@@ -88,8 +95,11 @@ pub(super) fn load_snapshot(
         rq.pelt.util_est.enqueued = s.util_est;
         rq.ttwu_pending = s.ttwu_pending;
         rq.avg_idle = s.avg_idle;
-        rq.wake_avg_idle = s.wake_avg_idle;
-        rq.wake_stamp = s.wake_stamp;
+        if *seen != s.wake_resets {
+            *seen = s.wake_resets;
+            rq.wake_avg_idle = s.wake_avg_idle;
+            rq.wake_stamp = s.wake_stamp;
+        }
         rq.cache_hot_timeout = s.cache_hot_timeout;
     }
 }
@@ -132,7 +142,11 @@ impl Replay {
         let inp = rec.inputs.get(preset)?;
         let mut st = run.st.clone();
         let era = super::load::load_era(&run.preset);
-        load_snapshot(&mut st, &rec.cpus, rec.tg44, era);
+        // Every CPU's resets taken as new; then the waker's two as the preset kept them.
+        let mut seen: Vec<u32> = rec.cpus.iter().map(|c| !c.wake_resets).collect();
+        load_snapshot(&mut st, &rec.cpus, rec.tg44, era, &mut seen);
+        let rq = st.rqs.get_mut(rec.id.waker_cpu as usize)?;
+        (rq.wake_avg_idle, rq.wake_stamp) = (inp.wake_avg_idle, inp.wake_stamp);
         st.llcs.clone_from(&inp.llcs);
         st.rqs.get_mut(rec.id.waker_cpu as usize)?.avg_scan_cost = inp.avg_scan_cost;
         *st.scx_distribute_prev.get_mut(rec.id.waker_cpu as usize)? = inp.scx_distribute_prev;

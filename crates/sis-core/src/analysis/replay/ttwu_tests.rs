@@ -167,3 +167,43 @@ fn a_decision_aside_puts_back_what_select_task_rq_fair_writes() {
     assert_eq!(out.cpu, 6);
     assert_ne!(before(&st), was);
 }
+
+/// 5.14's wake_avg_idle, as select_idle_cpu() ages and charges it, is each preset's own until
+/// a wake-up onto the idle CPU sets it again (ttwu_do_wakeup()); the rebuild's reset, not
+/// every snapshot, overwrites it.
+#[test]
+fn a_presets_charged_wake_avg_idle_lasts_until_the_cpu_wakes_from_idle() {
+    use crate::kernel::topology::{Numbering, Topology, TopologySpec};
+    let spec = TopologySpec {
+        llcs: 1,
+        llc_weight: 2,
+        smt: 1,
+        cluster_size: 0,
+        numbering: Numbering::Contiguous,
+        nodes: 1,
+    };
+    let p = crate::kernel::features::preset("linux-5.15").unwrap();
+    let mut st = SchedState::new(
+        Topology::new(spec).unwrap(),
+        p.features,
+        p.imbalance_pct,
+        400,
+    );
+    let mut cpus = vec![rebuild::CpuSnap::default(); 2];
+    cpus[0].wake_avg_idle = 900_000;
+    let mut seen = vec![0; 2];
+    st.rqs[0].wake_avg_idle = 123; // charged by this preset's scans
+    super::records::load_snapshot(&mut st, &cpus, None, 1, &mut seen);
+    assert_eq!(
+        st.rqs[0].wake_avg_idle, 123,
+        "no reset since: the preset's own"
+    );
+    cpus[0].wake_resets = 1;
+    cpus[0].wake_stamp = 7;
+    super::records::load_snapshot(&mut st, &cpus, None, 1, &mut seen);
+    assert_eq!(
+        (st.rqs[0].wake_avg_idle, st.rqs[0].wake_stamp),
+        (900_000, 7)
+    );
+    assert_eq!(seen, [1, 0]);
+}
