@@ -203,6 +203,7 @@ impl Prepared {
             now_ns: 0,
             jiffies: 0,
             curr: self.waker_dur,
+            exiting: false,
         };
         let p = Wakee {
             prev: self.prev,

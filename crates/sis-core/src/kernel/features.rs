@@ -66,6 +66,9 @@ pub struct Features {
     /// IDLE_CORES_THIS: a failed idle-core scan clears has_idle_cores in the waker's LLC,
     /// `set_idle_cores(this, false)` (5.12.0; fixed in 5.13).
     pub idle_cores_this: bool,
+    /// SYNC_NOT_EXITING: select_task_rq_fair's `sync` is WF_SYNC without PF_EXITING (4.16).
+    #[serde(default)]
+    pub sync_not_exiting: bool,
     /// UTIL_EST: cpu_util_cfs() is max(util_avg, util_est.enqueued) (4.17+, features.h).
     #[serde(default)]
     pub util_est: bool,
@@ -168,6 +171,7 @@ feature_table! {
     "SIS_CACHE", sis_cache, "Chen Yu's v2 (Nov 2023, unmerged): an idle CPU stays cache-hot for its last task's average short sleep; scans pass over up to nr/2.";
     "TTWU_QUEUE_IDLE", ttwu_queue_idle, "After the choice, a wake-up onto an idle CPU of the waker's LLC goes on that CPU's wakelist: the waker sends an IPI and takes no rq lock, the target activates the task (6.0, Tianchen Ding, f3dd3f674555; not for sched_ext tasks).";
     "DELAY_DEQUEUE", delay_dequeue, "EEVDF leaves a task that blocks while not eligible queued (sched_delayed) until picked; waking it is ttwu_runnable() where it is, with no CPU selection, and it counts in nr_running (6.12, 152e11f6df29). Replay only: the simulator's runqueues are not EEVDF's.";
+    "SYNC_NOT_EXITING", sync_not_exiting, "A waker in do_exit() (PF_EXITING) wakes without WF_SYNC's effect: no sync pull to its CPU (4.16, 24d0c1d6e65f). The replay infers an exiting waker; the simulator's tasks never exit.";
     "IDLE_CORES_THIS", idle_cores_this, "A failed idle-core scan clears has_idle_cores of the waker's LLC, not the target's (5.12.0; fixed in 5.13 by 02dbb7246c5b).";
 }
 
@@ -243,6 +247,7 @@ impl Features {
             wake_affine_llc: false,
             span_nr: false,
             idle_cores_this: false,
+            sync_not_exiting: false,
             util_est: false,
             scx_dfl: false,
             scx_topo: false,
@@ -350,6 +355,7 @@ const fn legacy_510() -> Features {
         recent: true,
         recent_waker_update: true,
         util_est: true,
+        sync_not_exiting: true,
         ..legacy_413()
     }
 }
@@ -362,6 +368,7 @@ const fn mel_512() -> Features {
         recent_waker_update: true,
         idle_cores_this: true,
         util_est: true,
+        sync_not_exiting: true,
         ..Features::none()
     }
 }

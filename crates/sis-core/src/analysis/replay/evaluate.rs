@@ -140,6 +140,7 @@ impl Replay {
                 now_ns: p.time_ns,
                 jiffies,
                 curr: p.waker_dur,
+                exiting: p.waker_exiting,
             };
             if capturing {
                 let inp = &mut self.scratch_inputs[i];
@@ -308,6 +309,7 @@ fn record(
         wake_wide: p.wake_wide,
         wakee_dur: p.wakee_dur,
         waker_dur: p.waker_dur,
+        waker_exiting: p.waker_exiting,
         inputs,
         rt,
         delayed: false,

@@ -12,6 +12,7 @@ mod cpu_view;
 mod eevdf;
 mod evaluate;
 mod group44;
+mod lineage;
 mod load;
 pub mod parse;
 mod pending;

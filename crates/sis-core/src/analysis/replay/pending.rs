@@ -51,6 +51,10 @@ pub(crate) struct Pending {
     pub chosen: Option<u32>,
     pub sync: Option<bool>,
     pub unpaired: bool,
+    /// The wakee is the waker's parent (it forked the waker in the trace), and the waker's
+    /// next switch was its exit: a wake-up from do_exit() (replay/lineage.rs).
+    pub parent_wake: bool,
+    pub waker_exiting: bool,
 }
 
 impl Pending {

@@ -69,6 +69,8 @@ pub(crate) struct Task {
     pub group: u32,
     /// First seen with a pid above every earlier one: created during the trace.
     pub created: bool,
+    /// The task that forked it in the trace (replay/lineage.rs; 0: not seen).
+    pub parent: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -236,6 +238,7 @@ impl Rebuild {
             // its history is unknown.
             load: TaskLoad::new_task(now, 1024, created),
             created,
+            parent: 0,
         })
     }
 
@@ -280,7 +283,7 @@ impl Rebuild {
         }
     }
 
-    fn pending_mut(&mut self, seq: u64) -> Option<&mut Pending> {
+    pub(super) fn pending_mut(&mut self, seq: u64) -> Option<&mut Pending> {
         let i = seq.checked_sub(self.pending_base)? as usize;
         self.pending.get_mut(i)
     }
@@ -303,6 +306,9 @@ impl Rebuild {
             } => {
                 self.note_task(prev_pid, ev.prev_prio, "");
                 self.note_task(next_pid, ev.prio, comm);
+                if prev_dead {
+                    self.exited(cpu, prev_pid);
+                }
                 self.switch(cpu, prev_pid, prev_runnable, next_pid);
                 if prev_dead && prev_pid != 0 {
                     self.load_task_dead(prev_pid);
@@ -325,7 +331,7 @@ impl Rebuild {
             } => {
                 self.note_task(pid, ev.prio, comm);
                 if new {
-                    self.inherit_flips(cpu, pid);
+                    self.forked(cpu, pid);
                 }
                 self.wakeup(pid, target_cpu, new)
             }
@@ -616,6 +622,7 @@ impl Rebuild {
             }
             _ => Some(false),
         };
+        let parent_wake = waker_pid.is_some_and(|w| w != 0 && self.task(w).parent == pid);
         self.pending.push_back(Pending {
             seq,
             line,
@@ -642,20 +649,10 @@ impl Rebuild {
             chosen: None,
             sync,
             unpaired: false,
+            parent_wake,
+            waker_exiting: false,
         });
         self.task(pid).pending = Some(seq);
-    }
-
-    /// A new task's wake-up flips are its parent's: dup_task_struct() copies the task_struct
-    /// and __sched_fork() leaves them (4.4..6.12), and the parent runs on `cpu` at the
-    /// child's sched_wakeup_new (wake_up_new_task() runs in its context).
-    fn inherit_flips(&mut self, cpu: u32, pid: u32) {
-        let flips = match self.cpus[cpu as usize].curr {
-            Some(parent) if parent != 0 && parent != pid => self.task(parent).flips,
-            _ => return,
-        };
-        self.task(pid).flips = flips;
-        self.counts.flips_inherited += 1;
     }
 
     fn wakeup(&mut self, pid: u32, target: u32, new: bool) {

@@ -50,6 +50,8 @@ pub struct WakeRecord {
     pub(super) wake_wide: bool,
     pub(super) wakee_dur: TaskDuration,
     pub(super) waker_dur: TaskDuration,
+    /// The waker was exiting (replay/lineage.rs).
+    pub(super) waker_exiting: bool,
     pub(super) inputs: Vec<PresetInput>,
     /// An RT or deadline wakee: what its class's select_task_rq read (no fair decision).
     pub rt: Option<Box<super::classes::ClassWake>>,
@@ -169,6 +171,7 @@ impl Replay {
             now_ns: rec.id.time_ns,
             jiffies: rec.id.time_ns * REPLAY_HZ / 1_000_000_000,
             curr: rec.waker_dur,
+            exiting: rec.waker_exiting,
         };
         let mut d = Decision::default();
         let out = st.decide_into(&wakee, &waker, &mut Counters::default(), &mut d);

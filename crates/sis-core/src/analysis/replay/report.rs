@@ -103,6 +103,9 @@ pub struct RebuildCounts {
     pub tasks_older: u64,
     /// New tasks (sched_wakeup_new) that took their parent's wake-up flips.
     pub flips_inherited: u64,
+    /// Wake-ups of a task's parent by the child, its next switch its exit: from do_exit(),
+    /// with PF_EXITING set (replay/lineage.rs).
+    pub exit_wakes: u64,
     pub autogroup_moved: u64,
     pub autogroup_kthreads: u64,
 }
@@ -273,6 +276,13 @@ impl ReplayReport {
             c.tasks_created,
             c.tasks_older
         ));
+        if c.exit_wakes > 0 {
+            s.line(format_args!(
+                "inferred: {} wake-ups of a task's parent by the child exiting next (from \
+                 do_exit(), PF_EXITING set: from 4.16 select_task_rq_fair takes none as sync)",
+                c.exit_wakes
+            ));
+        }
         if n.autogroup {
             s.line(format_args!(
                 "inferred for --autogroup (linux-4.4's effective_load()): {} autogroups, one per \

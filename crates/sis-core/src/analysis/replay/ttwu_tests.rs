@@ -157,6 +157,7 @@ fn a_decision_aside_puts_back_what_select_task_rq_fair_writes() {
         now_ns: 20_000_000,
         jiffies: 20, // 10 jiffies after the stamp: wake_avg_idle is aged
         curr: TaskDuration::default(),
+        exiting: false,
     };
     let mut scratch = Vec::new();
     let cpu = super::evaluate::select_aside(&mut st, &mut scratch, &wakee, &waker);
@@ -206,4 +207,90 @@ fn a_presets_charged_wake_avg_idle_lasts_until_the_cpu_wakes_from_idle() {
         (900_000, 7)
     );
     assert_eq!(seen, [1, 0]);
+}
+
+/// From 4.16 an exiting waker's WF_SYNC is not sync to select_task_rq_fair (PF_EXITING); 4.14
+/// still pulls to the waker's CPU. Both CPUs busy, prev lighter: only a sync pull moves it.
+#[test]
+fn an_exiting_wakers_sync_pulls_only_before_4_16() {
+    use crate::kernel::cpumask::CpuMask;
+    use crate::kernel::select::{TaskDuration, Wakee, Waker};
+    use crate::kernel::topology::{Numbering, Topology, TopologySpec};
+    let spec = TopologySpec {
+        llcs: 1,
+        llc_weight: 2,
+        smt: 1,
+        cluster_size: 0,
+        numbering: Numbering::Contiguous,
+        nodes: 1,
+    };
+    let all = CpuMask::full(2);
+    let decide = |preset: &str, sync: bool, exiting: bool| {
+        let p = crate::kernel::features::preset(preset).unwrap();
+        let topo = Topology::new(spec).unwrap();
+        let mut st = SchedState::new(topo, p.features, p.imbalance_pct, 400);
+        st.cpu_load_known = true;
+        for (rq, load) in st.rqs.iter_mut().zip([1024, 2048]) {
+            (rq.nr_running, rq.load_avg) = (1, load);
+        }
+        let wakee = Wakee {
+            prev: 0,
+            recent_used_cpu: None,
+            allowed: &all,
+            load: 0,
+            wake_wide: false,
+            dur: TaskDuration::default(),
+        };
+        let waker = Waker {
+            cpu: 1,
+            sync,
+            load: 2048,
+            now_ns: 0,
+            jiffies: 0,
+            curr: TaskDuration::default(),
+            exiting,
+        };
+        let out = st.select_task_rq_fair(&wakee, &waker, &mut Counters::default(), &mut ());
+        out.cpu
+    };
+    for preset in ["linux-4.14", "linux-5.10", "linux-6.0"] {
+        assert_eq!(decide(preset, true, false), 1, "{preset}: sync pulls");
+        assert_eq!(
+            decide(preset, false, false),
+            0,
+            "{preset}: the loads keep prev"
+        );
+    }
+    assert_eq!(
+        decide("linux-4.14", true, true),
+        1,
+        "4.14 has no PF_EXITING test"
+    );
+    assert_eq!(decide("linux-5.10", true, true), 0);
+    assert_eq!(decide("linux-6.0", true, true), 0);
+}
+
+/// A child that wakes its parent and exits next woke it from do_exit() (exit_notify()).
+#[test]
+fn a_childs_wakeup_of_its_parent_as_it_exits_is_an_exiting_wakers() {
+    let trace = "\
+# tracer: nop
+#
+# entries-in-buffer/entries-written: 7/7   #P:2
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=sh next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
+              sh-100   [000] 10.000010: sched_wakeup_new: comm=sh pid=101 prio=120 target_cpu=001
+              sh-100   [000] 10.000020: sched_switch: prev_comm=sh prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+               x-7     [001] 10.000030: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=R ==> next_comm=sh next_pid=101 next_prio=120
+              sh-101   [001] 10.000100: sched_waking: comm=sh pid=100 prio=120 target_cpu=000
+              sh-101   [001] 10.000101: sched_wakeup: comm=sh pid=100 prio=120 target_cpu=000
+              sh-101   [001] 10.000110: sched_switch: prev_comm=sh prev_pid=101 prev_prio=120 prev_state=Z ==> next_comm=x next_pid=7 next_prio=120
+";
+    let (r, report) = replay_of(trace, "linux-5.10");
+    assert_eq!(report.notes.counts.exit_wakes, 1);
+    let rec = r.records().iter().find(|w| w.line == 9).unwrap();
+    assert!(
+        rec.id.sync && rec.waker_exiting,
+        "sync inferred, and the waker exiting"
+    );
 }

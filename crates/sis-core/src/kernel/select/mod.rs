@@ -47,6 +47,9 @@ pub struct Waker {
     /// SIS_SHORT: the task running on the waker's CPU (`cpu_curr(this_cpu)`, the waker for a
     /// wake-up from task context); all zero for the idle task.
     pub curr: TaskDuration,
+    /// `current->flags & PF_EXITING`: the waker is in do_exit() (the replay infers it; the
+    /// simulator's tasks never exit).
+    pub exiting: bool,
 }
 
 /// What one wake-up decided and what it cost.
@@ -154,6 +157,15 @@ impl SchedState {
         if self.features.scx_dfl {
             return self.scx_select_cpu_dfl(p, w, c, rec);
         }
+        // v4.16 (24d0c1d6e65f) fair.c select_task_rq_fair:
+        // `int sync = (wake_flags & WF_SYNC) && !(current->flags & PF_EXITING);`
+        let not_sync;
+        let w = if w.sync && w.exiting && self.features.sync_not_exiting {
+            not_sync = Waker { sync: false, ..*w };
+            &not_sync
+        } else {
+            w
+        };
         // want_affine = !wake_wide(p) && cpumask_test_cpu(cpu, p->cpus_ptr)
         let want_affine = !p.wake_wide && p.allowed.test(w.cpu);
         let mut new_cpu = p.prev;

@@ -76,7 +76,8 @@ impl SchedState {
             && (0..n).any(|cpu| self.rqs[cpu as usize].available_idle());
         // `(wake_flags & SCX_WAKE_SYNC) && !cpumask_empty(...) && ...
         // cpu_rq(cpu)->scx.local_dsq.nr == 0`: nothing queued behind the waker.
-        if w.sync && any_idle && self.rqs[w.cpu as usize].nr_running <= 1 {
+        // ... `&& !(current->flags & PF_EXITING)` (6.12 ext.c, 6.15 ext_idle.c).
+        if w.sync && !w.exiting && any_idle && self.rqs[w.cpu as usize].nr_running <= 1 {
             if R::ON {
                 ctx.rec
                     .step(Rule::ScxSync, w.cpu, self.saw_for(p, w.cpu), None);

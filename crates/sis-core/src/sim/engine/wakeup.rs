@@ -92,6 +92,7 @@ impl Simulation {
             now_ns: self.now,
             jiffies,
             curr,
+            exiting: false,
         };
         // What a probe costs now: probe_cost_ns plus probe_contention_pct of it for each other
         // CPU of the waker's LLC still scanning (docs/scan-cost.md).
