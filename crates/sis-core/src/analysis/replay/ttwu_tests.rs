@@ -24,20 +24,36 @@ const TRACE: &str = "\
                a-400   [001] 10.000071: sched_wakeup: comm=e pid=500 prio=120 target_cpu=000
 ";
 
+/// One LLC of `w` CPUs, no SMT.
+fn one_llc(w: u32) -> TopologySpec {
+    TopologySpec {
+        llcs: 1,
+        llc_weight: w,
+        smt: 1,
+        cluster_size: 0,
+        numbering: crate::kernel::topology::Numbering::Contiguous,
+        nodes: 1,
+    }
+}
+
+/// A fresh state of preset `name` on one LLC of `w` CPUs.
+fn state(name: &str, w: u32) -> SchedState {
+    let p = crate::kernel::features::preset(name).unwrap();
+    SchedState::new(
+        Topology::new(one_llc(w)).unwrap(),
+        p.features,
+        p.imbalance_pct,
+        400,
+    )
+}
+
 fn replayed() -> (Replay, ReplayReport) {
     replay_of(TRACE, "linux-6.0")
 }
 
 fn replay_of(trace: &str, preset: &str) -> (Replay, ReplayReport) {
     let mut r = Replay::new(ReplayConfig {
-        topology: Some(crate::kernel::topology::TopologySpec {
-            llcs: 1,
-            llc_weight: 2,
-            smt: 1,
-            cluster_size: 0,
-            numbering: crate::kernel::topology::Numbering::Contiguous,
-            nodes: 1,
-        }),
+        topology: Some(one_llc(2)),
         presets: vec![preset.into()],
         keep: usize::MAX,
         ..Default::default()
@@ -109,24 +125,8 @@ fn a_bound_wakee_wakes_on_its_cpu_without_select_task_rq_fair() {
 /// gone and charges it with the scan, and the real decision after it must not see either.
 #[test]
 fn a_decision_aside_puts_back_what_select_task_rq_fair_writes() {
-    use crate::kernel::cpumask::CpuMask;
-    use crate::kernel::select::{TaskDuration, Wakee, Waker};
-    use crate::kernel::topology::{Numbering, Topology, TopologySpec};
-    let spec = TopologySpec {
-        llcs: 1,
-        llc_weight: 8,
-        smt: 1,
-        cluster_size: 0,
-        numbering: Numbering::Contiguous,
-        nodes: 1,
-    };
-    let p = crate::kernel::features::preset("linux-5.15").unwrap();
-    let mut st = SchedState::new(
-        Topology::new(spec).unwrap(),
-        p.features,
-        p.imbalance_pct,
-        400,
-    );
+    use crate::kernel::select::TaskDuration;
+    let mut st = state("linux-5.15", 8);
     for rq in st.rqs.iter_mut().take(6) {
         rq.nr_running = 1; // CPUs 0-5 busy, 6-7 idle: the scan runs and finds one
     }
@@ -174,22 +174,7 @@ fn a_decision_aside_puts_back_what_select_task_rq_fair_writes() {
 /// every snapshot, overwrites it.
 #[test]
 fn a_presets_charged_wake_avg_idle_lasts_until_the_cpu_wakes_from_idle() {
-    use crate::kernel::topology::{Numbering, Topology, TopologySpec};
-    let spec = TopologySpec {
-        llcs: 1,
-        llc_weight: 2,
-        smt: 1,
-        cluster_size: 0,
-        numbering: Numbering::Contiguous,
-        nodes: 1,
-    };
-    let p = crate::kernel::features::preset("linux-5.15").unwrap();
-    let mut st = SchedState::new(
-        Topology::new(spec).unwrap(),
-        p.features,
-        p.imbalance_pct,
-        400,
-    );
+    let mut st = state("linux-5.15", 2);
     let mut cpus = vec![rebuild::CpuSnap::default(); 2];
     cpus[0].wake_avg_idle = 900_000;
     let mut seen = vec![0; 2];
@@ -213,22 +198,10 @@ fn a_presets_charged_wake_avg_idle_lasts_until_the_cpu_wakes_from_idle() {
 /// still pulls to the waker's CPU. Both CPUs busy, prev lighter: only a sync pull moves it.
 #[test]
 fn an_exiting_wakers_sync_pulls_only_before_4_16() {
-    use crate::kernel::cpumask::CpuMask;
-    use crate::kernel::select::{TaskDuration, Wakee, Waker};
-    use crate::kernel::topology::{Numbering, Topology, TopologySpec};
-    let spec = TopologySpec {
-        llcs: 1,
-        llc_weight: 2,
-        smt: 1,
-        cluster_size: 0,
-        numbering: Numbering::Contiguous,
-        nodes: 1,
-    };
+    use crate::kernel::select::TaskDuration;
     let all = CpuMask::full(2);
     let decide = |preset: &str, sync: bool, exiting: bool| {
-        let p = crate::kernel::features::preset(preset).unwrap();
-        let topo = Topology::new(spec).unwrap();
-        let mut st = SchedState::new(topo, p.features, p.imbalance_pct, 400);
+        let mut st = state(preset, 2);
         st.cpu_load_known = true;
         for (rq, load) in st.rqs.iter_mut().zip([1024, 2048]) {
             (rq.nr_running, rq.load_avg) = (1, load);
