@@ -242,9 +242,8 @@ impl Replay {
     }
 }
 
-/// select_task_rq_fair's choice on the state as it is, with what it writes (the LLCs' flags,
-/// the waker's avg_scan_cost, sched_ext's distribute cursor) put back afterwards: the
-/// counterfactual decisions above. `scratch` keeps the LLCs' copy without an allocation.
+/// select_task_rq_fair's choice on the state as it is, with what it writes (the LLCs' flags
+/// and the waker's [`WakerScan`]) put back afterwards: the counterfactual decisions above. `scratch` keeps the LLCs' copy without an allocation.
 pub(super) fn select_aside(
     st: &mut SchedState,
     scratch: &mut Vec<crate::kernel::state::LlcShared>,
