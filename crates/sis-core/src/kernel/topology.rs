@@ -48,6 +48,18 @@ pub const MAX_LLCS: u32 = 16;
 pub const MAX_CPUS: u32 = 4096;
 
 impl TopologySpec {
+    /// One LLC of `w` CPUs, no SMT, no clusters, one node.
+    pub const fn one_llc(w: u32) -> Self {
+        TopologySpec {
+            llcs: 1,
+            llc_weight: w,
+            smt: 1,
+            cluster_size: 0,
+            numbering: Numbering::Contiguous,
+            nodes: 1,
+        }
+    }
+
     /// Checks the spec; the error names the field and the allowed values.
     pub fn check(&self) -> Result<(), crate::InputError> {
         use crate::InputError as E;

@@ -1,7 +1,7 @@
 //! One paired wake-up run through every preset's select_task_rq_fair and compared with the
 //! kernel's choice.
 
-use super::records::{finish_decision, load_snapshot, WakeRecord};
+use super::records::{finish_decision, load_snapshot, WakeRecord, WakerScan};
 use super::*;
 
 impl Replay {
@@ -145,10 +145,7 @@ impl Replay {
             if capturing {
                 let inp = &mut self.scratch_inputs[i];
                 inp.llcs.clone_from(&st.llcs);
-                inp.avg_scan_cost = st.rqs[p.waker_cpu as usize].avg_scan_cost;
-                inp.scx_distribute_prev = st.scx_distribute_prev[p.waker_cpu as usize];
-                let rq = &st.rqs[p.waker_cpu as usize];
-                (inp.wake_avg_idle, inp.wake_stamp) = (rq.wake_avg_idle, rq.wake_stamp);
+                inp.waker_scan = WakerScan::of(st, p.waker_cpu);
                 inp.recent = recent;
             }
             // Did the choice depend on the wakelist inference? The same decision with no CPU
@@ -171,9 +168,13 @@ impl Replay {
                 cpu
             });
             // The LLC flags and the waker's scan state before the decision, for the flips'
-            // counterfactual below.
+            // counterfactual below. With the waker on prev, want_affine changes nothing
+            // (wake_affine() runs only when cpu != prev_cpu), so there is nothing to try.
+            let flips_aside = p.waker_cpu != p.prev;
             let pre = WakerScan::of(st, p.waker_cpu);
-            self.scratch_pre_llcs.clone_from(&st.llcs);
+            if flips_aside {
+                self.scratch_pre_llcs.clone_from(&st.llcs);
+            }
             let out = if recording {
                 let d = &mut self.decision;
                 let out = st.decide_into(&wakee, &waker, &mut run.counters, d);
@@ -187,10 +188,8 @@ impl Replay {
             };
             count(&mut run.agree, out.cpu == kernel, at);
             // Would the flips the trace cannot show (from before it) explain the miss? The
-            // same decision, on the state it saw, with wake_wide() the other way. With the
-            // waker on prev, want_affine changes nothing (wake_affine() runs only when cpu !=
-            // prev_cpu), so there is nothing to try.
-            if out.cpu != kernel && p.waker_cpu != p.prev {
+            // same decision, on the state it saw, with wake_wide() the other way.
+            if out.cpu != kernel && flips_aside {
                 let post = WakerScan::of(st, p.waker_cpu);
                 std::mem::swap(&mut st.llcs, &mut self.scratch_pre_llcs);
                 pre.put(st, p.waker_cpu);
@@ -258,26 +257,6 @@ pub(super) fn select_aside(
     std::mem::swap(&mut st.llcs, scratch);
     saved.put(st, waker.cpu);
     cpu
-}
-
-/// What select_task_rq_fair writes on the waker's side besides the LLC flags: SIS_PROP's
-/// avg_scan_cost, 5.14's aged wake_avg_idle (aged by the jiffies and charged with the scan)
-/// and its stamp, and sched_ext's distribute cursor.
-#[derive(Clone, Copy)]
-struct WakerScan(u64, u64, u64, u32);
-
-impl WakerScan {
-    fn of(st: &SchedState, cpu: u32) -> Self {
-        let rq = &st.rqs[cpu as usize];
-        let scx = st.scx_distribute_prev[cpu as usize];
-        WakerScan(rq.avg_scan_cost, rq.wake_avg_idle, rq.wake_stamp, scx)
-    }
-
-    fn put(self, st: &mut SchedState, cpu: u32) {
-        let rq = &mut st.rqs[cpu as usize];
-        (rq.avg_scan_cost, rq.wake_avg_idle, rq.wake_stamp) = (self.0, self.1, self.2);
-        st.scx_distribute_prev[cpu as usize] = self.3;
-    }
 }
 
 /// A kept wake-up: the snapshot, each preset's CPU and what each read besides it.

@@ -431,15 +431,7 @@ impl Replay {
                      CPUs it has (give --llc-weight, --llcs, --smt)",
                 ));
             };
-            let spec = TopologySpec {
-                llcs: 1,
-                llc_weight: w,
-                smt: 1,
-                cluster_size: 0,
-                numbering: crate::kernel::topology::Numbering::Contiguous,
-                nodes: 1,
-            };
-            if let Err(e) = self.start(spec) {
+            if let Err(e) = self.start(TopologySpec::one_llc(w)) {
                 return Err(self.fail(
                     Some(n),
                     e.field,

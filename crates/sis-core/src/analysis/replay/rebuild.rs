@@ -536,11 +536,13 @@ impl Rebuild {
         });
         let mut waker_load = [0; ERAS];
         let mut waker_dur = TaskDuration::default();
+        let mut parent_wake = false;
         if let Some(w) = waker_pid.filter(|w| *w != 0) {
             self.load_touch(cpu, w);
             waker_load = self.task_loads(w);
             let wt = self.task(w);
             wt.pelt.update(now, true);
+            parent_wake = wt.parent == pid;
             waker_dur = TaskDuration {
                 dur_avg: wt.dur_avg,
                 wakee_flips: wt.flips.wakee_flips,
@@ -622,7 +624,6 @@ impl Rebuild {
             }
             _ => Some(false),
         };
-        let parent_wake = waker_pid.is_some_and(|w| w != 0 && self.task(w).parent == pid);
         self.pending.push_back(Pending {
             seq,
             line,

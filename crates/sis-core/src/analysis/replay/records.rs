@@ -9,18 +9,34 @@ use crate::kernel::select::{TaskDuration, TaskGroups44};
 use crate::kernel::trace::WakeupId;
 
 /// What one preset's select_task_rq_fair read besides the CPU snapshot: its LLC flags
-/// (has_idle_cores, nr_idle_scan, ...), the waker CPU's avg_scan_cost and sched_ext
-/// distribute position, and the wakee's recent_used_cpu as this preset kept it.
+/// (has_idle_cores, nr_idle_scan, ...), the waker CPU's scan state and the wakee's
+/// recent_used_cpu as this preset kept them.
 #[derive(Clone, Debug, Default)]
 pub(super) struct PresetInput {
     pub llcs: Vec<crate::kernel::state::LlcShared>,
-    pub avg_scan_cost: u64,
+    pub waker_scan: WakerScan,
     pub recent: Option<u32>,
-    /// The waker CPU's last sched_ext idle pick (cpumask_any_and_distribute's start).
-    pub scx_distribute_prev: u32,
-    /// The waker CPU's wake_avg_idle and wake_stamp as this preset kept them (5.14-6.6).
-    pub wake_avg_idle: u64,
-    pub wake_stamp: u64,
+}
+
+/// What select_task_rq_fair reads and writes on the waker's CPU besides the LLC flags:
+/// SIS_PROP's avg_scan_cost, 5.14's wake_avg_idle (aged by the jiffies gone and charged with
+/// the scan) and its stamp, and sched_ext's distribute cursor (cpumask_any_and_distribute's
+/// start). `cpu` must be a CPU of `st`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct WakerScan(u64, u64, u64, u32);
+
+impl WakerScan {
+    pub(super) fn of(st: &SchedState, cpu: u32) -> Self {
+        let rq = &st.rqs[cpu as usize];
+        let scx = st.scx_distribute_prev[cpu as usize];
+        WakerScan(rq.avg_scan_cost, rq.wake_avg_idle, rq.wake_stamp, scx)
+    }
+
+    pub(super) fn put(self, st: &mut SchedState, cpu: u32) {
+        let rq = &mut st.rqs[cpu as usize];
+        (rq.avg_scan_cost, rq.wake_avg_idle, rq.wake_stamp) = (self.0, self.1, self.2);
+        st.scx_distribute_prev[cpu as usize] = self.3;
+    }
 }
 
 /// One classified wake-up as the replay saw it.
@@ -144,18 +160,16 @@ impl Replay {
         let inp = rec.inputs.get(preset)?;
         let mut st = run.st.clone();
         let era = super::load::load_era(&run.preset);
-        // Every CPU's resets taken as new; then the waker's two as the preset kept them.
+        // Every CPU's resets taken as new; then the waker's scan state as the preset kept it.
         let mut seen: Vec<u32> = rec.cpus.iter().map(|c| !c.wake_resets).collect();
         load_snapshot(&mut st, &rec.cpus, rec.tg44, era, &mut seen);
-        let rq = st.rqs.get_mut(rec.id.waker_cpu as usize)?;
-        (rq.wake_avg_idle, rq.wake_stamp) = (inp.wake_avg_idle, inp.wake_stamp);
+        if rec.id.waker_cpu as usize >= st.rqs.len() {
+            return None;
+        }
+        inp.waker_scan.put(&mut st, rec.id.waker_cpu);
         st.llcs.clone_from(&inp.llcs);
-        st.rqs.get_mut(rec.id.waker_cpu as usize)?.avg_scan_cost = inp.avg_scan_cost;
-        *st.scx_distribute_prev.get_mut(rec.id.waker_cpu as usize)? = inp.scx_distribute_prev;
-        let allowed = match rec.pinned {
-            Some(c) => self.masks.get(c as usize)?,
-            None => &self.full,
-        };
+        // A bound wakee returned above: the fair path's wakee may use every CPU.
+        let allowed = &self.full;
         let wakee = Wakee {
             prev: rec.id.prev,
             recent_used_cpu: inp.recent,

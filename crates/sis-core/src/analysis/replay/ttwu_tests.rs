@@ -24,23 +24,11 @@ const TRACE: &str = "\
                a-400   [001] 10.000071: sched_wakeup: comm=e pid=500 prio=120 target_cpu=000
 ";
 
-/// One LLC of `w` CPUs, no SMT.
-fn one_llc(w: u32) -> TopologySpec {
-    TopologySpec {
-        llcs: 1,
-        llc_weight: w,
-        smt: 1,
-        cluster_size: 0,
-        numbering: crate::kernel::topology::Numbering::Contiguous,
-        nodes: 1,
-    }
-}
-
 /// A fresh state of preset `name` on one LLC of `w` CPUs.
 fn state(name: &str, w: u32) -> SchedState {
     let p = crate::kernel::features::preset(name).unwrap();
     SchedState::new(
-        Topology::new(one_llc(w)).unwrap(),
+        Topology::new(TopologySpec::one_llc(w)).unwrap(),
         p.features,
         p.imbalance_pct,
         400,
@@ -53,7 +41,7 @@ fn replayed() -> (Replay, ReplayReport) {
 
 fn replay_of(trace: &str, preset: &str) -> (Replay, ReplayReport) {
     let mut r = Replay::new(ReplayConfig {
-        topology: Some(one_llc(2)),
+        topology: Some(TopologySpec::one_llc(2)),
         presets: vec![preset.into()],
         keep: usize::MAX,
         ..Default::default()
