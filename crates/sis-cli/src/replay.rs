@@ -159,7 +159,7 @@ fn feed(r: &mut Replay, path: &str, mut input: Box<dyn BufRead>) -> Result<(), R
             }
             return Ok(());
         }
-        let used = match buf.iter().position(|b| *b == b'\n') {
+        let used = match sis_core::analysis::replay::line_end(buf) {
             Some(i) => {
                 if line.is_empty() {
                     r.feed_line(&buf[..i])?;

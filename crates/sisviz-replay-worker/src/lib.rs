@@ -86,7 +86,7 @@ pub fn replay_open(query: &str) -> String {
 pub fn replay_feed(chunk: &[u8]) -> String {
     with(|s| {
         let mut rest = chunk;
-        while let Some(i) = rest.iter().position(|b| *b == b'\n') {
+        while let Some(i) = sis_core::analysis::replay::line_end(rest) {
             let r = if s.carry.is_empty() {
                 s.replay.feed_line(&rest[..i])
             } else {

@@ -67,13 +67,38 @@ pub enum Line<'a> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineError(pub String);
 
-const USED: [&str; 5] = [
-    "sched_switch",
-    "sched_waking",
-    "sched_wakeup",
-    "sched_wakeup_new",
-    "sched_migrate_task",
-];
+/// The event a line names, once its name is matched (one comparison per line).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Switch,
+    Waking,
+    Wakeup,
+    WakeupNew,
+    Migrate,
+}
+
+impl Kind {
+    fn of(name: &str) -> Option<Kind> {
+        Some(match name {
+            "sched_switch" => Kind::Switch,
+            "sched_waking" => Kind::Waking,
+            "sched_wakeup" => Kind::Wakeup,
+            "sched_wakeup_new" => Kind::WakeupNew,
+            "sched_migrate_task" => Kind::Migrate,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Switch => "sched_switch",
+            Kind::Waking => "sched_waking",
+            Kind::Wakeup => "sched_wakeup",
+            Kind::WakeupNew => "sched_wakeup_new",
+            Kind::Migrate => "sched_migrate_task",
+        }
+    }
+}
 
 /// Parses one line (without its newline).
 pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
@@ -118,10 +143,10 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
             return Ok(Line::NotEvent);
         }
     }
-    let time_ns = parse_timestamp(&tok[..tok.len() - 1]).ok_or_else(|| {
+    let stamp = &tok[..tok.len() - 1];
+    let time_ns = parse_timestamp(stamp).ok_or_else(|| {
         LineError(format!(
-            "timestamp '{}' is not seconds.fraction with 1 to 9 digits",
-            &tok[..tok.len() - 1]
+            "timestamp '{stamp}' is not seconds.fraction with 1 to 9 digits"
         ))
     })?;
     rest = trim_ascii_start(&rest[tok.len()..]);
@@ -139,13 +164,13 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
     };
     // perf script: "sched:sched_switch:"; perf may also print a sample period before it.
     let name = name.strip_prefix("sched:").unwrap_or(name);
-    if !USED.contains(&name) {
+    let Some(kind) = Kind::of(name) else {
         return Ok(Line::OtherEvent);
-    }
-    let fields = &rest[name_tok.len()..];
-    let f = Fields::scan(fields);
-    let event = match name {
-        "sched_switch" => {
+    };
+    let f = Fields::scan(&rest[name_tok.len()..]);
+    let name = kind.name();
+    let event = match kind {
+        Kind::Switch => {
             let prev_pid = field_u32(f.prev_pid, "prev_pid", name)?;
             let state = f.prev_state.ok_or_else(|| missing("prev_state", name))?;
             let next_pid = field_u32(f.next_pid, "next_pid", name)?;
@@ -157,30 +182,25 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
                 next_pid,
             }
         }
-        "sched_waking" => SchedEvent::Waking {
+        Kind::Waking => SchedEvent::Waking {
             pid: field_u32(f.pid, "pid", name)?,
             target_cpu: field_u32(f.target_cpu, "target_cpu", name)?,
         },
-        "sched_wakeup" | "sched_wakeup_new" => SchedEvent::Wakeup {
+        Kind::Wakeup | Kind::WakeupNew => SchedEvent::Wakeup {
             pid: field_u32(f.pid, "pid", name)?,
             target_cpu: field_u32(f.target_cpu, "target_cpu", name)?,
-            new: name == "sched_wakeup_new",
+            new: kind == Kind::WakeupNew,
         },
-        _ => SchedEvent::Migrate {
+        Kind::Migrate => SchedEvent::Migrate {
             pid: field_u32(f.pid, "pid", name)?,
             orig_cpu: field_u32(f.orig_cpu, "orig_cpu", name)?,
             dest_cpu: field_u32(f.dest_cpu, "dest_cpu", name)?,
         },
     };
-    let (comm, prio) = match event {
-        SchedEvent::Waking { .. } | SchedEvent::Wakeup { .. } => (f.comm, f.prio),
-        SchedEvent::Switch { .. } => (f.next_comm, f.next_prio),
-        SchedEvent::Migrate { .. } => ("", f.prio),
-    };
-    let prev_comm = if matches!(event, SchedEvent::Switch { .. }) {
-        f.prev_comm
-    } else {
-        ""
+    let (comm, prev_comm, prio) = match kind {
+        Kind::Switch => (f.next_comm, f.prev_comm, f.next_prio),
+        Kind::Migrate => ("", "", f.prio),
+        _ => (f.comm, "", f.prio),
     };
     Ok(Line::Event(TraceEvent {
         cpu,
@@ -201,13 +221,19 @@ fn missing(field: &str, event: &str) -> LineError {
 /// is not a small integer is read as absent (the field is informative, not structural).
 fn field_prio(v: &str) -> Option<i32> {
     let (neg, digits) = match v.strip_prefix('-') {
-        Some(d) => (true, d),
-        None => (false, v),
+        Some(d) => (true, d.as_bytes()),
+        None => (false, v.as_bytes()),
     };
-    if digits.is_empty() || digits.len() > 3 || digits_len(digits) != digits.len() {
+    if digits.is_empty() || digits.len() > 3 {
         return None;
     }
-    let n = digits.bytes().fold(0i32, |a, b| a * 10 + (b - b'0') as i32);
+    let mut n = 0i32;
+    for &b in digits {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + (b - b'0') as i32;
+    }
     let n = if neg { -n } else { n };
     (-1..=139).contains(&n).then_some(n)
 }
@@ -242,6 +268,30 @@ const BYTE_CLASS: [u8; 256] = {
     t[b'=' as usize] = EQUALS;
     t
 };
+
+/// The first index at or after `j` whose byte is below 0x21 or '=' (every byte the field
+/// scan stops at, and a few control bytes it passes over), else `b.len()`: eight bytes a
+/// step, as a key or a value runs 3 to 20 bytes between two stops.
+fn next_stop(b: &[u8], mut j: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    while let Some(w) = b.get(j..j + 8) {
+        let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        // The lowest flagged byte of each test is exact (the borrow runs upwards only).
+        let below = w.wrapping_sub(ONES * 0x21) & !w & HIGHS;
+        let x = w ^ (ONES * b'=' as u64);
+        let equals = x.wrapping_sub(ONES) & !x & HIGHS;
+        let hit = below | equals;
+        if hit != 0 {
+            return j + (hit.trailing_zeros() / 8) as usize;
+        }
+        j += 8;
+    }
+    j + b[j.min(b.len())..]
+        .iter()
+        .position(|c| *c < 0x21 || *c == b'=')
+        .unwrap_or(b.len() - j.min(b.len()))
+}
 
 /// `str::trim_start` for the ASCII whitespace a trace line has, a byte at a time.
 fn trim_ascii_start(s: &str) -> &str {
@@ -287,20 +337,23 @@ fn is_timestamp_token(tok: &str) -> bool {
 
 /// "63982.794565804" (ns) or "63982.794565" (us) -> ns.
 pub fn parse_timestamp(s: &str) -> Option<u64> {
-    let (secs, frac) = s.split_once('.')?;
+    let b = s.as_bytes();
+    let dot = b.iter().position(|c| *c == b'.')?;
+    let (secs, frac) = (&b[..dot], &b[dot + 1..]);
     if secs.is_empty() || secs.len() > 10 || frac.is_empty() || frac.len() > 9 {
         return None;
     }
-    if digits_len(secs) != secs.len() || digits_len(frac) != frac.len() {
-        return None;
-    }
-    // All digits (checked above), at most 10 + 9 of them: no overflow in u64.
-    let num = |d: &str| d.bytes().fold(0u64, |a, b| a * 10 + (b - b'0') as u64);
-    let mut f = num(frac);
+    // All digits (checked as read), at most 10 + 9 of them: no overflow in u64.
+    let num = |d: &[u8]| {
+        d.iter().try_fold(0u64, |a, b| {
+            b.is_ascii_digit().then(|| a * 10 + (b - b'0') as u64)
+        })
+    };
+    let mut f = num(frac)?;
     for _ in frac.len()..9 {
         f *= 10;
     }
-    num(secs).checked_mul(1_000_000_000)?.checked_add(f)
+    num(secs)?.checked_mul(1_000_000_000)?.checked_add(f)
 }
 
 /// The `key=value` fields the replay reads, in one pass over the blank-separated tokens (a
@@ -332,26 +385,37 @@ impl<'a> Fields<'a> {
         let mut next_comm_start = None;
         let mut prev_comm_start = None;
         let n = b.len();
-        // The first index at or after `from` whose byte's class is in `stop` (else n).
-        let find = |from: usize, stop: u8| {
-            b[from..]
-                .iter()
-                .position(|c| BYTE_CLASS[*c as usize] & stop != 0)
-                .map_or(n, |k| from + k)
-        };
-        let mut i = 0;
-        while i < n {
-            let start = b[i..]
-                .iter()
-                .position(|c| BYTE_CLASS[*c as usize] & SPACE == 0)
-                .map_or(n, |k| i + k);
-            i = find(start, SPACE | EQUALS);
-            // A token without '=' is not a field.
-            if i == n || b[i] != b'=' {
+        // One pass over the bytes: a token runs from `start` to the next blank, and its
+        // first '=' (at `eq`) splits it into a key and a value. Tokens without one are
+        // passed over.
+        let mut start = 0;
+        let mut eq = usize::MAX;
+        let mut j = 0;
+        while j <= n {
+            j = next_stop(b, j);
+            let class = if j < n {
+                BYTE_CLASS[b[j] as usize]
+            } else {
+                SPACE
+            };
+            j += 1;
+            if class == 0 {
+                // A control byte that is not a blank (next_stop's word test lets it by).
                 continue;
             }
-            let eq = i;
-            i = find(eq, SPACE);
+            if class == EQUALS {
+                if eq == usize::MAX {
+                    eq = j - 1;
+                }
+                continue;
+            }
+            let (tok_start, tok_eq, i) = (start, eq, j - 1);
+            start = j;
+            eq = usize::MAX;
+            if tok_eq == usize::MAX {
+                continue;
+            }
+            let (start, eq) = (tok_start, tok_eq);
             let (key, val) = (&f[start..eq], &f[eq + 1..i]);
             match key {
                 "comm" => {
@@ -405,16 +469,19 @@ fn field_u32(v: Option<&str>, key: &str, event: &str) -> Result<u32, LineError> 
             "{event} with an empty {key}= (truncated line?)"
         )));
     }
-    if digits_len(v) != v.len() {
+    if !v.bytes().all(|b| b.is_ascii_digit()) {
         return Err(LineError(format!(
             "{event}: {key}='{v}' is not a non-negative integer"
         )));
     }
-    leading_u32(v).ok_or_else(|| {
-        LineError(format!(
+    // At most 9 digits: no overflow.
+    if v.len() > 9 {
+        return Err(LineError(format!(
             "{event}: {key}={v} is beyond the largest id 999999999"
-        ))
-    })
+        )));
+    }
+    let n = v.bytes().fold(0u32, |a, b| a * 10 + (b - b'0') as u32);
+    Ok(n)
 }
 
 #[cfg(test)]
@@ -497,7 +564,7 @@ mod tests {
     #[test]
     fn fields_split_at_any_ascii_space_and_at_a_tokens_first_equals_only() {
         // A tab between fields, an '=' inside a comm and a token without '=' (the switch's
-        // "==>" is one): the field scan's byte classes (parse.rs BYTE_CLASS).
+        // "==>" is one): the field scan's token split (parse.rs Fields::scan).
         let e = ev("a-1 [001] 1.000001: sched_switch: prev_comm=k=v x\tprev_pid=12 prev_prio=120 prev_state=D ==>\tnext_comm=a b=c next_pid=13\tnext_prio=100\r");
         assert_eq!((e.prev_comm, e.comm), ("k=v x", "a b=c"));
         assert_eq!((e.prev_prio, e.prio), (Some(120), Some(100)));
@@ -519,6 +586,27 @@ mod tests {
                 "sched_waking with an empty pid= (truncated line?)".into()
             ))
         );
+    }
+
+    #[test]
+    fn the_word_scan_stops_where_a_byte_scan_would() {
+        // Stops at every offset of a word, in the tail, after UTF-8 (bytes >= 0x80 never
+        // stop) and at control bytes; next_stop must equal the byte-at-a-time answer.
+        let text = "prev_comm=caf\u{e9} w\u{f6}rker prev_pid=12\tx\u{1}y==>\r next_comm=a";
+        let b = text.as_bytes();
+        let naive = |j: usize| {
+            (j..b.len())
+                .find(|&k| b[k] < 0x21 || b[k] == b'=')
+                .unwrap_or(b.len())
+        };
+        for j in 0..=b.len() {
+            assert_eq!(next_stop(b, j), naive(j), "from {j}");
+        }
+        let line = format!("a-1 [001] 1.000001: sched_switch: {text} next_pid=3 next_prio=120")
+            .replace("prev_pid=12", "prev_pid=12 prev_state=S");
+        let e = ev(&line);
+        assert_eq!(e.prev_comm, "caf\u{e9} w\u{f6}rker");
+        assert_eq!(e.comm, "a");
     }
 
     #[test]
