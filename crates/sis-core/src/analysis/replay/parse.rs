@@ -133,20 +133,22 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
     let mut rest = trim_ascii_start(&t[close + 1..]);
     // The optional irq-flags column ("d..2", "dNh3."), then "secs.frac:".
     let mut tok = first_token(rest);
-    if !is_timestamp_token(tok) {
+    let mut stamp = timestamp_token(tok);
+    if stamp.is_none() {
         if tok.is_empty() || tok.ends_with(':') {
             return Ok(Line::NotEvent);
         }
         rest = trim_ascii_start(&rest[tok.len()..]);
         tok = first_token(rest);
-        if !is_timestamp_token(tok) {
-            return Ok(Line::NotEvent);
-        }
+        stamp = timestamp_token(tok);
     }
-    let stamp = &tok[..tok.len() - 1];
-    let time_ns = parse_timestamp(stamp).ok_or_else(|| {
+    let Some(stamp) = stamp else {
+        return Ok(Line::NotEvent);
+    };
+    let time_ns = stamp.ok_or_else(|| {
         LineError(format!(
-            "timestamp '{stamp}' is not seconds.fraction with 1 to 9 digits"
+            "timestamp '{}' is not seconds.fraction with 1 to 9 digits",
+            &tok[..tok.len() - 1]
         ))
     })?;
     rest = trim_ascii_start(&rest[tok.len()..]);
@@ -273,10 +275,7 @@ const BYTE_CLASS: [u8; 256] = {
 /// scan stops at, and a few control bytes it passes over), else `b.len()`: eight bytes a
 /// step, as a key or a value runs 3 to 20 bytes between two stops.
 fn next_stop(b: &[u8], mut j: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    while let Some(w) = b.get(j..j + 8) {
-        let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+    while let Some(w) = word_at(b, j) {
         // The lowest flagged byte of each test is exact (the borrow runs upwards only).
         let below = w.wrapping_sub(ONES * 0x21) & !w & HIGHS;
         let x = w ^ (ONES * b'=' as u64);
@@ -293,27 +292,68 @@ fn next_stop(b: &[u8], mut j: usize) -> usize {
         .unwrap_or(b.len() - j.min(b.len()))
 }
 
-/// `str::trim_start` for the ASCII whitespace a trace line has, a byte at a time.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The eight bytes at `j`, if there are eight.
+fn word_at(b: &[u8], j: usize) -> Option<u64> {
+    let w = b.get(j..j + 8)?;
+    Some(u64::from_le_bytes([
+        w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7],
+    ]))
+}
+
+/// `str::trim_start` for the ASCII whitespace a trace line has (ftrace pads the task column
+/// with blanks): eight blanks a step, then a byte at a time.
 fn trim_ascii_start(s: &str) -> &str {
-    let n = s.bytes().take_while(u8::is_ascii_whitespace).count();
+    let b = s.as_bytes();
+    let mut j = 0;
+    while word_at(b, j) == Some(ONES * b' ' as u64) {
+        j += 8;
+    }
+    let n = j + b[j..]
+        .iter()
+        .take_while(|c| c.is_ascii_whitespace())
+        .count();
     &s[n..]
 }
 
 fn first_token(s: &str) -> &str {
     // Bytes, not chars: ASCII whitespace never sits inside a multi-byte UTF-8 sequence.
-    let end = s
-        .bytes()
-        .position(|b| b.is_ascii_whitespace())
-        .unwrap_or(s.len());
+    // Eight bytes a step while none is below 0x21 (every blank is), then a byte at a time.
+    let b = s.as_bytes();
+    let mut j = 0;
+    while let Some(w) = word_at(b, j) {
+        if w.wrapping_sub(ONES * 0x21) & !w & HIGHS != 0 {
+            break;
+        }
+        j += 8;
+    }
+    let end = j + b[j..]
+        .iter()
+        .position(|c| c.is_ascii_whitespace())
+        .unwrap_or(b.len() - j);
     &s[..end]
+}
+
+/// The first `needle` at or after `j`: eight bytes a step (the task column runs 10 to 30).
+fn find_byte(b: &[u8], mut j: usize, needle: u8) -> Option<usize> {
+    while let Some(w) = word_at(b, j) {
+        let x = w ^ (ONES * needle as u64);
+        let hit = x.wrapping_sub(ONES) & !x & HIGHS;
+        if hit != 0 {
+            return Some(j + (hit.trailing_zeros() / 8) as usize);
+        }
+        j += 8;
+    }
+    b.get(j..)?.iter().position(|c| *c == needle).map(|k| j + k)
 }
 
 /// "[002]" preceded by a blank: (index of '[', index of ']', cpu).
 fn cpu_column(t: &str) -> Option<(usize, usize, u32)> {
     let b = t.as_bytes();
     let mut from = 0;
-    while let Some(i) = b[from..].iter().position(|c| *c == b'[') {
-        let open = from + i;
+    while let Some(open) = find_byte(b, from, b'[') {
         let n = digits_len(&t[open + 1..]);
         let close = open + 1 + n;
         if n > 0 && b.get(close) == Some(&b']') && (open == 0 || b[open - 1] == b' ') {
@@ -326,34 +366,41 @@ fn cpu_column(t: &str) -> Option<(usize, usize, u32)> {
     None
 }
 
-fn is_timestamp_token(tok: &str) -> bool {
-    tok.len() >= 2
-        && tok.ends_with(':')
-        && tok.as_bytes()[0].is_ascii_digit()
-        && tok[..tok.len() - 1]
-            .bytes()
-            .all(|c| c.is_ascii_digit() || c == b'.')
-}
-
-/// "63982.794565804" (ns) or "63982.794565" (us) -> ns.
-pub fn parse_timestamp(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
-    let dot = b.iter().position(|c| *c == b'.')?;
-    let (secs, frac) = (&b[..dot], &b[dot + 1..]);
-    if secs.is_empty() || secs.len() > 10 || frac.is_empty() || frac.len() > 9 {
+/// A timestamp column, "63982.794565804:" (ns) or "63982.794565:" (us), read in one pass:
+/// None if `tok` is not one (a digit first, then digits and dots, then ':'), Some(None) if it
+/// is one but not seconds.fraction with at most 10 + 9 digits, else Some(Some(ns)).
+fn timestamp_token(tok: &str) -> Option<Option<u64>> {
+    let body = tok.strip_suffix(':')?;
+    if !body.as_bytes().first()?.is_ascii_digit() {
         return None;
     }
-    // All digits (checked as read), at most 10 + 9 of them: no overflow in u64.
-    let num = |d: &[u8]| {
-        d.iter().try_fold(0u64, |a, b| {
-            b.is_ascii_digit().then(|| a * 10 + (b - b'0') as u64)
-        })
-    };
-    let mut f = num(frac)?;
-    for _ in frac.len()..9 {
-        f *= 10;
+    let (mut secs, mut frac) = (0u64, 0u64);
+    let (mut secs_len, mut frac_len, mut dots) = (0usize, 0usize, 0usize);
+    for &c in body.as_bytes() {
+        match c {
+            b'0'..=b'9' if dots == 0 => {
+                secs = secs.wrapping_mul(10).wrapping_add((c - b'0') as u64);
+                secs_len += 1;
+            }
+            b'0'..=b'9' => {
+                frac = frac.wrapping_mul(10).wrapping_add((c - b'0') as u64);
+                frac_len += 1;
+            }
+            b'.' => dots += 1,
+            _ => return None,
+        }
     }
-    num(secs)?.checked_mul(1_000_000_000)?.checked_add(f)
+    // At most 10 + 9 digits (checked before the value is used): no overflow in u64.
+    if dots != 1 || secs_len > 10 || frac_len == 0 || frac_len > 9 {
+        return Some(None);
+    }
+    for _ in frac_len..9 {
+        frac *= 10;
+    }
+    Some(
+        secs.checked_mul(1_000_000_000)
+            .and_then(|s| s.checked_add(frac)),
+    )
 }
 
 /// The `key=value` fields the replay reads, in one pass over the blank-separated tokens (a
