@@ -22,6 +22,7 @@ mod report;
 pub mod timeline;
 #[cfg(test)]
 mod ttwu_tests;
+mod words;
 
 pub use records::WakeRecord;
 pub use report::{

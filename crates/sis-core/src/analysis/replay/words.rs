@@ -1,0 +1,94 @@
+//! Byte scans for the trace parser (parse.rs), eight bytes a step where a line's runs are
+//! long enough to pay for it: every byte of a trace passes through one of these.
+
+/// The field scan's byte classes, one table load a byte: `u8::is_ascii_whitespace` and '='.
+pub(super) const SPACE: u8 = 1;
+pub(super) const EQUALS: u8 = 2;
+pub(super) const BYTE_CLASS: [u8; 256] = {
+    let mut t = [0; 256];
+    t[b' ' as usize] = SPACE;
+    t[b'\t' as usize] = SPACE;
+    t[b'\n' as usize] = SPACE;
+    t[0x0c] = SPACE;
+    t[b'\r' as usize] = SPACE;
+    t[b'=' as usize] = EQUALS;
+    t
+};
+
+/// The first index at or after `j` whose byte is below 0x21 or '=' (every byte the field
+/// scan stops at, and a few control bytes it passes over), else `b.len()`: eight bytes a
+/// step, as a key or a value runs 3 to 20 bytes between two stops.
+pub(super) fn next_stop(b: &[u8], mut j: usize) -> usize {
+    while let Some(w) = word_at(b, j) {
+        // The lowest flagged byte of each test is exact (the borrow runs upwards only).
+        let below = w.wrapping_sub(ONES * 0x21) & !w & HIGHS;
+        let x = w ^ (ONES * b'=' as u64);
+        let equals = x.wrapping_sub(ONES) & !x & HIGHS;
+        let hit = below | equals;
+        if hit != 0 {
+            return j + (hit.trailing_zeros() / 8) as usize;
+        }
+        j += 8;
+    }
+    j + b[j.min(b.len())..]
+        .iter()
+        .position(|c| *c < 0x21 || *c == b'=')
+        .unwrap_or(b.len() - j.min(b.len()))
+}
+
+pub(super) const ONES: u64 = 0x0101_0101_0101_0101;
+pub(super) const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The eight bytes at `j`, if there are eight.
+pub(super) fn word_at(b: &[u8], j: usize) -> Option<u64> {
+    let w = b.get(j..j + 8)?;
+    Some(u64::from_le_bytes([
+        w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7],
+    ]))
+}
+
+/// `str::trim_start` for the ASCII whitespace a trace line has (ftrace pads the task column
+/// with blanks): eight blanks a step, then a byte at a time.
+pub(super) fn trim_ascii_start(s: &str) -> &str {
+    let b = s.as_bytes();
+    let mut j = 0;
+    while word_at(b, j) == Some(ONES * b' ' as u64) {
+        j += 8;
+    }
+    let n = j + b[j..]
+        .iter()
+        .take_while(|c| c.is_ascii_whitespace())
+        .count();
+    &s[n..]
+}
+
+pub(super) fn first_token(s: &str) -> &str {
+    // Bytes, not chars: ASCII whitespace never sits inside a multi-byte UTF-8 sequence.
+    // Eight bytes a step while none is below 0x21 (every blank is), then a byte at a time.
+    let b = s.as_bytes();
+    let mut j = 0;
+    while let Some(w) = word_at(b, j) {
+        if w.wrapping_sub(ONES * 0x21) & !w & HIGHS != 0 {
+            break;
+        }
+        j += 8;
+    }
+    let end = j + b[j..]
+        .iter()
+        .position(|c| c.is_ascii_whitespace())
+        .unwrap_or(b.len() - j);
+    &s[..end]
+}
+
+/// The first `needle` at or after `j`: eight bytes a step (the task column runs 10 to 30).
+pub(super) fn find_byte(b: &[u8], mut j: usize, needle: u8) -> Option<usize> {
+    while let Some(w) = word_at(b, j) {
+        let x = w ^ (ONES * needle as u64);
+        let hit = x.wrapping_sub(ONES) & !x & HIGHS;
+        if hit != 0 {
+            return Some(j + (hit.trailing_zeros() / 8) as usize);
+        }
+        j += 8;
+    }
+    b.get(j..)?.iter().position(|c| *c == needle).map(|k| j + k)
+}
