@@ -662,13 +662,13 @@ fn cpu_list(cpus: &[u32]) -> String {
     out.join(",")
 }
 
-/// Replays a whole text trace in one call.
 /// The index of the first newline in `buf`: how every reader of a trace cuts it into lines
 /// (a vectorised search: this runs over every byte of the trace).
 pub fn line_end(buf: &[u8]) -> Option<usize> {
     memchr::memchr(b'\n', buf)
 }
 
+/// Replays a whole text trace in one call.
 pub fn replay_text(cfg: ReplayConfig, text: &[u8]) -> Result<ReplayReport, ReplayError> {
     let mut r = Replay::new(cfg).map_err(|error| ReplayError {
         error,
