@@ -92,3 +92,43 @@ pub(super) fn find_byte(b: &[u8], mut j: usize, needle: u8) -> Option<usize> {
     }
     b.get(j..)?.iter().position(|c| *c == needle).map(|k| j + k)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Text with blanks, '[' and '=' at every offset of a word, multi-byte UTF-8 and a
+    /// control byte: each word scan must give what a byte at a time gives, from every start.
+    const TEXT: &str =
+        "   \t  k\u{e9}-1 [003] d..2 x=[y]  \u{1}caf\u{e9}=1\tw\u{f6}rker==>\r [12] z";
+
+    #[test]
+    fn the_word_scans_agree_with_a_byte_at_a_time() {
+        for j in 0..=TEXT.len() {
+            if !TEXT.is_char_boundary(j) {
+                continue;
+            }
+            let s = &TEXT[j..];
+            let b = s.as_bytes();
+            assert_eq!(
+                trim_ascii_start(s),
+                s.trim_start_matches(|c: char| c.is_ascii_whitespace()),
+                "trim from {j}"
+            );
+            let tok_end = b
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .unwrap_or(b.len());
+            assert_eq!(first_token(s), &s[..tok_end], "token from {j}");
+            for k in 0..=b.len() {
+                let want = b[k..].iter().position(|c| *c == b'[').map(|i| k + i);
+                assert_eq!(find_byte(b, k, b'['), want, "'[' from {j}+{k}");
+                let stop = b[k..]
+                    .iter()
+                    .position(|c| *c < 0x21 || *c == b'=')
+                    .map_or(b.len(), |i| k + i);
+                assert_eq!(next_stop(b, k), stop, "stop from {j}+{k}");
+            }
+        }
+    }
+}
