@@ -269,8 +269,13 @@ fn cpu_column(t: &str) -> Option<(usize, usize, u32)> {
         let n = digits_len(&t[open + 1..]);
         let close = open + 1 + n;
         if n > 0 && b.get(close) == Some(&b']') && (open == 0 || b[open - 1] == b' ') {
-            // A CPU number of more than 9 digits is not a CPU column.
-            let cpu = leading_u32(&t[open + 1..])?;
+            // A CPU number of more than 9 digits is not a CPU column (and 9 cannot overflow).
+            if n > 9 {
+                return None;
+            }
+            let cpu = b[open + 1..close]
+                .iter()
+                .fold(0u32, |a, d| a * 10 + (d - b'0') as u32);
             return Some((open, close, cpu));
         }
         from = open + 1;
