@@ -80,6 +80,7 @@ impl Replay {
             self.scratch_chosen.clear();
         }
         let delayed = p.delayed;
+        self.snaps.update(&p.cpus);
         for (i, run) in self.runs.iter_mut().enumerate() {
             // A wakee bound to one CPU: select_task_rq() calls the class hook only when
             // nr_cpus_allowed > 1 (4.4 .. 6.12 core.c), so nothing select_task_rq_fair keeps
@@ -111,7 +112,14 @@ impl Replay {
             }
             let st = &mut run.st;
             let era = super::load::load_era(&run.preset);
-            load_snapshot(st, &p.cpus, p.tg44, era, &mut run.wake_seen);
+            load_snapshot(
+                st,
+                &p.cpus,
+                p.tg44,
+                era,
+                &mut run.wake_seen,
+                Some((&self.snaps, &mut run.loaded)),
+            );
             for (llc, seq) in p.idle_core_seq.iter().enumerate() {
                 if *seq > run.seen_idle_core[llc] {
                     run.seen_idle_core[llc] = *seq;

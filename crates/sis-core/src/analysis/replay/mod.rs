@@ -146,6 +146,8 @@ struct PresetRun {
     flips_explained: u64,
     /// Per CPU, the rebuild's wake_avg_idle resets this preset has taken (load_snapshot).
     wake_seen: Vec<u32>,
+    /// The snapshot epoch this preset's state holds (records::SnapGens).
+    loaded: u64,
 }
 
 /// A replay in progress.
@@ -180,6 +182,7 @@ pub struct Replay {
     /// The LLCs' state kept aside while a counterfactual decision runs (evaluate.rs).
     scratch_llcs: Vec<crate::kernel::state::LlcShared>,
     scratch_pre_llcs: Vec<crate::kernel::state::LlcShared>,
+    snaps: records::SnapGens,
     time_order: TimeOrder,
     timeline: Option<timeline::Timeline>,
 }
@@ -241,6 +244,7 @@ impl Replay {
             scratch_chosen: Vec::new(),
             scratch_llcs: Vec::new(),
             scratch_pre_llcs: Vec::new(),
+            snaps: Default::default(),
             timeline: None,
             cfg,
         };
@@ -272,6 +276,7 @@ impl Replay {
                 autogroup_changed: 0,
                 flips_explained: 0,
                 wake_seen: vec![0; n as usize],
+                loaded: 0,
             })
             .collect();
         self.masks = (0..n).map(|c| CpuMask::from_cpus(n, [c])).collect();

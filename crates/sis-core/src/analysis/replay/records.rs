@@ -99,13 +99,18 @@ pub(super) fn load_snapshot(
     tg44: Option<TaskGroups44>,
     era: usize,
     wake_seen: &mut [u32],
+    gens: Option<(&SnapGens, &mut u64)>,
 ) {
     st.cpu_load_known = true;
     // The inferred task groups feed 4.4's effective_load() only (replay/group44.rs).
-    st.tg44 = if era == 0 { tg44 } else { None };
+    if era == 0 {
+        st.tg44 = tg44;
+    } else if st.tg44.is_some() {
+        st.tg44 = None;
+    }
     // v6.12: a sched_delayed task stays on_rq and in rq->nr_running until it is dequeued.
     let delayed = st.features.delay_dequeue;
-    for ((rq, s), seen) in st.rqs.iter_mut().zip(cpus).zip(wake_seen) {
+    let load = |rq: &mut crate::kernel::state::Rq, s: &rebuild::CpuSnap, seen: &mut u32| {
         rq.load_avg = s.load[era];
         rq.nr_running = s.nr_running + if delayed { s.delayed } else { 0 };
         rq.nr_sched_idle = 0;
@@ -119,6 +124,55 @@ pub(super) fn load_snapshot(
             rq.wake_stamp = s.wake_stamp;
         }
         rq.cache_hot_timeout = s.cache_hot_timeout;
+    };
+    if let Some((g, loaded)) = gens {
+        let previous = *loaded + 1 == g.epoch;
+        *loaded = g.epoch;
+        // This preset holds the wake-up before's snapshot: only the CPUs that changed since
+        // (no decision writes these fields but wake_avg_idle and wake_stamp, which only a
+        // reset reloads).
+        if previous {
+            for &c in &g.changed {
+                if let (Some(rq), Some(s), Some(seen)) =
+                    (st.rqs.get_mut(c), cpus.get(c), wake_seen.get_mut(c))
+                {
+                    load(rq, s, seen);
+                }
+            }
+            return;
+        }
+    }
+    for ((rq, s), seen) in st.rqs.iter_mut().zip(cpus).zip(wake_seen) {
+        load(rq, s, seen);
+    }
+}
+
+/// The CPUs whose snapshot changed from one decided wake-up to the next, so that a preset
+/// that loaded the one before reloads only those (load_snapshot).
+#[derive(Default)]
+pub(super) struct SnapGens {
+    /// Bumped at each decided wake-up; a preset keeps the epoch it last loaded.
+    epoch: u64,
+    changed: Vec<usize>,
+    last: Vec<rebuild::CpuSnap>,
+}
+
+impl SnapGens {
+    /// Takes `cpus`, the snapshot of the wake-up about to be decided.
+    pub(super) fn update(&mut self, cpus: &[rebuild::CpuSnap]) {
+        self.epoch += 1;
+        self.changed.clear();
+        if self.last.len() != cpus.len() {
+            self.last = cpus.to_vec();
+            self.changed.extend(0..cpus.len());
+            return;
+        }
+        for (c, (last, s)) in self.last.iter_mut().zip(cpus).enumerate() {
+            if last != s {
+                *last = *s;
+                self.changed.push(c);
+            }
+        }
     }
 }
 
@@ -162,7 +216,7 @@ impl Replay {
         let era = super::load::load_era(&run.preset);
         // Every CPU's resets taken as new; then the waker's scan state as the preset kept it.
         let mut seen: Vec<u32> = rec.cpus.iter().map(|c| !c.wake_resets).collect();
-        load_snapshot(&mut st, &rec.cpus, rec.tg44, era, &mut seen);
+        load_snapshot(&mut st, &rec.cpus, rec.tg44, era, &mut seen, None);
         if rec.id.waker_cpu as usize >= st.rqs.len() {
             return None;
         }
@@ -191,5 +245,73 @@ impl Replay {
         let out = st.decide_into(&wakee, &waker, &mut Counters::default(), &mut d);
         finish_decision(&st, &wakee, &out, rec.id, &mut d);
         Some(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(name: &str) -> SchedState {
+        let p = crate::kernel::features::preset(name).unwrap();
+        let topo = Topology::new(TopologySpec::one_llc(4)).unwrap();
+        SchedState::new(topo, p.features, p.imbalance_pct, 400)
+    }
+
+    /// What load_snapshot writes on one runqueue.
+    type Loaded = (u64, u32, u32, u32, bool, u64, u64, u64, u64);
+
+    fn fields(st: &SchedState) -> Vec<Loaded> {
+        st.rqs
+            .iter()
+            .map(|rq| {
+                (
+                    rq.load_avg,
+                    rq.nr_running,
+                    rq.pelt.util_avg,
+                    rq.pelt.util_est.enqueued,
+                    rq.ttwu_pending,
+                    rq.avg_idle,
+                    rq.wake_avg_idle,
+                    rq.wake_stamp,
+                    rq.cache_hot_timeout,
+                )
+            })
+            .collect()
+    }
+
+    /// A preset that loaded the wake-up before takes only the CPUs that changed; one that
+    /// skipped a wake-up (a pinned wakee) takes them all. Either way its state is the full
+    /// load's, for a 6.12 preset (sched_delayed counted) and a 6.0 one.
+    #[test]
+    fn loading_the_changed_cpus_equals_loading_all() {
+        for name in ["linux-6.0", "linux-6.12"] {
+            let (mut inc, mut full) = (state(name), state(name));
+            let (mut seen_inc, mut seen_full) = (vec![0; 4], vec![0; 4]);
+            let mut gens = SnapGens::default();
+            let mut loaded = 0;
+            let mut cpus = vec![rebuild::CpuSnap::default(); 4];
+            for step in 0..40u32 {
+                let c = (step * 7 % 4) as usize;
+                cpus[c].nr_running = step % 3;
+                cpus[c].util_avg = step * 13 % 1024;
+                cpus[c].delayed = step % 2;
+                cpus[(c + 1) % 4].load[0] += u64::from(step);
+                cpus[(c + 2) % 4].wake_resets += step % 5 / 4;
+                cpus[(c + 2) % 4].wake_avg_idle = u64::from(step) * 1000;
+                // Both presets' decisions charge the waker's wake_avg_idle alike.
+                for st in [&mut inc, &mut full] {
+                    st.rqs[c].wake_avg_idle /= 2;
+                }
+                gens.update(&cpus);
+                if step % 9 == 4 {
+                    continue; // this preset skipped the wake-up: no load at all
+                }
+                let g = Some((&gens, &mut loaded));
+                load_snapshot(&mut inc, &cpus, None, 1, &mut seen_inc, g);
+                load_snapshot(&mut full, &cpus, None, 1, &mut seen_full, None);
+                assert_eq!(fields(&inc), fields(&full), "{name}, step {step}");
+            }
+        }
     }
 }

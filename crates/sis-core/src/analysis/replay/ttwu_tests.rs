@@ -167,14 +167,14 @@ fn a_presets_charged_wake_avg_idle_lasts_until_the_cpu_wakes_from_idle() {
     cpus[0].wake_avg_idle = 900_000;
     let mut seen = vec![0; 2];
     st.rqs[0].wake_avg_idle = 123; // charged by this preset's scans
-    super::records::load_snapshot(&mut st, &cpus, None, 1, &mut seen);
+    super::records::load_snapshot(&mut st, &cpus, None, 1, &mut seen, None);
     assert_eq!(
         st.rqs[0].wake_avg_idle, 123,
         "no reset since: the preset's own"
     );
     cpus[0].wake_resets = 1;
     cpus[0].wake_stamp = 7;
-    super::records::load_snapshot(&mut st, &cpus, None, 1, &mut seen);
+    super::records::load_snapshot(&mut st, &cpus, None, 1, &mut seen, None);
     assert_eq!(
         (st.rqs[0].wake_avg_idle, st.rqs[0].wake_stamp),
         (900_000, 7)
