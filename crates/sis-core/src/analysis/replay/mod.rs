@@ -19,6 +19,7 @@ mod pending;
 pub mod rebuild;
 mod records;
 mod report;
+mod tasks;
 pub mod timeline;
 #[cfg(test)]
 mod ttwu_tests;

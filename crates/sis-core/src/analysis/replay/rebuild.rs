@@ -23,8 +23,6 @@ pub const PAIR_TIMEOUT_NS: u64 = 1_000_000_000;
 /// Jiffies for `wake_stamp` (SIS_PROP_AGED presets): the replay assumes HZ=1000.
 pub const REPLAY_HZ: u64 = 1000;
 
-use super::PidMap;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TaskState {
     Unknown,
@@ -128,7 +126,7 @@ pub(crate) struct Rebuild {
     /// Each CPU's cfs_rq as EEVDF keeps it (replay/eevdf.rs).
     pub(crate) cfs: Vec<super::eevdf::CfsRq>,
     pub cpus_switched: u32,
-    pub tasks: PidMap<Task>,
+    pub tasks: super::tasks::TaskTable,
     pub pending: VecDeque<Pending>,
     /// seq of pending[0].
     pub pending_base: u64,
@@ -172,7 +170,7 @@ impl Rebuild {
             topo,
             nr_presets,
             cpus_switched: 0,
-            tasks: PidMap::default(),
+            tasks: Default::default(),
             pending: VecDeque::new(),
             pending_base: 0,
             next_seq: 0,
@@ -190,56 +188,12 @@ impl Rebuild {
         }
     }
 
+    #[inline]
     pub(crate) fn task(&mut self, pid: u32) -> &mut Task {
-        let now = self.now;
-        let k = self.nr_presets;
-        // alloc_pid() hands out pids upwards from the last one (idr_alloc_cyclic): a task first
-        // seen with a pid above every pid seen before it was created during the trace; one
-        // below, or the first seen, is older. (A wrap at pid_max would count as older.)
-        // One hash lookup: the fields counted below are disjoint from `tasks`.
-        let slot = match self.tasks.entry(pid) {
-            std::collections::hash_map::Entry::Occupied(o) => return o.into_mut(),
-            std::collections::hash_map::Entry::Vacant(v) => v,
-        };
-        let created = self.max_pid != 0 && pid > self.max_pid;
-        self.max_pid = self.max_pid.max(pid);
-        if created {
-            self.counts.tasks_created += 1;
-        } else {
-            self.counts.tasks_older += 1;
+        match self.tasks.slot(pid) {
+            Some(i) => self.tasks.at(i),
+            None => self.new_task(pid),
         }
-        slot.insert(Task {
-            state: TaskState::Unknown,
-            pelt: SchedAvg {
-                last_update_time: now & !1023,
-                ..Default::default()
-            },
-            flips: WakeeFlips {
-                wakee_flip_decay_ts: now,
-                ..WakeeFlips::default()
-            },
-            pending: None,
-            recent: vec![u32::MAX; k].into_boxed_slice(),
-            exec_start: now,
-            ran_since_sleep: 0,
-            dur_avg: 0,
-            last_dequeue_ns: 0,
-            avg_hot_dur: 0,
-            prio: 120,
-            bound: false,
-            stop: false,
-            fresh: true,
-            named: false,
-            wakelist_cpu: None,
-            ev: Default::default(),
-            group: super::group44::UNGROUPED,
-            // A task the trace has not shown before starts at its full (nice-0) weight: a new
-            // one as the kernel starts it (init_entity_runnable_average), an older one because
-            // its history is unknown.
-            load: TaskLoad::new_task(now, 1024, created),
-            created,
-            parent: 0,
-        })
     }
 
     /// Puts `pid` on `cpu`'s queue (its load is enqueued there first).
