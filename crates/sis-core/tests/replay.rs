@@ -226,7 +226,7 @@ fn sample_in_every_layout_reads_the_same() {
     }
 }
 
-const HDR: &str = "# tracer: nop\n#\n# entries-in-buffer/entries-written: 9/9   #P:2\n";
+pub(crate) const HDR: &str = "# tracer: nop\n#\n# entries-in-buffer/entries-written: 9/9   #P:2\n";
 
 fn two_cpus() -> ReplayConfig {
     ReplayConfig {

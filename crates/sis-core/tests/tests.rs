@@ -7,5 +7,6 @@ mod props;
 mod replay;
 mod replay_classes;
 mod replay_corpus;
+mod replay_delayed;
 mod scenario_props;
 mod traced;

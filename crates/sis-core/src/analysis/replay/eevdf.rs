@@ -332,6 +332,23 @@ impl Rebuild {
             self.ev_place(d, pid);
         }
     }
+
+    /// A sleeping task still queued `sched_delayed`, moved by the balancer: out of its cfs_rq
+    /// and onto `dest`'s, still delayed (v6.12 detach_task()/attach_task() leave
+    /// `se->sched_delayed` set), until a pick there dequeues it: at once on an idle `dest`
+    /// (attach_task()'s wakeup_preempt() reschedules its idle task, whose pick finds only
+    /// the delayed task). Nothing for another task.
+    pub(crate) fn ev_migrate_delayed(&mut self, pid: u32, dest: u32, dest_idle: bool) {
+        if !self.track_eevdf || !self.task(pid).ev.delayed {
+            return;
+        }
+        if dest_idle {
+            self.ev_migrate(pid, None);
+        } else {
+            self.ev_migrate(pid, Some(dest));
+            self.task(pid).ev.delayed = true;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -305,6 +305,12 @@ impl Rebuild {
                         self.enqueue(dest_cpu, pid);
                         self.ev_migrate(pid, Some(dest_cpu));
                     }
+                } else if self.task(pid).pending.is_none() {
+                    // Asleep but still queued sched_delayed: v6.12 can_migrate_task() lets the
+                    // balancer move it (migrate_load), and it stays delayed on the new
+                    // runqueue until a pick there dequeues it.
+                    let idle = self.cpus[dest_cpu as usize].curr == Some(0);
+                    self.ev_migrate_delayed(pid, dest_cpu, idle);
                 }
             }
         }

@@ -1,0 +1,52 @@
+//! EEVDF's delayed dequeue in the rebuild (6.12): what happens to a task left queued
+//! `sched_delayed` when the balancer moves it.
+
+use crate::replay::{topo, HDR};
+use sis_core::analysis::replay::{Replay, ReplayConfig};
+use sis_core::kernel::topology::Numbering;
+
+/// A task left `sched_delayed` that the balancer moves while it sleeps (v6.12
+/// can_migrate_task(): migrate_load may take a delayed task) leaves its old runqueue and
+/// stays delayed on the new one until that CPU picks: at once where the new CPU is idle.
+#[test]
+fn a_delayed_task_moved_by_the_balancer_leaves_its_old_runqueue() {
+    let cfg = ReplayConfig {
+        topology: topo(3, 1, Numbering::Contiguous),
+        presets: vec!["linux-6.12".into()],
+        ..Default::default()
+    };
+    let hdr = HDR.replace("#P:2", "#P:3");
+    // a blocks behind b on CPU0 and stays delayed there; x runs on CPU1, CPU2 is idle.
+    let start = "\
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
+          <idle>-0     [002] 10.000002: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=swapper/2 next_pid=0 next_prio=120
+               a-100   [000] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=000
+               a-100   [000] 10.000101: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000
+               a-100   [000] 10.001100: sched_switch: prev_comm=a prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=b next_pid=200 next_prio=120
+";
+    let delayed = |r: &Replay| -> Vec<u32> { r.cpu_states().iter().map(|c| c.delayed).collect() };
+    let mut r = Replay::new(cfg.clone()).unwrap();
+    r.feed_text(format!("{hdr}{start}").as_bytes()).unwrap();
+    assert_eq!(delayed(&r), [1, 0, 0], "a delayed behind b on CPU0");
+    // CPU1's balancer takes it: delayed on CPU1 (x runs), gone from CPU0.
+    let to_busy = "\
+               x-7     [001] 10.001200: sched_migrate_task: comm=a pid=100 prio=120 orig_cpu=0 dest_cpu=1
+";
+    r.feed_text(to_busy.as_bytes()).unwrap();
+    assert_eq!(delayed(&r), [0, 1, 0]);
+    // CPU1's next pick (x blocks) dequeues it: CPU1 goes idle with nothing delayed.
+    let pick = "\
+               x-7     [001] 10.001300: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+";
+    r.feed_text(pick.as_bytes()).unwrap();
+    assert_eq!(delayed(&r), [0, 0, 0]);
+    // Moved to idle CPU2 instead: its idle task's pick dequeues it at once.
+    let mut r = Replay::new(cfg).unwrap();
+    let to_idle = "\
+          <idle>-0     [002] 10.001200: sched_migrate_task: comm=a pid=100 prio=120 orig_cpu=0 dest_cpu=2
+";
+    r.feed_text(format!("{hdr}{start}{to_idle}").as_bytes())
+        .unwrap();
+    assert_eq!(delayed(&r), [0, 0, 0]);
+}
