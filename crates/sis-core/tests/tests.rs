@@ -8,5 +8,6 @@ mod replay;
 mod replay_classes;
 mod replay_corpus;
 mod replay_delayed;
+mod replay_sync;
 mod scenario_props;
 mod traced;

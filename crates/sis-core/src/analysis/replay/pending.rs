@@ -7,6 +7,53 @@ use super::load::ERAS;
 use super::rebuild::{Rebuild, PAIR_TIMEOUT_NS, SYNC_WINDOW_NS};
 use crate::kernel::select::TaskDuration;
 
+/// How long after its waking a waker's block still makes the wake-up sync. The same
+/// kernel code runs slower on a slower machine (an emulated CPU takes 20-30 times as long),
+/// so the window is SYNC_WINDOW_NS on a machine whose local wake-up (sched_waking to
+/// sched_wakeup on the waker's own CPU: try_to_wake_up()'s own path, identical on every
+/// machine) takes 1 us, and scales with this trace's: `SYNC_WINDOW_NS` x its median local
+/// wake-up in us, from the first `SAMPLES` of them, once `MIN_SAMPLES` are seen.
+#[derive(Clone, Debug)]
+pub(crate) struct SyncWindow {
+    samples: Vec<u64>,
+    pub ns: u64,
+    /// The median the window was last scaled by.
+    pub median_ns: Option<u64>,
+}
+
+impl SyncWindow {
+    const SAMPLES: usize = 255;
+    const MIN_SAMPLES: usize = 16;
+    /// The pending queue waits up to the window for its head: at most 10 ms.
+    const MAX_NS: u64 = 10_000_000;
+
+    pub(crate) fn local_wakeup(&mut self, ns: u64) {
+        if self.samples.len() >= Self::SAMPLES {
+            return;
+        }
+        self.samples.push(ns);
+        if self.samples.len() < Self::MIN_SAMPLES {
+            return;
+        }
+        let mut s = self.samples.clone();
+        s.sort_unstable();
+        let median = s[s.len() / 2];
+        self.median_ns = Some(median);
+        // SYNC_WINDOW_NS per us of local wake-up: at least 1 us, at most MAX_NS.
+        self.ns = (SYNC_WINDOW_NS.saturating_mul(median) / 1000).clamp(1000, Self::MAX_NS);
+    }
+}
+
+impl Default for SyncWindow {
+    fn default() -> Self {
+        SyncWindow {
+            samples: Vec::new(),
+            ns: SYNC_WINDOW_NS,
+            median_ns: None,
+        }
+    }
+}
+
 /// A sched_waking waiting for its sched_wakeup and its sync inference.
 #[derive(Clone, Debug)]
 pub(crate) struct Pending {
@@ -85,7 +132,7 @@ impl Rebuild {
             }
         }
         if head.sync.is_none() {
-            if end || now - head.time_ns > SYNC_WINDOW_NS {
+            if end || now - head.time_ns > self.sync_window.ns {
                 head.sync = Some(false);
             } else if !head.unpaired {
                 return None;
@@ -111,5 +158,44 @@ impl Rebuild {
         if self.pool.len() < 64 {
             self.pool.push(p.cpus);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default until 16 local wake-ups are seen; then 50 us per us of their median,
+    /// from the first 255 only, within 1 us .. 10 ms.
+    #[test]
+    fn the_sync_window_scales_with_the_median_local_wake_up() {
+        let mut w = SyncWindow::default();
+        for _ in 0..15 {
+            w.local_wakeup(20_000);
+        }
+        assert_eq!((w.ns, w.median_ns), (SYNC_WINDOW_NS, None));
+        w.local_wakeup(20_000);
+        assert_eq!((w.ns, w.median_ns), (1_000_000, Some(20_000)));
+        // The median, not the mean: a few slow ones do not move it.
+        for _ in 0..5 {
+            w.local_wakeup(5_000_000);
+        }
+        assert_eq!(w.ns, 1_000_000);
+        // Frozen after 255 samples.
+        for _ in 0..400 {
+            w.local_wakeup(1_000);
+        }
+        let frozen = w.ns;
+        w.local_wakeup(1);
+        assert_eq!(w.ns, frozen);
+        assert_eq!(w.ns, 50_000, "the median of 234 at 1 us and 21 slower");
+        // The bounds.
+        let mut fast = SyncWindow::default();
+        let mut slow = SyncWindow::default();
+        for _ in 0..16 {
+            fast.local_wakeup(0);
+            slow.local_wakeup(1_000_000);
+        }
+        assert_eq!((fast.ns, slow.ns), (1_000, 10_000_000));
     }
 }

@@ -16,7 +16,9 @@ use std::collections::VecDeque;
 
 /// A waker that blocks (switches out not runnable) within this time after its sched_waking
 /// is taken as a sync waker (WF_SYNC: "the waker is about to sleep"). The trace does not
-/// record the flag; this is an inference, labelled as one.
+/// record the flag; this is an inference, labelled as one. It is the window on a machine
+/// whose local wake-up takes 1 us; on another the window scales with its own
+/// (pending.rs `SyncWindow`).
 pub const SYNC_WINDOW_NS: u64 = 50_000;
 /// A sched_waking with no sched_wakeup for the task within this time is unpaired.
 pub const PAIR_TIMEOUT_NS: u64 = 1_000_000_000;
@@ -133,6 +135,7 @@ pub(crate) struct Rebuild {
     pub next_seq: u64,
     pub idle_core_seq: Vec<u64>,
     pub balance_seq: u64,
+    pub sync_window: super::pending::SyncWindow,
     pub next_balance_ns: u64,
     pub now: u64,
     pub counts: RebuildCounts,
@@ -176,6 +179,7 @@ impl Rebuild {
             next_seq: 0,
             idle_core_seq: vec![0; llcs],
             balance_seq: 0,
+            sync_window: Default::default(),
             next_balance_ns: 0,
             now: 0,
             counts: RebuildCounts::default(),
@@ -287,7 +291,7 @@ impl Rebuild {
                 if new {
                     self.forked(cpu, pid);
                 }
-                self.wakeup(pid, target_cpu, new)
+                self.wakeup(cpu, pid, target_cpu, new)
             }
             SchedEvent::Migrate {
                 pid,
@@ -396,9 +400,10 @@ impl Rebuild {
             }
             // Sync inference: the waker of the latest waking from this CPU leaves it now.
             if let Some(seq) = self.cpus[cpu as usize].sync_watch {
+                let window = self.sync_window.ns;
                 if let Some(p) = self.pending_mut(seq) {
                     if p.waker_pid == Some(prev_pid) {
-                        let sync = !prev_runnable && now - p.time_ns <= SYNC_WINDOW_NS;
+                        let sync = !prev_runnable && now - p.time_ns <= window;
                         p.sync = Some(sync);
                         self.cpus[cpu as usize].sync_watch = None;
                     }
@@ -616,14 +621,27 @@ impl Rebuild {
         self.task(pid).pending = Some(seq);
     }
 
-    fn wakeup(&mut self, pid: u32, target: u32, new: bool) {
+    /// `pid`'s sched_wakeup on `target`, emitted on `cpu`.
+    fn wakeup(&mut self, cpu: u32, pid: u32, target: u32, new: bool) {
         let now = self.now;
         self.wakelist_done(pid);
         if !new {
             match self.task(pid).pending.take() {
                 Some(seq) => {
+                    let mut local = None;
                     if let Some(p) = self.pending_mut(seq) {
                         p.chosen = Some(target);
+                        // Waking and activation on the waker's own CPU: try_to_wake_up()'s
+                        // own path, timed on this machine.
+                        if p.waker_cpu == cpu && target == cpu {
+                            local = Some(now - p.time_ns);
+                        }
+                    }
+                    if let Some(ns) = local {
+                        self.sync_window.local_wakeup(ns);
+                        self.counts.sync_window_ns = self.sync_window.ns;
+                        self.counts.local_wakeup_median_ns =
+                            self.sync_window.median_ns.unwrap_or(0);
                     }
                 }
                 None => self.counts.wakeups_without_waking += 1,

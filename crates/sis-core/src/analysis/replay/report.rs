@@ -76,6 +76,10 @@ pub struct RebuildCounts {
     /// sched_wakeup without a pending sched_waking.
     pub wakeups_without_waking: u64,
     pub sync_inferred: u64,
+    /// The sync window (pending.rs `SyncWindow`; 0: the default, SYNC_WINDOW_NS) and the
+    /// median local wake-up it was scaled by (0: too few seen, not scaled).
+    pub sync_window_ns: u64,
+    pub local_wakeup_median_ns: u64,
     pub pinned: u64,
     /// Tasks the rebuild thought queued on a CPU that then switched to idle.
     pub queue_fixups: u64,
@@ -252,7 +256,7 @@ impl ReplayReport {
             c.wakings, t.wakeups, c.unpaired, t.incomplete, n.on_rq, n.stop
         ));
         s.line(format_args!(
-            "inferred: {} sync wake-ups (the waker blocked within {} us), {} per-CPU kthread \
+            "inferred: {} sync wake-ups (the waker blocked within {}), {} per-CPU kthread \
              wakees pinned to prev; {} queued tasks dropped when their CPU went idle; {} \
              wakees without a prio (taken as nice 0); {} deadline wakees behind a deadline task \
              (the wakee's deadline taken as not earlier); {} wake-ups on their target's wakelist \
@@ -261,7 +265,7 @@ impl ReplayReport {
              pid above every earlier one taken as created in the trace (new: full weight, \
              period_contrib 1023), {} as older (full weight, a period's phase 0)",
             c.sync_inferred,
-            rebuild::SYNC_WINDOW_NS / 1000,
+            sync_window_text(c),
             c.pinned,
             c.queue_fixups,
             c.prio_unknown,
@@ -368,5 +372,19 @@ impl ReplayReport {
             ));
         }
         s
+    }
+}
+
+/// The sync window as the notes give it: its length, and what scaled it.
+fn sync_window_text(c: &RebuildCounts) -> String {
+    match (c.sync_window_ns, c.local_wakeup_median_ns) {
+        (w, m) if w != 0 && m != 0 => format!(
+            "{} us: {} us per us of this trace's median local wake-up, {}.{} us",
+            w / 1000,
+            rebuild::SYNC_WINDOW_NS / 1000,
+            m / 1000,
+            m % 1000 / 100
+        ),
+        _ => format!("{} us", rebuild::SYNC_WINDOW_NS / 1000),
     }
 }
