@@ -634,7 +634,7 @@ impl Rebuild {
                         // Waking and activation on the waker's own CPU: try_to_wake_up()'s
                         // own path, timed on this machine.
                         if p.waker_cpu == cpu && target == cpu {
-                            local = Some(now - p.time_ns);
+                            local = Some(now.saturating_sub(p.time_ns));
                         }
                     }
                     if let Some(ns) = local {
