@@ -47,6 +47,15 @@ pub(crate) fn cfg(presets: &[&str]) -> ReplayConfig {
     }
 }
 
+/// One LLC of `w` CPUs, no SMT, the given presets.
+pub(crate) fn flat(w: u32, presets: &[&str]) -> ReplayConfig {
+    ReplayConfig {
+        topology: topo(w, 1, Numbering::Contiguous),
+        presets: presets.iter().map(|p| p.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
 pub(crate) fn class(r: &ReplayReport, name: &str) -> u64 {
     r.classes.get(name).unwrap().wakeups
 }
@@ -230,10 +239,8 @@ pub(crate) const HDR: &str = "# tracer: nop\n#\n# entries-in-buffer/entries-writ
 
 fn two_cpus() -> ReplayConfig {
     ReplayConfig {
-        topology: topo(2, 1, Numbering::Contiguous),
-        presets: vec!["linux-6.0".into()],
         show: 10,
-        ..Default::default()
+        ..flat(2, &["linux-6.0"])
     }
 }
 
@@ -636,10 +643,8 @@ fn records_are_bounded_to_the_first_wakeups_and_then_disagreements() {
 #[test]
 fn a_task_that_blocks_behind_a_fairer_one_stays_delayed_and_wakes_in_place() {
     let cfg = ReplayConfig {
-        topology: topo(2, 1, Numbering::Contiguous),
-        presets: vec!["linux-6.7".into(), "linux-6.12".into()],
         show: 10,
-        ..Default::default()
+        ..flat(2, &["linux-6.7", "linux-6.12"])
     };
     let start = "\
           <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120

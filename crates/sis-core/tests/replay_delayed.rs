@@ -1,20 +1,15 @@
 //! EEVDF's delayed dequeue in the rebuild (6.12): what happens to a task left queued
 //! `sched_delayed` when the balancer moves it.
 
-use crate::replay::{topo, HDR};
-use sis_core::analysis::replay::{Replay, ReplayConfig};
-use sis_core::kernel::topology::Numbering;
+use crate::replay::{flat, HDR};
+use sis_core::analysis::replay::Replay;
 
 /// A task left `sched_delayed` that the balancer moves while it sleeps (v6.12
 /// can_migrate_task(): migrate_load may take a delayed task) leaves its old runqueue and
 /// stays delayed on the new one until that CPU picks: at once where the new CPU is idle.
 #[test]
 fn a_delayed_task_moved_by_the_balancer_leaves_its_old_runqueue() {
-    let cfg = ReplayConfig {
-        topology: topo(3, 1, Numbering::Contiguous),
-        presets: vec!["linux-6.12".into()],
-        ..Default::default()
-    };
+    let cfg = flat(3, &["linux-6.12"]);
     let hdr = HDR.replace("#P:2", "#P:3");
     // a blocks behind b on CPU0 and stays delayed there; x runs on CPU1, CPU2 is idle.
     let start = "\

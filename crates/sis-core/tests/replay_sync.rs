@@ -2,9 +2,8 @@
 //! `SyncWindow`): a waker that blocks 94 us after its waking is taken as sync on a machine
 //! whose local wake-ups take 20 us (an emulated CPU), not on one where they take 1 us.
 
-use crate::replay::{topo, HDR};
-use sis_core::analysis::replay::{replay_text, ReplayConfig};
-use sis_core::kernel::topology::Numbering;
+use crate::replay::{flat, HDR};
+use sis_core::analysis::replay::replay_text;
 use std::fmt::Write;
 
 /// `x` on CPU0 wakes sixteen sleeping tasks there, each activated `local_us` later on CPU0,
@@ -47,11 +46,7 @@ fn trace(local_us: u64) -> String {
 
 #[test]
 fn a_waker_blocking_94_us_later_is_sync_where_local_wake_ups_take_20_us() {
-    let cfg = ReplayConfig {
-        topology: topo(2, 1, Numbering::Contiguous),
-        presets: vec!["linux-6.0".into()],
-        ..Default::default()
-    };
+    let cfg = flat(2, &["linux-6.0"]);
     let fast = replay_text(cfg.clone(), trace(1).as_bytes()).unwrap();
     let slow = replay_text(cfg, trace(20).as_bytes()).unwrap();
     let (f, s) = (&fast.notes.counts, &slow.notes.counts);

@@ -250,15 +250,12 @@ fn digits_len(s: &str) -> usize {
 
 fn leading_u32(s: &str) -> Option<u32> {
     let n = digits_len(s);
-    if n == 0 || n > 9 {
-        return None;
-    }
-    // At most 9 digits: no overflow.
-    Some(
-        s.bytes()
-            .take(n)
-            .fold(0u32, |a, b| a * 10 + (b - b'0') as u32),
-    )
+    (n > 0).then(|| digits_u32(&s.as_bytes()[..n])).flatten()
+}
+
+/// The value of `d`, ASCII digits only: None beyond 9 of them (9 cannot overflow a u32).
+fn digits_u32(d: &[u8]) -> Option<u32> {
+    (d.len() <= 9).then(|| d.iter().fold(0u32, |a, b| a * 10 + (b - b'0') as u32))
 }
 
 /// "[002]" preceded by a blank: (index of '[', index of ']', cpu).
@@ -269,14 +266,8 @@ fn cpu_column(t: &str) -> Option<(usize, usize, u32)> {
         let n = digits_len(&t[open + 1..]);
         let close = open + 1 + n;
         if n > 0 && b.get(close) == Some(&b']') && (open == 0 || b[open - 1] == b' ') {
-            // A CPU number of more than 9 digits is not a CPU column (and 9 cannot overflow).
-            if n > 9 {
-                return None;
-            }
-            let cpu = b[open + 1..close]
-                .iter()
-                .fold(0u32, |a, d| a * 10 + (d - b'0') as u32);
-            return Some((open, close, cpu));
+            // A CPU number of more than 9 digits is not a CPU column.
+            return digits_u32(&b[open + 1..close]).map(|cpu| (open, close, cpu));
         }
         from = open + 1;
     }

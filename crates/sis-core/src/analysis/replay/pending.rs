@@ -15,6 +15,7 @@ use crate::kernel::select::TaskDuration;
 /// wake-up in us, from the first `SAMPLES` of them, once `MIN_SAMPLES` are seen.
 #[derive(Clone, Debug)]
 pub(crate) struct SyncWindow {
+    /// The local wake-ups seen so far, in ascending order.
     samples: Vec<u64>,
     pub ns: u64,
     /// The median the window was last scaled by.
@@ -31,13 +32,13 @@ impl SyncWindow {
         if self.samples.len() >= Self::SAMPLES {
             return;
         }
-        self.samples.push(ns);
+        // Kept sorted: the median is the middle one.
+        let at = self.samples.partition_point(|s| *s <= ns);
+        self.samples.insert(at, ns);
         if self.samples.len() < Self::MIN_SAMPLES {
             return;
         }
-        let mut s = self.samples.clone();
-        s.sort_unstable();
-        let median = s[s.len() / 2];
+        let median = self.samples[self.samples.len() / 2];
         self.median_ns = Some(median);
         // SYNC_WINDOW_NS per us of local wake-up: at least 1 us, at most MAX_NS.
         self.ns = (SYNC_WINDOW_NS.saturating_mul(median) / 1000).clamp(1000, Self::MAX_NS);
