@@ -45,3 +45,39 @@ fn a_delayed_task_moved_by_the_balancer_leaves_its_old_runqueue() {
         .unwrap();
     assert_eq!(delayed(&r), [0, 0, 0]);
 }
+
+/// v6.12 dequeue_entity() leaves a delayed task's weight in cfs_rq->load and its own load
+/// accruing as on_rq, so linux-6.12's wake_affine_weight() reads it in cpu_load() until the
+/// pick that ends the delay; 5.7-6.11's load_avg (linux-6.7's) has only the running task.
+#[test]
+fn a_delayed_task_keeps_its_weight_in_6_12s_cpu_load() {
+    use sis_core::analysis::replay::load_era;
+    let cfg = flat(2, &["linux-6.7", "linux-6.12"]);
+    let era = |name: &str| load_era(&sis_core::kernel::features::preset(name).unwrap());
+    let (e67, e612) = (era("linux-6.7"), era("linux-6.12"));
+    assert_ne!(e67, e612, "linux-6.12 reads a load signal of its own");
+    // a blocks behind b on CPU0 and stays delayed there while b runs 10 ms; then x on CPU1
+    // wakes y, and the wake-up reads every CPU's load.
+    let trace = "\
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
+               a-100   [000] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=000
+               a-100   [000] 10.000101: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000
+               a-100   [000] 10.001100: sched_switch: prev_comm=a prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=b next_pid=200 next_prio=120
+               x-7     [001] 10.011100: sched_waking: comm=y pid=300 prio=120 target_cpu=001
+               x-7     [001] 10.011101: sched_wakeup: comm=y pid=300 prio=120 target_cpu=001
+";
+    let mut r = Replay::new(cfg).unwrap();
+    r.feed_text(format!("{HDR}{trace}").as_bytes()).unwrap();
+    let cpu0 = &r.cpu_states()[0];
+    assert_eq!(cpu0.delayed, 1, "a delayed behind b on CPU0");
+    let (l67, l612) = (cpu0.load[e67], cpu0.load[e612]);
+    // 10 ms at twice the weight: about 1024 * (1 - y^10) = 196 more (y^32 = 1/2).
+    assert!(
+        l612 >= l67 + 150 && l612 <= l67 + 300,
+        "CPU0's load: linux-6.7 {l67}, linux-6.12 {l612}"
+    );
+    // CPU1 never held a delayed task: the same load in both.
+    let cpu1 = &r.cpu_states()[1];
+    assert_eq!(cpu1.load[e67], cpu1.load[e612]);
+}

@@ -157,6 +157,9 @@ impl Rebuild {
         let Some(cpu) = self.task(pid).ev.on_cpu_rq else {
             return;
         };
+        if self.task(pid).ev.delayed {
+            self.load_delayed_update(cpu, pid);
+        }
         self.ev_update_lag(cpu, pid);
         let rq = &mut self.cfs[cpu as usize];
         rq.tree.retain(|p| *p != pid);
@@ -303,6 +306,7 @@ impl Rebuild {
         if e.delayed && e.on_cpu_rq == Some(target) {
             self.ev_update_curr(target);
             self.ev_update_lag(target, pid);
+            self.load_delayed_update(target, pid);
             self.task(pid).ev.delayed = false;
             if self.task(pid).ev.vlag > 0 {
                 self.task(pid).ev.vlag = 0;
@@ -346,6 +350,8 @@ impl Rebuild {
             self.ev_migrate(pid, None);
         } else {
             self.ev_migrate(pid, Some(dest));
+            // dest's cfs_rq without it until now, then with its weight.
+            self.load_delayed_update(dest, pid);
             self.task(pid).ev.delayed = true;
         }
     }

@@ -1,7 +1,9 @@
 //! The load signal wake_affine reads, rebuilt from the trace's runnable times and prios, in
 //! each era's own form: 4.4's and 4.13's `runnable_load_avg` (kernel::pelt4, enqueue adds
 //! a task's load, dequeue takes it off) and 5.7+'s cfs_rq `load_avg`, which keeps a sleeping
-//! task's load until it migrates (kernel::pelt::LoadAvg, attach and detach). Tasks are taken
+//! task's load until it migrates (kernel::pelt::LoadAvg, attach and detach). 6.12's differs
+//! once more: a task left `sched_delayed` stays on its cfs_rq, its weight in the cfs_rq's
+//! load and its own load accruing as runnable, until its dequeue ends. Tasks are taken
 //! to be in the root task group: a trace does not show cgroups or autogroups (but see
 //! replay/group44.rs for `--autogroup`).
 
@@ -11,13 +13,15 @@ use crate::kernel::pelt::{prio_to_weight, LoadAvg, PELT_MIN_DIVIDER};
 use crate::kernel::pelt4::{Load4, Pelt4};
 
 /// How many load signals there are, in [`load_era`]'s order.
-pub const ERAS: usize = 3;
+pub const ERAS: usize = 4;
 const PELT4: [Pelt4; 2] = [Pelt4::V44, Pelt4::V413];
 
 /// Which load signal a preset's wake_affine reads: 0 linux-4.4, 1 4.13-5.6 (runnable
-/// load), 2 5.7+ (load_avg).
+/// load), 2 5.7+ (load_avg), 3 6.12+ with DELAY_DEQUEUE (load_avg, delayed tasks on_rq).
 pub fn load_era(p: &Preset) -> usize {
-    if p.features.wa_legacy {
+    if p.features.delay_dequeue {
+        3
+    } else if p.features.wa_legacy {
         0
     } else if p.cpu_load_runnable() {
         1
@@ -29,8 +33,9 @@ pub fn load_era(p: &Preset) -> usize {
 /// A task's load in every era's form.
 #[derive(Clone, Debug)]
 pub(crate) struct TaskLoad {
-    /// 5.7+ `p->se.avg` load (input 1 while runnable, times its weight).
-    pub avg: LoadAvg,
+    /// 5.7+ `p->se.avg` load (input 1 while runnable, times its weight): [5.7+, 6.12 with
+    /// DELAY_DEQUEUE (input 1 while delayed too)].
+    pub avg: [LoadAvg; 2],
     /// 4.4 and 4.13 `p->se.avg` (weighted sums).
     pub se4: [Load4; 2],
     /// The CPU whose cfs_rq holds its load (u32::MAX: none yet).
@@ -40,7 +45,7 @@ pub(crate) struct TaskLoad {
 impl TaskLoad {
     pub fn new(now: u64) -> Self {
         TaskLoad {
-            avg: LoadAvg::start(now),
+            avg: [LoadAvg::start(now); 2],
             se4: [Load4 {
                 last_update_time: now,
                 ..Default::default()
@@ -70,15 +75,18 @@ impl TaskLoad {
             // task leaves about 2% of its load in runnable_load_avg when it goes.
             se.period_contrib = if created { 1023 } else { 0 };
         }
-        self.avg.load_avg = weight;
-        self.avg.load_sum = 0;
+        for a in &mut self.avg {
+            a.load_avg = weight;
+            a.load_sum = 0;
+        }
     }
 }
 
 /// A CPU's cfs_rq load in every era's form.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CpuLoad {
-    pub avg: LoadAvg,
+    /// [5.7+, 6.12 with DELAY_DEQUEUE], as [`TaskLoad::avg`].
+    pub avg: [LoadAvg; 2],
     pub cfs4: [Load4; 2],
 }
 
@@ -91,14 +99,35 @@ impl Rebuild {
             .sum()
     }
 
+    /// The fair tasks queued `sched_delayed` on `cpu` (replay/eevdf.rs): v6.12
+    /// dequeue_entity() returns before account_entity_dequeue(), so their weight stays in
+    /// cfs_rq->load.
+    fn delayed_weight(&self, cpu: u32) -> u64 {
+        self.cfs[cpu as usize]
+            .tree
+            .iter()
+            .filter_map(|p| self.tasks.get(p))
+            .filter(|t| t.ev.delayed && t.ev.on_cpu_rq == Some(cpu))
+            .map(|t| prio_to_weight(t.prio))
+            .sum()
+    }
+
     /// update_cfs_rq_load_avg() of every era up to now, at the weight held until now.
     fn cfs_update(&mut self, cpu: u32) {
         let w = self.runnable_weight(cpu);
         let now = self.now;
         let eras = self.eras;
+        let w_delayed = if eras[3] {
+            w + self.delayed_weight(cpu)
+        } else {
+            0
+        };
         let c = &mut self.cpus[cpu as usize].load;
         if eras[2] {
-            c.avg.update(now, w, 1);
+            c.avg[0].update(now, w, 1);
+        }
+        if eras[3] {
+            c.avg[1].update(now, w_delayed, 1);
         }
         for ((l, era), on) in c.cfs4.iter_mut().zip(PELT4).zip(eras) {
             if on {
@@ -115,7 +144,11 @@ impl Rebuild {
         };
         let w = prio_to_weight(t.prio);
         if self.eras[2] {
-            t.load.avg.update(now, u64::from(on_rq), w);
+            t.load.avg[0].update(now, u64::from(on_rq), w);
+        }
+        if self.eras[3] {
+            // v6.12 __update_load_avg_se(): load input `!!se->on_rq`, still 1 while delayed.
+            t.load.avg[1].update(now, u64::from(on_rq || t.ev.delayed), w);
         }
         for ((l, era), on) in t.load.se4.iter_mut().zip(PELT4).zip(self.eras) {
             if on {
@@ -144,9 +177,14 @@ impl Rebuild {
                 l.update(era, at, 0);
             }
             let w = prio_to_weight(t.prio);
-            t.load.avg.update(now, 0, w);
-            let (avg, sum) = (t.load.avg.load_avg, t.load.avg.load_sum * w);
-            self.cpus[old as usize].load.avg.detach(avg, sum);
+            let gone = t.load.avg.map(|mut ta| {
+                ta.update(now, 0, w);
+                ta
+            });
+            t.load.avg = gone;
+            for (ca, ta) in self.cpus[old as usize].load.avg.iter_mut().zip(gone) {
+                ca.detach(ta.load_avg, ta.load_sum * w);
+            }
             self.group44_remove(old, pid);
         }
         self.cfs_update(cpu);
@@ -166,16 +204,20 @@ impl Rebuild {
             // new task (load_avg = its weight, load_sum 0) starts with a full sum and is
             // "seen as heavy" until its load decays. (5.18's form, "sched/pelt: Fix
             // attach_entity_load_avg() corner case", differs only where that quotient is 0.)
-            let divider = PELT_MIN_DIVIDER + u64::from(c.avg.period_contrib);
-            let (at, contrib) = (c.avg.last_update_time, c.avg.period_contrib);
-            let ta = &mut self.task(pid).load.avg;
-            ta.last_update_time = at;
-            ta.period_contrib = contrib;
-            ta.load_sum = (ta.load_avg * divider).checked_div(w).unwrap_or(divider);
-            let (avg, sum) = (ta.load_avg, ta.load_sum * w);
-            let c = &mut self.cpus[cpu as usize].load;
-            c.avg.attach(avg, sum);
-            let at = c.cfs4.map(|l| l.last_update_time);
+            for k in 0..2 {
+                let ca = self.cpus[cpu as usize].load.avg[k];
+                let divider = PELT_MIN_DIVIDER + u64::from(ca.period_contrib);
+                let ta = &mut self.task(pid).load.avg[k];
+                ta.last_update_time = ca.last_update_time;
+                ta.period_contrib = ca.period_contrib;
+                ta.load_sum = (ta.load_avg * divider).checked_div(w).unwrap_or(divider);
+                let (avg, sum) = (ta.load_avg, ta.load_sum * w);
+                self.cpus[cpu as usize].load.avg[k].attach(avg, sum);
+            }
+            let at = self.cpus[cpu as usize]
+                .load
+                .cfs4
+                .map(|l| l.last_update_time);
             for (se, at) in self.task(pid).load.se4.iter_mut().zip(at) {
                 se.last_update_time = at;
             }
@@ -208,14 +250,33 @@ impl Rebuild {
         }
         // linux-4.4 fair.c task_dead_fair() (4.3 on) did the same for its groups' cfs_rqs.
         self.group44_remove(cpu, pid);
-        let at = self.cpus[cpu as usize].load.avg.last_update_time;
+        let at = self.cpus[cpu as usize].load.avg.map(|a| a.last_update_time);
         let t = self.task(pid);
         let w = prio_to_weight(t.prio);
         t.load.cfs_cpu = u32::MAX;
-        // sync_entity_load_avg(): decayed, not accrued, up to the cfs_rq's last update.
-        t.load.avg.update(at, 0, w);
-        let (avg, sum) = (t.load.avg.load_avg, t.load.avg.load_sum * w);
-        self.cpus[cpu as usize].load.avg.detach(avg, sum);
+        for (ta, at) in t.load.avg.iter_mut().zip(at) {
+            // sync_entity_load_avg(): decayed, not accrued, up to the cfs_rq's last update.
+            ta.update(at, 0, w);
+        }
+        let gone = t.load.avg;
+        for (ca, ta) in self.cpus[cpu as usize].load.avg.iter_mut().zip(gone) {
+            ca.detach(ta.load_avg, ta.load_sum * w);
+        }
+    }
+
+    /// 6.12's load up to now while `pid` is still queued `sched_delayed` on `cpu`, before
+    /// that changes (its dequeue ends, or it moves): the task accrued as on_rq and the cfs_rq
+    /// held its weight until now (v6.12 dequeue_entity(), DELAY_DEQUEUE).
+    pub(crate) fn load_delayed_update(&mut self, cpu: u32, pid: u32) {
+        if !self.eras[3] || pid == 0 {
+            return;
+        }
+        let now = self.now;
+        let w_cfs = self.runnable_weight(cpu) + self.delayed_weight(cpu);
+        let t = self.task(pid);
+        let w = prio_to_weight(t.prio);
+        t.load.avg[1].update(now, 1, w);
+        self.cpus[cpu as usize].load.avg[1].update(now, w_cfs, 1);
     }
 
     /// put_prev_entity() / set_next_entity() / the tick: `pid` stays runnable on `cpu`.
@@ -240,7 +301,8 @@ impl Rebuild {
             self.group44_root_load(cpu)
                 .unwrap_or(c.cfs4[0].runnable_load_avg),
             c.cfs4[1].runnable_load_avg,
-            c.avg.load_avg,
+            c.avg[0].load_avg,
+            c.avg[1].load_avg,
         ]
     }
 
@@ -251,7 +313,8 @@ impl Rebuild {
             [
                 t.load.se4[0].load_avg,
                 t.load.se4[1].load_avg,
-                t.load.avg.load_avg,
+                t.load.avg[0].load_avg,
+                t.load.avg[1].load_avg,
             ]
         })
     }

@@ -25,6 +25,7 @@ pub mod timeline;
 mod ttwu_tests;
 mod words;
 
+pub use load::load_era;
 pub use records::WakeRecord;
 pub use report::{
     ClassAgreement, Classes, Disagreement, ReplayError, ReplayNotes, ReplayReport, TraceCounts,
