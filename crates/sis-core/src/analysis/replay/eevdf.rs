@@ -35,6 +35,8 @@ pub(crate) struct Entity {
     /// On this CPU's cfs_rq (running, queued, or delayed).
     pub on_cpu_rq: Option<u32>,
     pub delayed: bool,
+    /// Its weight when it was left delayed (what it holds of its cfs_rq's `delayed_weight`).
+    pub delayed_weight: u64,
 }
 
 /// One CPU's cfs_rq: the entities in its tree (the running one included) and its clock.
@@ -46,6 +48,8 @@ pub(crate) struct CfsRq {
     pub exec_start: u64,
     /// Where an empty cfs_rq places its next task (its last average vruntime).
     pub base: u64,
+    /// The weight of the tasks delayed on it (replay/load.rs: 6.12's cfs_rq->load keeps it).
+    pub delayed_weight: u64,
 }
 
 /// v6.12 fair.c `calc_delta_fair()` for a task of kernel prio `prio`: `delta` scaled by
@@ -168,9 +172,9 @@ impl Rebuild {
         }
         let (avg, _) = self.ev_avg(cpu);
         self.cfs[cpu as usize].base = avg;
+        self.ev_set_delayed(cpu, pid, false);
         let e = &mut self.task(pid).ev;
         e.on_cpu_rq = None;
-        e.delayed = false;
         if delay_zero && e.vlag > 0 {
             e.vlag = 0;
         }
@@ -230,7 +234,7 @@ impl Rebuild {
         if self.fair(prev) && self.task(prev).ev.on_cpu_rq == Some(cpu) && !prev_runnable {
             let others = self.cfs[cpu as usize].tree.len() > 1;
             if others && !self.ev_eligible(cpu, prev) {
-                self.task(prev).ev.delayed = true;
+                self.ev_set_delayed(cpu, prev, true);
                 self.counts.delayed_dequeues += 1;
             } else {
                 self.ev_dequeue(prev, false);
@@ -307,7 +311,7 @@ impl Rebuild {
             self.ev_update_curr(target);
             self.ev_update_lag(target, pid);
             self.load_delayed_update(target, pid);
-            self.task(pid).ev.delayed = false;
+            self.ev_set_delayed(target, pid, false);
             if self.task(pid).ev.vlag > 0 {
                 self.task(pid).ev.vlag = 0;
                 self.ev_place(target, pid);
@@ -352,8 +356,30 @@ impl Rebuild {
             self.ev_migrate(pid, Some(dest));
             // dest's cfs_rq without it until now, then with its weight.
             self.load_delayed_update(dest, pid);
-            self.task(pid).ev.delayed = true;
+            self.ev_set_delayed(dest, pid, true);
         }
+    }
+
+    /// Marks `pid` delayed on `cpu` or not, keeping the cfs_rq's delayed weight.
+    fn ev_set_delayed(&mut self, cpu: u32, pid: u32, on: bool) {
+        let t = self.task(pid);
+        if t.ev.delayed == on {
+            return;
+        }
+        t.ev.delayed = on;
+        let w = if on {
+            let w = crate::kernel::pelt::prio_to_weight(t.prio);
+            t.ev.delayed_weight = w;
+            w
+        } else {
+            t.ev.delayed_weight
+        };
+        let rq = &mut self.cfs[cpu as usize];
+        rq.delayed_weight = if on {
+            rq.delayed_weight + w
+        } else {
+            rq.delayed_weight.saturating_sub(w)
+        };
     }
 }
 

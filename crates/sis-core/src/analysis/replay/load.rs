@@ -103,13 +103,7 @@ impl Rebuild {
     /// dequeue_entity() returns before account_entity_dequeue(), so their weight stays in
     /// cfs_rq->load.
     fn delayed_weight(&self, cpu: u32) -> u64 {
-        self.cfs[cpu as usize]
-            .tree
-            .iter()
-            .filter_map(|p| self.tasks.get(p))
-            .filter(|t| t.ev.delayed && t.ev.on_cpu_rq == Some(cpu))
-            .map(|t| prio_to_weight(t.prio))
-            .sum()
+        self.cfs[cpu as usize].delayed_weight
     }
 
     /// update_cfs_rq_load_avg() of every era up to now, at the weight held until now.
