@@ -1,6 +1,6 @@
 //! The corpus of real traces (testdata/traces/README.md): each replayed whole on its machine's
 //! topology with its own era's preset, its counts and agreement pinned to the figures
-//! docs/replay-traces.md reports.
+//! docs/replay.md reports.
 
 use crate::replay::{agree, cfg, class, sample, topo, xz_text};
 use sis_core::analysis::replay::{replay_text, ReplayConfig, ReplayReport};
@@ -222,7 +222,7 @@ fn without_a_shared_cache_the_arm64_kernel_never_moved_a_wakee() {
 }
 
 /// Where prev was busy and another CPU of its LLC idle, the vendor-patched 6.18 kept prev in
-/// 86% of 5,498 wake-ups, where mainline's scan moves the wakee (docs/replay-traces.md).
+/// 86% of 5,498 wake-ups, where mainline's scan moves the wakee (docs/replay.md).
 #[test]
 fn the_6_18_trace_kept_prev_where_every_preset_moves_the_wakee() {
     let r = replayed(case("vm2-mixed-6.18.ftrace.txt.xz"));
