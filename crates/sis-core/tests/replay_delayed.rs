@@ -1,8 +1,8 @@
-//! EEVDF's delayed dequeue in the rebuild (6.12): what happens to a task left queued
-//! `sched_delayed` when the balancer moves it.
+//! EEVDF's delayed dequeue in the rebuild (6.12): a task left queued `sched_delayed`, how
+//! its wake-up is placed, what happens when the balancer moves it, and its load.
 
-use crate::replay::{flat, HDR};
-use sis_core::analysis::replay::Replay;
+use crate::replay::{agree, class, flat, HDR};
+use sis_core::analysis::replay::{replay_text, Replay, ReplayConfig};
 
 /// A task left `sched_delayed` that the balancer moves while it sleeps (v6.12
 /// can_migrate_task(): migrate_load may take a delayed task) leaves its old runqueue and
@@ -80,4 +80,85 @@ fn a_delayed_task_keeps_its_weight_in_6_12s_cpu_load() {
     // CPU1 never held a delayed task: the same load in both.
     let cpu1 = &r.cpu_states()[1];
     assert_eq!(cpu1.load[e67], cpu1.load[e612]);
+}
+
+/// EEVDF's delayed dequeue (6.12, DELAY_DEQUEUE): `a` runs 1 ms after waking `b` onto its
+/// CPU, so when it blocks it is past `b` in vruntime, not eligible, and stays queued
+/// `sched_delayed`. When `b` wakes it, 6.12's ttwu_runnable() requeues it on CPU0 with no CPU
+/// selection, where linux-6.7's scan finds idle CPU1. Had nothing been queued behind `a`, it
+/// would have left the runqueue and both presets scan.
+#[test]
+fn a_task_that_blocks_behind_a_fairer_one_stays_delayed_and_wakes_in_place() {
+    let cfg = ReplayConfig {
+        show: 10,
+        ..flat(2, &["linux-6.7", "linux-6.12"])
+    };
+    let start = "\
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=swapper/1 next_pid=0 next_prio=120
+";
+    let queued_behind = "\
+               a-100   [000] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=000
+               a-100   [000] 10.000101: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000
+               a-100   [000] 10.001100: sched_switch: prev_comm=a prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=b next_pid=200 next_prio=120
+               b-200   [000] 10.001200: sched_waking: comm=a pid=100 prio=120 target_cpu=000
+               b-200   [000] 10.001201: sched_wakeup: comm=a pid=100 prio=120 target_cpu=000
+               b-200   [000] 10.001300: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+";
+    let r = replay_text(
+        cfg.clone(),
+        format!("{HDR}{start}{queued_behind}").as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(r.notes.counts.delayed_dequeues, 1, "{:?}", r.notes.counts);
+    assert_eq!(r.notes.counts.delayed_wakeups, 1);
+    // The inference alone placed a's wake-up, and the kernel kept a on prev.
+    assert_eq!(r.notes.delayed_classified, (1, 1));
+    // Had the kernel put a on CPU1, the move would be the inference's miss, said so.
+    let moved = queued_behind
+        .replace(
+            "sched_wakeup: comm=a pid=100 prio=120 target_cpu=000",
+            "sched_wakeup: comm=a pid=100 prio=120 target_cpu=001",
+        )
+        .replace(
+            "prev_state=R ==> next_comm=a next_pid=100",
+            "prev_state=S ==> next_comm=swapper/0 next_pid=0",
+        );
+    let m = replay_text(cfg.clone(), format!("{HDR}{start}{moved}").as_bytes()).unwrap();
+    assert_eq!(m.notes.delayed_classified, (1, 0));
+    assert!(m.to_table().contains(
+        "wake-ups DELAY_DEQUEUE presets placed by the delayed inference alone (ttwu_runnable on \
+         prev): 1; the kernel kept prev for 0 (0.0%) and moved 1"
+    ));
+    // b's wake-up (CPU0 runs a, CPU1 idle) and a's: prev busy, another CPU idle. The kernel
+    // here queued b behind a, which both presets' scans do not (they take CPU1); a's wake-up
+    // only linux-6.12 follows.
+    assert_eq!(class(&r, "prev_busy_some_idle"), 2);
+    assert_eq!(agree(&r, "prev_busy_some_idle", "linux-6.12"), 1);
+    assert_eq!(agree(&r, "prev_busy_some_idle", "linux-6.7"), 0);
+    let d = r
+        .disagreements
+        .iter()
+        .find(|d| d.wakee == 100)
+        .expect("linux-6.7 disagrees on a's wake-up");
+    assert_eq!(d.decisions.len(), 1, "only linux-6.7: {:?}", d.decisions);
+    assert_eq!(
+        d.decisions[0].1.result, 1,
+        "linux-6.7's scan takes idle CPU1"
+    );
+    // Nothing queued behind a when it blocks: it leaves, and its wake-up is a selection.
+    let alone = "\
+               a-100   [000] 10.001100: sched_switch: prev_comm=a prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+               x-7     [001] 10.001150: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
+               x-7     [001] 10.001200: sched_waking: comm=a pid=100 prio=120 target_cpu=000
+               x-7     [001] 10.001201: sched_wakeup: comm=a pid=100 prio=120 target_cpu=000
+";
+    let r = replay_text(cfg, format!("{HDR}{start}{alone}").as_bytes()).unwrap();
+    assert_eq!(r.notes.counts.delayed_dequeues, 0);
+    assert_eq!(r.notes.counts.delayed_wakeups, 0);
+    assert_eq!(r.notes.delayed_classified, (0, 0));
+    assert_eq!(
+        agree(&r, "all", "linux-6.12"),
+        agree(&r, "all", "linux-6.7")
+    );
 }

@@ -3,7 +3,7 @@
 //! whose local wake-ups take 20 us (an emulated CPU), not on one where they take 1 us.
 
 use crate::replay::{flat, HDR};
-use sis_core::analysis::replay::replay_text;
+use sis_core::analysis::replay::{replay_text, ReplayReport};
 use std::fmt::Write;
 
 /// `x` on CPU0 wakes sixteen sleeping tasks there, each activated `local_us` later on CPU0,
@@ -59,4 +59,46 @@ fn a_waker_blocking_94_us_later_is_sync_where_local_wake_ups_take_20_us() {
         (20_000, 1_000_000)
     );
     assert_eq!((f.sync_inferred, s.sync_inferred), (0, 1));
+}
+
+/// `x` on CPU0 wakes `b` (last on CPU1, where `y` runs) onto CPU0, and blocks `block_us` later.
+fn waker_blocks_after(block_us: u64) -> String {
+    let mut t = String::from(HDR);
+    t.push_str("\
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=y next_pid=7 next_prio=120
+               x-100   [000] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=001
+               x-100   [000] 10.000101: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000
+");
+    let _ = writeln!(
+        t,
+        "               x-100   [000] 10.{:06}: sched_switch: prev_comm=x prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=b next_pid=200 next_prio=120",
+        100 + block_us
+    );
+    t
+}
+
+#[test]
+fn a_miss_the_other_sync_answer_turns_into_an_agreement_is_counted() {
+    // Blocking 10 us after the waking is sync (window 50 us): wake_affine_idle() takes the
+    // waker's CPU, where x runs alone, as the kernel did. Blocking 300 us later is not:
+    // wake_affine_weight() weighs two CPUs of one task each and keeps b on prev (CPU1), a
+    // miss that WF_SYNC the other way explains.
+    let cfg = flat(2, &["linux-6.0"]);
+    let sync = replay_text(cfg.clone(), waker_blocks_after(10).as_bytes()).unwrap();
+    let not_sync = replay_text(cfg, waker_blocks_after(300).as_bytes()).unwrap();
+    let agree = |r: &ReplayReport| r.classes.0[0].1.agree[0].1;
+    let explained = |r: &ReplayReport| r.notes.sync_explained[0].1;
+    assert_eq!(
+        (
+            sync.notes.counts.sync_inferred,
+            not_sync.notes.counts.sync_inferred
+        ),
+        (1, 0)
+    );
+    assert_eq!((agree(&sync), explained(&sync)), (1, 0));
+    assert_eq!((agree(&not_sync), explained(&not_sync)), (0, 1));
+    assert!(not_sync
+        .to_table()
+        .contains("disagreements the sync inference could explain (the same decision with the waker's WF_SYNC the other way picks the kernel's CPU): linux-6.0 1"));
 }

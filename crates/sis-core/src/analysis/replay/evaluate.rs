@@ -80,6 +80,14 @@ impl Replay {
             self.scratch_chosen.clear();
         }
         let delayed = p.delayed;
+        if delayed
+            && p.pinned.is_none()
+            && self.runs.iter().any(|r| r.preset.features.delay_dequeue)
+        {
+            // A task truly delayed on prev cannot move: each move is the inference's miss.
+            self.delayed_classified.0 += 1;
+            self.delayed_classified.1 += u64::from(kernel == p.prev);
+        }
         self.snaps.update(&p.cpus);
         for (i, run) in self.runs.iter_mut().enumerate() {
             // A wakee bound to one CPU: select_task_rq() calls the class hook only when
@@ -206,9 +214,17 @@ impl Replay {
                     ..wakee
                 };
                 let alt = select_aside(st, &mut self.scratch_llcs, &wide, &waker);
+                // And would the sync inference's other answer? (WF_SYNC is read only by
+                // wake_affine(), so only here, where the waker is not on prev, can it matter.)
+                let other_sync = Waker {
+                    sync: !waker.sync,
+                    ..waker
+                };
+                let alt_sync = select_aside(st, &mut self.scratch_llcs, &wakee, &other_sync);
                 std::mem::swap(&mut st.llcs, &mut self.scratch_pre_llcs);
                 post.put(st, p.waker_cpu);
                 run.flips_explained += u64::from(alt == kernel);
+                run.sync_explained += u64::from(alt_sync == kernel);
             }
             run.wakelist_changed += u64::from(alt.is_some_and(|c| c != out.cpu));
             run.autogroup_changed += u64::from(alt_group.is_some_and(|c| c != out.cpu));

@@ -146,6 +146,8 @@ struct PresetRun {
     autogroup_changed: u64,
     /// Disagreements that wake_wide() the other way turns into agreements.
     flips_explained: u64,
+    /// Disagreements that the waker's WF_SYNC the other way turns into agreements.
+    sync_explained: u64,
     /// Per CPU, the rebuild's wake_avg_idle resets this preset has taken (load_snapshot).
     wake_seen: Vec<u32>,
     /// The snapshot epoch this preset's state holds (records::SnapGens).
@@ -171,6 +173,9 @@ pub struct Replay {
     on_rq: u64,
     /// Wake-ups of stop tasks (select_task_rq_stop: their own CPU), left out.
     stop_wakeups: u64,
+    /// Classified wake-ups that DELAY_DEQUEUE presets place by the delayed inference alone
+    /// (ttwu_runnable on prev), and how many of them the kernel kept on prev.
+    delayed_classified: (u64, u64),
     disagreements: Vec<Disagreement>,
     header_cpus: Option<u32>,
     decision: Decision,
@@ -236,6 +241,7 @@ impl Replay {
             baseline_agree: [[0; N_CLASSES]; 2],
             on_rq: 0,
             stop_wakeups: 0,
+            delayed_classified: (0, 0),
             disagreements: Vec::new(),
             header_cpus: None,
             decision: Decision::default(),
@@ -277,6 +283,7 @@ impl Replay {
                 wakelist_changed: 0,
                 autogroup_changed: 0,
                 flips_explained: 0,
+                sync_explained: 0,
                 wake_seen: vec![0; n as usize],
                 loaded: 0,
             })
@@ -588,7 +595,7 @@ impl Replay {
                 "trace".into(),
                 format!(
                     "no wake-up after every CPU's first sched_switch (CPUs never switched: {})",
-                    cpu_list(&never)
+                    report::cpu_list(&never)
                 ),
                 "a topology no larger than the traced machine (--llc-weight, --llcs)",
             ));
@@ -643,30 +650,13 @@ impl Replay {
                 wakelist_changed: per_preset(|r| r.wakelist_changed),
                 autogroup_changed: per_preset(|r| r.autogroup_changed),
                 flips_explained: per_preset(|r| r.flips_explained),
+                sync_explained: per_preset(|r| r.sync_explained),
+                delayed_classified: self.delayed_classified,
                 autogroup: rb.is_some_and(|r| r.groups44.is_some()),
             },
             disagreements: std::mem::take(&mut self.disagreements),
         })
     }
-}
-
-/// "0-3,6": a CPU list as the kernel prints one.
-fn cpu_list(cpus: &[u32]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let mut j = i;
-        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
-            j += 1;
-        }
-        out.push(if i == j {
-            cpus[i].to_string()
-        } else {
-            format!("{}-{}", cpus[i], cpus[j])
-        });
-        i = j + 1;
-    }
-    out.join(",")
 }
 
 /// The index of the first newline in `buf`: how every reader of a trace cuts it into lines
@@ -684,15 +674,4 @@ pub fn replay_text(cfg: ReplayConfig, text: &[u8]) -> Result<ReplayReport, Repla
     })?;
     r.feed_text(text)?;
     r.finish()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cpu_lists() {
-        assert_eq!(cpu_list(&[0, 1, 2, 3, 6]), "0-3,6");
-        assert_eq!(cpu_list(&[]), "");
-    }
 }

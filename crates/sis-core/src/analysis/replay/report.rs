@@ -136,6 +136,12 @@ pub struct ReplayNotes {
     /// (every task starts the trace with none): the same decision with wake_wide() the other
     /// way picks the kernel's CPU.
     pub flips_explained: Vec<(String, u64)>,
+    /// Per preset: disagreements that the sync inference's other answer could explain: the
+    /// same decision with the waker's WF_SYNC the other way picks the kernel's CPU.
+    pub sync_explained: Vec<(String, u64)>,
+    /// Classified wake-ups that DELAY_DEQUEUE presets placed on prev by the delayed
+    /// inference alone (ttwu_runnable), and how many of them the kernel kept on prev.
+    pub delayed_classified: (u64, u64),
     /// `ReplayConfig::autogroup`: every task taken to be in one autogroup.
     pub autogroup: bool,
 }
@@ -371,6 +377,24 @@ impl ReplayReport {
                  picks the kernel's CPU): {flips}"
             ));
         }
+        let sync = changed(&n.sync_explained);
+        if !sync.is_empty() {
+            s.line(format_args!(
+                "\ndisagreements the sync inference could explain (the same decision with the \
+                 waker's WF_SYNC the other way picks the kernel's CPU): {sync}"
+            ));
+        }
+        let (placed, kept) = n.delayed_classified;
+        if placed > 0 {
+            s.line(format_args!(
+                "\nwake-ups DELAY_DEQUEUE presets placed by the delayed inference alone \
+                 (ttwu_runnable on prev): {placed}; the kernel kept prev for {kept} ({:.1}%) \
+                 and moved {} (a task truly delayed cannot move: those are the inference's \
+                 misses)",
+                kept as f64 * 100.0 / placed as f64,
+                placed - kept
+            ));
+        }
         s
     }
 }
@@ -386,5 +410,35 @@ fn sync_window_text(c: &RebuildCounts) -> String {
             m % 1000 / 100
         ),
         _ => format!("{} us", rebuild::SYNC_WINDOW_NS / 1000),
+    }
+}
+
+/// "0-3,6": a CPU list as the kernel prints one.
+pub(super) fn cpu_list(cpus: &[u32]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j {
+            cpus[i].to_string()
+        } else {
+            format!("{}-{}", cpus[i], cpus[j])
+        });
+        i = j + 1;
+    }
+    out.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(cpu_list(&[0, 1, 2, 3, 6]), "0-3,6");
+        assert_eq!(cpu_list(&[]), "");
     }
 }
