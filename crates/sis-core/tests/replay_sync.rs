@@ -98,7 +98,8 @@ fn a_miss_the_other_sync_answer_turns_into_an_agreement_is_counted() {
     );
     assert_eq!((agree(&sync), explained(&sync)), (1, 0));
     assert_eq!((agree(&not_sync), explained(&not_sync)), (0, 1));
+    assert_eq!(not_sync.notes.sync_explained_was_sync[0].1, 0);
     assert!(not_sync
         .to_table()
-        .contains("disagreements the sync inference could explain (the same decision with the waker's WF_SYNC the other way picks the kernel's CPU): linux-6.0 1"));
+        .contains("disagreements the sync inference could explain (the same decision with the waker's WF_SYNC the other way picks the kernel's CPU): linux-6.0 1 (0 taken as sync)"));
 }

@@ -225,6 +225,7 @@ impl Replay {
                 post.put(st, p.waker_cpu);
                 run.flips_explained += u64::from(alt == kernel);
                 run.sync_explained += u64::from(alt_sync == kernel);
+                run.sync_explained_was_sync += u64::from(alt_sync == kernel && sync);
             }
             run.wakelist_changed += u64::from(alt.is_some_and(|c| c != out.cpu));
             run.autogroup_changed += u64::from(alt_group.is_some_and(|c| c != out.cpu));

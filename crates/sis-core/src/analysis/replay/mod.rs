@@ -146,8 +146,10 @@ struct PresetRun {
     autogroup_changed: u64,
     /// Disagreements that wake_wide() the other way turns into agreements.
     flips_explained: u64,
-    /// Disagreements that the waker's WF_SYNC the other way turns into agreements.
+    /// Disagreements that the waker's WF_SYNC the other way turns into agreements, and
+    /// those of them the inference had taken as sync.
     sync_explained: u64,
+    sync_explained_was_sync: u64,
     /// Per CPU, the rebuild's wake_avg_idle resets this preset has taken (load_snapshot).
     wake_seen: Vec<u32>,
     /// The snapshot epoch this preset's state holds (records::SnapGens).
@@ -284,6 +286,7 @@ impl Replay {
                 autogroup_changed: 0,
                 flips_explained: 0,
                 sync_explained: 0,
+                sync_explained_was_sync: 0,
                 wake_seen: vec![0; n as usize],
                 loaded: 0,
             })
@@ -651,6 +654,7 @@ impl Replay {
                 autogroup_changed: per_preset(|r| r.autogroup_changed),
                 flips_explained: per_preset(|r| r.flips_explained),
                 sync_explained: per_preset(|r| r.sync_explained),
+                sync_explained_was_sync: per_preset(|r| r.sync_explained_was_sync),
                 delayed_classified: self.delayed_classified,
                 autogroup: rb.is_some_and(|r| r.groups44.is_some()),
             },

@@ -139,6 +139,8 @@ pub struct ReplayNotes {
     /// Per preset: disagreements that the sync inference's other answer could explain: the
     /// same decision with the waker's WF_SYNC the other way picks the kernel's CPU.
     pub sync_explained: Vec<(String, u64)>,
+    /// Per preset: those of them the inference had taken as sync (the rest as not).
+    pub sync_explained_was_sync: Vec<(String, u64)>,
     /// Classified wake-ups that DELAY_DEQUEUE presets placed on prev by the delayed
     /// inference alone (ttwu_runnable), and how many of them the kernel kept on prev.
     pub delayed_classified: (u64, u64),
@@ -377,11 +379,18 @@ impl ReplayReport {
                  picks the kernel's CPU): {flips}"
             ));
         }
-        let sync = changed(&n.sync_explained);
+        let sync: Vec<String> = n
+            .sync_explained
+            .iter()
+            .zip(&n.sync_explained_was_sync)
+            .filter(|((_, k), _)| *k > 0)
+            .map(|((p, k), (_, was))| format!("{p} {k} ({was} taken as sync)"))
+            .collect();
         if !sync.is_empty() {
             s.line(format_args!(
                 "\ndisagreements the sync inference could explain (the same decision with the \
-                 waker's WF_SYNC the other way picks the kernel's CPU): {sync}"
+                 waker's WF_SYNC the other way picks the kernel's CPU): {}",
+                sync.join(", ")
             ));
         }
         let (placed, kept) = n.delayed_classified;
