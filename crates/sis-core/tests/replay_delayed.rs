@@ -162,3 +162,45 @@ fn a_task_that_blocks_behind_a_fairer_one_stays_delayed_and_wakes_in_place() {
         agree(&r, "all", "linux-6.7")
     );
 }
+
+/// v6.12 detach_task() -> dequeue_entity() detaches a migrating task's load (DO_DETACH) and
+/// attach_task() -> enqueue_entity() attaches it on the new CPU, so the balancer's move of a
+/// delayed task takes its load along in 6.12's signal. To 5.7-6.11's signal (linux-6.7's) it
+/// is a sleeping task: its load stays on its old CPU until it wakes elsewhere.
+#[test]
+fn a_delayed_task_moved_by_the_balancer_takes_its_load_along_in_6_12() {
+    use sis_core::analysis::replay::load_era;
+    let era = |name: &str| load_era(&sis_core::kernel::features::preset(name).unwrap());
+    let (e67, e612) = (era("linux-6.7"), era("linux-6.12"));
+    // a blocks behind b on CPU0 and stays delayed there; x runs on CPU1, whose balancer
+    // takes a; then x wakes y, and the wake-up reads every CPU's load.
+    let trace = "\
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
+               a-100   [000] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=000
+               a-100   [000] 10.000101: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000
+               a-100   [000] 10.001100: sched_switch: prev_comm=a prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=b next_pid=200 next_prio=120
+               x-7     [001] 10.001200: sched_migrate_task: comm=a pid=100 prio=120 orig_cpu=0 dest_cpu=1
+               x-7     [001] 10.001300: sched_waking: comm=y pid=300 prio=120 target_cpu=001
+               x-7     [001] 10.001301: sched_wakeup: comm=y pid=300 prio=120 target_cpu=001
+";
+    let mut r = Replay::new(flat(2, &["linux-6.7", "linux-6.12"])).unwrap();
+    r.feed_text(format!("{HDR}{trace}").as_bytes()).unwrap();
+    let loads = |r: &mut Replay, cpu: usize| {
+        let c = &r.cpu_states()[cpu];
+        (c.load[e67], c.load[e612])
+    };
+    let (cpu0_67, cpu0_612) = loads(&mut r, 0);
+    let (cpu1_67, cpu1_612) = loads(&mut r, 1);
+    // Every task here is older than the trace (full weight, 1024) and it is 1.3 ms long.
+    assert_eq!(
+        (cpu0_67, cpu1_67),
+        (2048, 1024),
+        "linux-6.7: a's load on CPU0"
+    );
+    assert_eq!(
+        (cpu0_612, cpu1_612),
+        (1024, 2048),
+        "linux-6.12: a's load on CPU1"
+    );
+}

@@ -350,6 +350,7 @@ impl Rebuild {
         if !self.track_eevdf || !self.task(pid).ev.delayed {
             return;
         }
+        let from = self.task(pid).ev.on_cpu_rq;
         if dest_idle {
             self.ev_migrate(pid, None);
         } else {
@@ -357,6 +358,10 @@ impl Rebuild {
             // dest's cfs_rq without it until now, then with its weight.
             self.load_delayed_update(dest, pid);
             self.ev_set_delayed(dest, pid, true);
+        }
+        // Its load goes with it (6.12's signal), the delay going on or not.
+        if let Some(from) = from {
+            self.load_move_delayed(from, dest, pid);
         }
     }
 

@@ -40,6 +40,10 @@ pub(crate) struct TaskLoad {
     pub se4: [Load4; 2],
     /// The CPU whose cfs_rq holds its load (u32::MAX: none yet).
     pub cfs_cpu: u32,
+    /// The same for each of `avg`'s signals: they part when 6.12's balancer moves a delayed
+    /// task, whose load goes with it at once (`detach_task()`/`attach_task()`), while to the
+    /// 5.7+ signal it is a sleeping task whose load stays until it wakes elsewhere.
+    pub avg_cpu: [u32; 2],
 }
 
 impl TaskLoad {
@@ -51,6 +55,7 @@ impl TaskLoad {
                 ..Default::default()
             }; 2],
             cfs_cpu: u32::MAX,
+            avg_cpu: [u32::MAX; 2],
         }
     }
 
@@ -160,6 +165,7 @@ impl Rebuild {
             return;
         }
         let old = self.task(pid).load.cfs_cpu;
+        let old_avg = self.task(pid).load.avg_cpu;
         if old == cpu {
             self.se_update(pid, false);
         } else if let Some(oc) = self.cpus.get(old as usize) {
@@ -171,18 +177,21 @@ impl Rebuild {
                 l.update(era, at, 0);
             }
             let w = prio_to_weight(t.prio);
-            let gone = t.load.avg.map(|mut ta| {
+            for ta in &mut t.load.avg {
                 ta.update(now, 0, w);
-                ta
-            });
-            t.load.avg = gone;
-            for (ca, ta) in self.cpus[old as usize].load.avg.iter_mut().zip(gone) {
-                ca.detach(ta.load_avg, ta.load_sum * w);
             }
             self.group44_remove(old, pid);
         }
-        self.cfs_update(cpu);
+        // Each `avg` signal held by another cfs_rq leaves it (6.12's may have gone ahead with
+        // the balancer's move of a delayed task, load_move_delayed()).
         let w = prio_to_weight(self.task(pid).prio);
+        for (k, oc) in old_avg.into_iter().enumerate() {
+            let ta = self.task(pid).load.avg[k];
+            if let Some(c) = self.cpus.get_mut(oc as usize).filter(|_| oc != cpu) {
+                c.load.avg[k].detach(ta.load_avg, ta.load_sum * w);
+            }
+        }
+        self.cfs_update(cpu);
         let t = self.task(pid);
         let moved = t.load.cfs_cpu != cpu;
         t.load.cfs_cpu = cpu;
@@ -191,23 +200,12 @@ impl Rebuild {
         for (cfs, se) in c.cfs4.iter_mut().zip(&se4) {
             cfs.enqueue(se);
         }
-        if moved {
-            // linux-5.10 fair.c attach_entity_load_avg(): the task's clock and window take
-            // the cfs_rq's and its sum is rebuilt from its avg, `load_sum = divider; if
-            // (se_weight(se)) load_sum = div_u64(load_avg * load_sum, se_weight(se))`. So a
-            // new task (load_avg = its weight, load_sum 0) starts with a full sum and is
-            // "seen as heavy" until its load decays. (5.18's form, "sched/pelt: Fix
-            // attach_entity_load_avg() corner case", differs only where that quotient is 0.)
-            for k in 0..2 {
-                let ca = self.cpus[cpu as usize].load.avg[k];
-                let divider = PELT_MIN_DIVIDER + u64::from(ca.period_contrib);
-                let ta = &mut self.task(pid).load.avg[k];
-                ta.last_update_time = ca.last_update_time;
-                ta.period_contrib = ca.period_contrib;
-                ta.load_sum = (ta.load_avg * divider).checked_div(w).unwrap_or(divider);
-                let (avg, sum) = (ta.load_avg, ta.load_sum * w);
-                self.cpus[cpu as usize].load.avg[k].attach(avg, sum);
+        for (k, oc) in old_avg.into_iter().enumerate() {
+            if oc != cpu {
+                self.load_attach_avg(cpu, pid, k);
             }
+        }
+        if moved {
             let at = self.cpus[cpu as usize]
                 .load
                 .cfs4
@@ -217,6 +215,43 @@ impl Rebuild {
             }
         }
         self.group44_enqueue(cpu, pid, moved);
+    }
+
+    /// attach_entity_load_avg() of `pid`'s signal `k` (of `avg`) to `cpu`'s cfs_rq.
+    fn load_attach_avg(&mut self, cpu: u32, pid: u32, k: usize) {
+        // linux-5.10 fair.c attach_entity_load_avg(): the task's clock and window take the
+        // cfs_rq's and its sum is rebuilt from its avg, `load_sum = divider; if
+        // (se_weight(se)) load_sum = div_u64(load_avg * load_sum, se_weight(se))`. So a new
+        // task (load_avg = its weight, load_sum 0) starts with a full sum and is "seen as
+        // heavy" until its load decays. (5.18's form, "sched/pelt: Fix
+        // attach_entity_load_avg() corner case", differs only where that quotient is 0.)
+        let w = prio_to_weight(self.task(pid).prio);
+        let ca = self.cpus[cpu as usize].load.avg[k];
+        let divider = PELT_MIN_DIVIDER + u64::from(ca.period_contrib);
+        let t = self.task(pid);
+        t.load.avg_cpu[k] = cpu;
+        let ta = &mut t.load.avg[k];
+        ta.last_update_time = ca.last_update_time;
+        ta.period_contrib = ca.period_contrib;
+        ta.load_sum = (ta.load_avg * divider).checked_div(w).unwrap_or(divider);
+        let (avg, sum) = (ta.load_avg, ta.load_sum * w);
+        self.cpus[cpu as usize].load.avg[k].attach(avg, sum);
+    }
+
+    /// 6.12's balancer moved `pid`, still delayed, from `from` to `to`: detach_task() ->
+    /// dequeue_entity() detaches its load (DO_DETACH, `task_on_rq_migrating()`), and
+    /// attach_task() -> enqueue_entity() attaches it on `to` (`last_update_time` was zeroed
+    /// by migrate_task_rq_fair()), whether the delay goes on there or a pick ends it at once.
+    /// Only 6.12's signal: to the others it is a sleeping task.
+    pub(crate) fn load_move_delayed(&mut self, from: u32, to: u32, pid: u32) {
+        if !self.eras[3] || pid == 0 || self.task(pid).load.avg_cpu[1] != from || from == to {
+            return;
+        }
+        let w = prio_to_weight(self.task(pid).prio);
+        let ta = self.task(pid).load.avg[1];
+        self.cpus[from as usize].load.avg[1].detach(ta.load_avg, ta.load_sum * w);
+        self.cfs_update(to);
+        self.load_attach_avg(to, pid, 1);
     }
 
     /// dequeue_entity() of `pid` from `cpu`, while still in its runnable set: the task and
@@ -239,22 +274,27 @@ impl Rebuild {
     /// its dequeue.)
     pub(crate) fn load_task_dead(&mut self, pid: u32) {
         let cpu = self.task(pid).load.cfs_cpu;
-        if cpu as usize >= self.cpus.len() {
-            return;
+        if (cpu as usize) < self.cpus.len() {
+            // linux-4.4 fair.c task_dead_fair() (4.3 on) did the same for its groups' cfs_rqs.
+            self.group44_remove(cpu, pid);
         }
-        // linux-4.4 fair.c task_dead_fair() (4.3 on) did the same for its groups' cfs_rqs.
-        self.group44_remove(cpu, pid);
-        let at = self.cpus[cpu as usize].load.avg.map(|a| a.last_update_time);
         let t = self.task(pid);
         let w = prio_to_weight(t.prio);
         t.load.cfs_cpu = u32::MAX;
-        for (ta, at) in t.load.avg.iter_mut().zip(at) {
+        let avg_cpu = std::mem::replace(&mut t.load.avg_cpu, [u32::MAX; 2]);
+        for (k, c) in avg_cpu.into_iter().enumerate() {
+            let Some(at) = self
+                .cpus
+                .get(c as usize)
+                .map(|x| x.load.avg[k].last_update_time)
+            else {
+                continue;
+            };
             // sync_entity_load_avg(): decayed, not accrued, up to the cfs_rq's last update.
+            let ta = &mut self.task(pid).load.avg[k];
             ta.update(at, 0, w);
-        }
-        let gone = t.load.avg;
-        for (ca, ta) in self.cpus[cpu as usize].load.avg.iter_mut().zip(gone) {
-            ca.detach(ta.load_avg, ta.load_sum * w);
+            let (avg, sum) = (ta.load_avg, ta.load_sum * w);
+            self.cpus[c as usize].load.avg[k].detach(avg, sum);
         }
     }
 
