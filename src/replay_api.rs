@@ -6,7 +6,7 @@
 //! what the worker crate writes): no serde code for them.
 
 use sis_core::analysis::replay::CLASSES;
-use sis_core::kernel::trace::{Decision, Rule, Saw, ScanEnd, Step, WakeupId};
+use sis_core::kernel::trace::{AffineWeight, Decision, Rule, Saw, ScanEnd, Step, WakeupId};
 use wasm_bindgen::prelude::*;
 
 /// The topology fields a trace does not record, as the Replay tab names them.
@@ -41,6 +41,29 @@ impl<'a> Fields<'a> {
             .map(|x| x.parse().ok())
             .collect()
     }
+}
+
+/// wake_affine_weight()'s terms as the worker writes them (`affine=`, colon-separated).
+fn affine_weight(t: &str) -> Option<AffineWeight> {
+    let v: Vec<&str> = t.split(':').collect();
+    let [this_load, prev_load, task_load, current_load, this_pct, prev_pct, this_eff_load, prev_eff_load, waker_heavier, this_wins] =
+        v[..]
+    else {
+        return None;
+    };
+    let n = |x: &str| x.parse::<i64>().ok();
+    Some(AffineWeight {
+        this_load: n(this_load)?,
+        prev_load: n(prev_load)?,
+        task_load: n(task_load)?,
+        current_load: opt(current_load)?,
+        this_pct: n(this_pct)?,
+        prev_pct: n(prev_pct)?,
+        this_eff_load: n(this_eff_load)?,
+        prev_eff_load: n(prev_eff_load)?,
+        waker_heavier: waker_heavier == "1",
+        this_wins: this_wins == "1",
+    })
 }
 
 fn opt<T: std::str::FromStr>(t: &str) -> Option<Option<T>> {
@@ -133,6 +156,10 @@ impl WakeView {
             });
         }
         d.missed_idle = f.list("missed_idle")?;
+        d.affine_weight = match f.text("affine").unwrap_or("-") {
+            "-" => None,
+            t => Some(affine_weight(t)?),
+        };
         v.task_class = f.n("task_class").unwrap_or(0);
         for s in f
             .text("spans")
@@ -456,6 +483,49 @@ mod tests {
         let v = WakeView::parse(&replay_get(0, 0, p as u32, true)).unwrap();
         assert_ne!(v.chosen[p], v.kernel);
         assert_eq!(replay_get(u32::MAX, 1, p as u32, true), "");
+    }
+
+    /// wake_affine_weight()'s terms cross too: x on CPU0 wakes b (last on CPU1, busy) and
+    /// blocks 300 us later, not sync, so wake_affine_weight() weighs the two CPUs.
+    #[test]
+    fn wake_affine_weights_terms_cross_as_the_core_computed_them() {
+        let trace = "# tracer: nop\n#\n# entries-in-buffer/entries-written: 5/5   #P:2\n\
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=100 next_prio=120\n\
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=y next_pid=7 next_prio=120\n\
+               x-100   [000] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=001\n\
+               x-100   [000] 10.000101: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000\n\
+               x-100   [000] 10.000400: sched_switch: prev_comm=x prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=b next_pid=200 next_prio=120\n";
+        let topo_q = "llcs=1&llc_weight=2&smt=1&numbering=contiguous&cluster_size=0";
+        assert_eq!(replay_open(topo_q), "");
+        assert_eq!(replay_feed(trace.as_bytes()), "");
+        Summary::parse(&replay_end()).unwrap();
+        let mut native = Replay::new(ReplayConfig {
+            topology: Some(sis_core::kernel::topology::TopologySpec {
+                llc_weight: 2,
+                smt: 1,
+                numbering: sis_core::kernel::topology::Numbering::Contiguous,
+                ..topo()
+            }),
+            keep: usize::MAX,
+            ..Default::default()
+        })
+        .unwrap();
+        native.feed_text(trace.as_bytes()).unwrap();
+        native.end().unwrap();
+        let r = &native.records()[0];
+        let p = native
+            .preset_names()
+            .iter()
+            .position(|n| *n == "linux-6.0")
+            .unwrap();
+        let d = native.decision(r, p).unwrap();
+        assert!(d.affine_weight.is_some_and(|a| !a.this_wins), "{d:?}");
+        assert_eq!(
+            WakeView::parse(&replay_get(0, 0, p as u32, false))
+                .unwrap()
+                .decision,
+            d
+        );
     }
 
     #[test]

@@ -36,6 +36,7 @@ static TERMS: &[(&str, &str)] = &[
     ("waker", "W: the CPU of the task doing the wake-up."),
     ("prev", "P: the CPU the wakee last ran on."),
     ("target", "T: where wake_affine() points the search (waker's or prev's CPU)."),
+    ("wake_affine_weight", "WA_WEIGHT (fair.c wake_affine_weight(), 4.14+): the waker's CPU load, less a sync waker's own, plus the wakee's, times 100, against prev's load less the wakee's, times 100 + (imbalance_pct - 100) / 2; the lighter side becomes the target."),
     ("smt", "Hardware threads per core; SMT siblings are drawn side by side."),
     ("runqueue", "fifo: first come, first run, a 3 ms slice each. cfs: vruntime order, a sleeper's credit (place_entity), wake-up preemption (check_preempt_wakeup) and the tick's sched_slice, fair.c 4.4-6.5."),
     ("numbering", "contiguous: siblings adjacent; interleaved: sibling of cpu i is i + N/2 (most x86). It changes the for_each_cpu_wrap() order."),

@@ -188,8 +188,16 @@ pub(crate) fn detail_view(
     } else {
         html! { <p class="dres pending">{format!("probe {} of {}: press “Step probe” to continue", shown, d.steps.len())}</p> }
     };
+    // wake_affine_weight()'s terms, once its step (the first) is shown.
+    let affine = match (&d.affine_weight, d.steps.first()) {
+        (Some(a), Some(s)) if s.rule == Rule::WakeAffine && shown > 0 => html! {
+            <p class="affine">{kernel_term("wake_affine_weight", "wake_affine_weight")}{": "}<code>{a.to_text(d.id.waker_cpu, d.id.prev)}</code></p>
+        },
+        _ => html! {},
+    };
     html! { <>
         {head}
+        {affine}
         <div class="steps-wrap" ref={wrap} tabindex="0" role="region" aria-label="checks, in order">
         <table class="steps">
             <thead><tr><th>{"#"}</th><th>{"check"}</th><th>{"kernel function"}</th><th>{"cpu"}</th><th>{"saw"}</th><th>{kernel_term("nr", "nr")}</th></tr></thead>

@@ -3,7 +3,7 @@
 //! whose local wake-ups take 20 us (an emulated CPU), not on one where they take 1 us.
 
 use crate::replay::{flat, HDR};
-use sis_core::analysis::replay::{replay_text, ReplayReport};
+use sis_core::analysis::replay::{replay_text, ReplayConfig, ReplayReport};
 use std::fmt::Write;
 
 /// `x` on CPU0 wakes sixteen sleeping tasks there, each activated `local_us` later on CPU0,
@@ -84,7 +84,10 @@ fn a_miss_the_other_sync_answer_turns_into_an_agreement_is_counted() {
     // waker's CPU, where x runs alone, as the kernel did. Blocking 300 us later is not:
     // wake_affine_weight() weighs two CPUs of one task each and keeps b on prev (CPU1), a
     // miss that WF_SYNC the other way explains.
-    let cfg = flat(2, &["linux-6.0"]);
+    let cfg = ReplayConfig {
+        show: 1,
+        ..flat(2, &["linux-6.0"])
+    };
     let sync = replay_text(cfg.clone(), waker_blocks_after(10).as_bytes()).unwrap();
     let not_sync = replay_text(cfg, waker_blocks_after(300).as_bytes()).unwrap();
     let agree = |r: &ReplayReport| r.classes.0[0].1.agree[0].1;
@@ -99,6 +102,15 @@ fn a_miss_the_other_sync_answer_turns_into_an_agreement_is_counted() {
     assert_eq!((agree(&sync), explained(&sync)), (1, 0));
     assert_eq!((agree(&not_sync), explained(&not_sync)), (0, 1));
     assert_eq!(not_sync.notes.sync_explained_was_sync[0].1, 0);
+    // --show says why: wake_affine_weight()'s two sides, term by term.
+    let why = not_sync.disagreements[0].decisions[0].1.to_text();
+    assert!(
+        why.contains(
+            "  wake_affine_weight   this_eff_load 209715200 (cpu 0: load 1024 + wakee 1024, x100 \
+             x1024) vs prev_eff_load 0 (cpu 1: load 1024 - wakee 1024, x108 x1024): prev\n"
+        ),
+        "{why}"
+    );
     assert!(not_sync
         .to_table()
         .contains("disagreements the sync inference could explain (the same decision with the waker's WF_SYNC the other way picks the kernel's CPU): linux-6.0 1 (0 taken as sync)"));

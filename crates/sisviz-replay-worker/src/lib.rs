@@ -250,7 +250,8 @@ fn list<T: std::fmt::Display>(v: impl IntoIterator<Item = T>) -> String {
 }
 
 /// One kept wake-up and a preset's decision on it, as `name=value` fields (lists
-/// comma-separated; a step is `rule:cpu:saw:nr`; `-` for none).
+/// comma-separated; a step is `rule:cpu:saw:nr`; wake_affine_weight's terms colon-separated;
+/// `-` for none).
 pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
     let cpus = list(
         r.cpus
@@ -266,7 +267,7 @@ pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
         "pos={pos} index={} line={} kernel={} class={} chosen={} cpus={cpus} seq={} time_ns={} \
          waker_cpu={} wakee={} sync={} prev={} target={} has_idle_core={} nr_idle_scan={} \
          result={} recent_used_cpu={} nr_before={} nr_after={} scan_end={} decided_by={} \
-         steps={steps} missed_idle={} task_class={}",
+         steps={steps} missed_idle={} task_class={} affine={}",
         r.index,
         r.line,
         r.kernel,
@@ -296,6 +297,22 @@ pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
             Some(sis_core::analysis::replay::classes::TaskClass::Dl) => 2,
             Some(_) => 1,
         },
+        // wake_affine_weight()'s terms (kernel::trace::AffineWeight, in field order).
+        d.affine_weight.map_or("-".into(), |a| {
+            format!(
+                "{}:{}:{}:{}:{}:{}:{}:{}:{}:{}",
+                a.this_load,
+                a.prev_load,
+                a.task_load,
+                opt(a.current_load),
+                a.this_pct,
+                a.prev_pct,
+                a.this_eff_load,
+                a.prev_eff_load,
+                u8::from(a.waker_heavier),
+                u8::from(a.this_wins)
+            )
+        }),
     )
 }
 

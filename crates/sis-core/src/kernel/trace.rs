@@ -209,6 +209,59 @@ pub struct Step {
     pub nr: Option<i64>,
 }
 
+/// wake_affine_weight()'s two sides as it compared them (linux-6.0 fair.c): `this_eff_load =
+/// (cpu_load(this_cpu) - current_load [sync] + task_load) * this_pct * capacity_of(prev_cpu)`
+/// against `prev_eff_load = (cpu_load(prev_cpu) - task_load) * prev_pct *
+/// capacity_of(this_cpu) [+ 1 if sync]`; the smaller side wins (4.14: this_cpu on a tie).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AffineWeight {
+    pub this_load: i64,
+    pub prev_load: i64,
+    /// task_h_load(p): the wakee's load.
+    pub task_load: i64,
+    /// task_h_load(current), the sync waker's load (None without WF_SYNC).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub current_load: Option<i64>,
+    /// WA_BIAS: 100 for this_cpu, 100 + (imbalance_pct - 100) / 2 for prev (1 without it).
+    pub this_pct: i64,
+    pub prev_pct: i64,
+    pub this_eff_load: i64,
+    pub prev_eff_load: i64,
+    /// The sync waker's load was over its CPU's: this_cpu at once, nothing compared.
+    pub waker_heavier: bool,
+    pub this_wins: bool,
+}
+
+impl AffineWeight {
+    /// One line: each side's terms and which won.
+    pub fn to_text(&self, this: u32, prev: u32) -> String {
+        if self.waker_heavier {
+            return format!(
+                "the sync waker's load {} is over cpu {this}'s {}: this_cpu",
+                self.current_load.unwrap_or(0),
+                self.this_load
+            );
+        }
+        let waker = self
+            .current_load
+            .map_or(String::new(), |c| format!(" - waker {c}"));
+        format!(
+            "this_eff_load {} (cpu {this}: load {}{waker} + wakee {}, x{} x1024) vs prev_eff_load {} \
+             (cpu {prev}: load {} - wakee {}, x{} x1024{}): {}",
+            self.this_eff_load,
+            self.this_load,
+            self.task_load,
+            self.this_pct,
+            self.prev_eff_load,
+            self.prev_load,
+            self.task_load,
+            self.prev_pct,
+            if self.current_load.is_some() { " +1" } else { "" },
+            if self.this_wins { "this_cpu" } else { "prev" }
+        )
+    }
+}
+
 /// Which wake-up: the fields that name one wake-up wherever it is shown or kept (a decision,
 /// the replay's pending wakings and records, the page's log and replay views).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -246,6 +299,9 @@ pub struct Decision {
     /// scans in flight; 0 = not recorded by a run).
     #[serde(default)]
     pub probe_cost_ns: u64,
+    /// wake_affine_weight()'s comparison, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub affine_weight: Option<AffineWeight>,
 }
 
 /// Receives the steps of a decision. `()` records nothing.
@@ -254,6 +310,7 @@ pub trait Recorder {
     fn step(&mut self, rule: Rule, cpu: u32, saw: Saw, nr: Option<i64>);
     fn nr_before(&mut self, nr: Option<i64>);
     fn scan_end(&mut self, end: ScanEnd, nr: Option<i64>);
+    fn affine_weight(&mut self, _: AffineWeight) {}
 }
 
 impl Recorder for () {
@@ -277,6 +334,9 @@ impl Recorder for Decision {
     fn scan_end(&mut self, end: ScanEnd, nr: Option<i64>) {
         self.scan_end = Some(end);
         self.nr_after = nr;
+    }
+    fn affine_weight(&mut self, a: AffineWeight) {
+        self.affine_weight = Some(a);
     }
 }
 
@@ -404,6 +464,13 @@ impl Decision {
             let trimmed = s.trim_end_matches(' ').len();
             s.truncate(trimmed);
             s.push('\n');
+            if let (Rule::WakeAffine, Some(a)) = (st.rule, &self.affine_weight) {
+                s.line(format_args!(
+                    "  {:<20} {}",
+                    "wake_affine_weight",
+                    a.to_text(self.id.waker_cpu, self.id.prev)
+                ));
+            }
             i = j + 1;
         }
         let fmt_nr = |n: Option<i64>| n.map_or("inf".to_string(), |v| v.to_string());
@@ -500,5 +567,36 @@ mod tests {
             "{text}"
         );
         assert!(lines[4].ends_with("missed idle: [0-2,5]"), "{text}");
+    }
+
+    #[test]
+    fn a_sync_wake_affine_weight_names_the_wakers_load_and_the_tie_break() {
+        let a = AffineWeight {
+            this_load: 2048,
+            prev_load: 1024,
+            task_load: 512,
+            current_load: Some(1024),
+            this_pct: 100,
+            prev_pct: 108,
+            this_eff_load: (2048 - 1024 + 512) * 100 * 1024,
+            prev_eff_load: (1024 - 512) * 108 * 1024 + 1,
+            waker_heavier: false,
+            this_wins: false,
+        };
+        assert_eq!(
+            a.to_text(3, 5),
+            "this_eff_load 157286400 (cpu 3: load 2048 - waker 1024 + wakee 512, x100 x1024) vs \
+             prev_eff_load 56623105 (cpu 5: load 1024 - wakee 512, x108 x1024 +1): prev"
+        );
+        let heavy = AffineWeight {
+            current_load: Some(4096),
+            waker_heavier: true,
+            this_wins: true,
+            ..a
+        };
+        assert_eq!(
+            heavy.to_text(3, 5),
+            "the sync waker's load 4096 is over cpu 3's 2048: this_cpu"
+        );
     }
 }

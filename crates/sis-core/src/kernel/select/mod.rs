@@ -171,7 +171,7 @@ impl SchedState {
         let mut new_cpu = p.prev;
         if want_affine && w.cpu != p.prev {
             // Every domain level has SD_WAKE_AFFINE, and the top one spans both CPUs.
-            new_cpu = self.wake_affine(p, w);
+            new_cpu = self.wake_affine(p, w, rec);
             if R::ON {
                 rec.step(
                     Rule::WakeAffine,

@@ -3,10 +3,11 @@
 
 use super::{Wakee, Waker};
 use crate::kernel::state::SchedState;
+use crate::kernel::trace::{AffineWeight, Recorder};
 
 impl SchedState {
     /// linux-6.0 fair.c `wake_affine()`: WA_IDLE then WA_WEIGHT; `this` wins or prev stays.
-    pub(super) fn wake_affine(&self, p: &Wakee, w: &Waker) -> u32 {
+    pub(super) fn wake_affine<R: Recorder>(&self, p: &Wakee, w: &Waker, rec: &mut R) -> u32 {
         let (this, prev) = (w.cpu, p.prev);
         if self.features.wa_legacy {
             return self.wake_affine_legacy(p, w);
@@ -26,7 +27,7 @@ impl SchedState {
             let idle =
                 self.features.wa_idle && (rq.available_idle() || (w.sync && rq.nr_running == 1));
             let affine =
-                idle || (self.features.wa_weight && self.wake_affine_weight(p, w).is_some());
+                idle || (self.features.wa_weight && self.wake_affine_weight(p, w, rec).is_some());
             return if affine { this } else { prev };
         }
         let mut target = None;
@@ -41,7 +42,7 @@ impl SchedState {
             }
         }
         if self.features.wa_weight && target.is_none() {
-            target = self.wake_affine_weight(p, w);
+            target = self.wake_affine_weight(p, w, rec);
         }
         // SIS_CURRENT v8 wake_affine: `if (target == nr_cpumask_bits && wake_on_current(this_cpu,
         // p)) target = this_cpu;`
@@ -109,38 +110,68 @@ impl SchedState {
         None
     }
 
-    /// linux-6.0 fair.c `wake_affine_weight()` (cpu_load: SchedState::cpu_load).
-    pub(super) fn wake_affine_weight(&self, p: &Wakee, w: &Waker) -> Option<u32> {
+    /// linux-6.0 fair.c `wake_affine_weight()` (cpu_load: SchedState::cpu_load): this_cpu
+    /// if it wins. Recorded when a recorder is on.
+    pub(super) fn wake_affine_weight<R: Recorder>(
+        &self,
+        p: &Wakee,
+        w: &Waker,
+        rec: &mut R,
+    ) -> Option<u32> {
+        let a = self.affine_weight(p, w);
+        if R::ON {
+            rec.affine_weight(a);
+        }
+        a.this_wins.then_some(w.cpu)
+    }
+
+    /// wake_affine_weight()'s comparison, term by term.
+    fn affine_weight(&self, p: &Wakee, w: &Waker) -> AffineWeight {
         let (this, prev) = (w.cpu, p.prev);
-        let cpu_load = |c: u32| self.cpu_load(c);
-        let mut this_eff_load = cpu_load(this);
-        if w.sync {
-            let current_load = w.load as i64;
+        let this_load = self.cpu_load(this);
+        let prev_load = self.cpu_load(prev);
+        let task_load = p.load as i64;
+        let current_load = w.sync.then_some(w.load as i64);
+        let mut a = AffineWeight {
+            this_load,
+            prev_load,
+            task_load,
+            current_load,
+            this_pct: 1,
+            prev_pct: 1,
+            ..AffineWeight::default()
+        };
+        let mut this_eff_load = this_load;
+        if let Some(current_load) = current_load {
             if current_load > this_eff_load {
-                return Some(this);
+                a.waker_heavier = true;
+                a.this_wins = true;
+                return a;
             }
             this_eff_load -= current_load;
         }
-        let task_load = p.load as i64;
         this_eff_load += task_load;
         if self.features.wa_bias {
-            this_eff_load *= 100;
-        }
-        this_eff_load *= 1024; // capacity_of(prev)
-        let mut prev_eff_load = cpu_load(prev) - task_load;
-        if self.features.wa_bias {
+            a.this_pct = 100;
             let pct = self.affine_domain_imbalance_pct(this, prev) as i64;
-            prev_eff_load *= 100 + (pct - 100) / 2;
+            a.prev_pct = 100 + (pct - 100) / 2;
         }
+        this_eff_load *= a.this_pct;
+        this_eff_load *= 1024; // capacity_of(prev)
+        let mut prev_eff_load = (prev_load - task_load) * a.prev_pct;
         prev_eff_load *= 1024; // capacity_of(this)
         if self.features.wa_414 {
             // linux-4.14 fair.c wake_affine_weight: `return this_eff_load <= prev_eff_load;`
-            return (this_eff_load <= prev_eff_load).then_some(this);
+            a.this_wins = this_eff_load <= prev_eff_load;
+        } else {
+            if w.sync {
+                prev_eff_load += 1;
+            }
+            a.this_wins = this_eff_load < prev_eff_load;
         }
-        if w.sync {
-            prev_eff_load += 1;
-        }
-        (this_eff_load < prev_eff_load).then_some(this)
+        a.this_eff_load = this_eff_load;
+        a.prev_eff_load = prev_eff_load;
+        a
     }
 
     /// The imbalance_pct of `sd` in wake_affine(sd, ...): select_task_rq_fair's
