@@ -4,6 +4,23 @@
 use crate::replay::{agree, class, flat, HDR};
 use sis_core::analysis::replay::{replay_text, Replay, ReplayConfig};
 
+/// a runs on CPU0 and x on CPU1; a wakes b onto CPU0 and blocks 1 ms later behind it, not
+/// eligible: it stays queued `sched_delayed` there.
+const A_DELAYED_BEHIND_B: &str = "\
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
+               a-100   [000] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=000
+               a-100   [000] 10.000101: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000
+               a-100   [000] 10.001100: sched_switch: prev_comm=a prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=b next_pid=200 next_prio=120
+";
+
+/// The load signals linux-6.7 and linux-6.12 read (replay/load.rs).
+fn load_eras() -> (usize, usize) {
+    use sis_core::analysis::replay::load_era;
+    let era = |name: &str| load_era(&sis_core::kernel::features::preset(name).unwrap());
+    (era("linux-6.7"), era("linux-6.12"))
+}
+
 /// A task left `sched_delayed` that the balancer moves while it sleeps (v6.12
 /// can_migrate_task(): migrate_load may take a delayed task) leaves its old runqueue and
 /// stays delayed on the new one until that CPU picks: at once where the new CPU is idle.
@@ -51,24 +68,18 @@ fn a_delayed_task_moved_by_the_balancer_leaves_its_old_runqueue() {
 /// pick that ends the delay; 5.7-6.11's load_avg (linux-6.7's) has only the running task.
 #[test]
 fn a_delayed_task_keeps_its_weight_in_6_12s_cpu_load() {
-    use sis_core::analysis::replay::load_era;
     let cfg = flat(2, &["linux-6.7", "linux-6.12"]);
-    let era = |name: &str| load_era(&sis_core::kernel::features::preset(name).unwrap());
-    let (e67, e612) = (era("linux-6.7"), era("linux-6.12"));
+    let (e67, e612) = load_eras();
     assert_ne!(e67, e612, "linux-6.12 reads a load signal of its own");
     // a blocks behind b on CPU0 and stays delayed there while b runs 10 ms; then x on CPU1
     // wakes y, and the wake-up reads every CPU's load.
     let trace = "\
-          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
-          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
-               a-100   [000] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=000
-               a-100   [000] 10.000101: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000
-               a-100   [000] 10.001100: sched_switch: prev_comm=a prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=b next_pid=200 next_prio=120
                x-7     [001] 10.011100: sched_waking: comm=y pid=300 prio=120 target_cpu=001
                x-7     [001] 10.011101: sched_wakeup: comm=y pid=300 prio=120 target_cpu=001
 ";
     let mut r = Replay::new(cfg).unwrap();
-    r.feed_text(format!("{HDR}{trace}").as_bytes()).unwrap();
+    r.feed_text(format!("{HDR}{A_DELAYED_BEHIND_B}{trace}").as_bytes())
+        .unwrap();
     let cpu0 = &r.cpu_states()[0];
     assert_eq!(cpu0.delayed, 1, "a delayed behind b on CPU0");
     let (l67, l612) = (cpu0.load[e67], cpu0.load[e612]);
@@ -169,23 +180,17 @@ fn a_task_that_blocks_behind_a_fairer_one_stays_delayed_and_wakes_in_place() {
 /// is a sleeping task: its load stays on its old CPU until it wakes elsewhere.
 #[test]
 fn a_delayed_task_moved_by_the_balancer_takes_its_load_along_in_6_12() {
-    use sis_core::analysis::replay::load_era;
-    let era = |name: &str| load_era(&sis_core::kernel::features::preset(name).unwrap());
-    let (e67, e612) = (era("linux-6.7"), era("linux-6.12"));
+    let (e67, e612) = load_eras();
     // a blocks behind b on CPU0 and stays delayed there; x runs on CPU1, whose balancer
     // takes a; then x wakes y, and the wake-up reads every CPU's load.
     let trace = "\
-          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
-          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
-               a-100   [000] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=000
-               a-100   [000] 10.000101: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000
-               a-100   [000] 10.001100: sched_switch: prev_comm=a prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=b next_pid=200 next_prio=120
                x-7     [001] 10.001200: sched_migrate_task: comm=a pid=100 prio=120 orig_cpu=0 dest_cpu=1
                x-7     [001] 10.001300: sched_waking: comm=y pid=300 prio=120 target_cpu=001
                x-7     [001] 10.001301: sched_wakeup: comm=y pid=300 prio=120 target_cpu=001
 ";
     let mut r = Replay::new(flat(2, &["linux-6.7", "linux-6.12"])).unwrap();
-    r.feed_text(format!("{HDR}{trace}").as_bytes()).unwrap();
+    r.feed_text(format!("{HDR}{A_DELAYED_BEHIND_B}{trace}").as_bytes())
+        .unwrap();
     let loads = |r: &mut Replay, cpu: usize| {
         let c = &r.cpu_states()[cpu];
         (c.load[e67], c.load[e612])
