@@ -1,6 +1,7 @@
 //! The sync inference's window in the traced machine's own time (replay/pending.rs
 //! `SyncWindow`): a waker that blocks 94 us after its waking is taken as sync on a machine
-//! whose local wake-ups take 20 us (an emulated CPU), not on one where they take 1 us.
+//! whose local wake-ups take 20 us (an emulated CPU), not on one where they take 1 us. A
+//! runqueue probe's cost is taken in the same time.
 
 use crate::replay::{flat, HDR};
 use sis_core::analysis::replay::{replay_text, ReplayConfig, ReplayReport};
@@ -59,6 +60,11 @@ fn a_waker_blocking_94_us_later_is_sync_where_local_wake_ups_take_20_us() {
         (20_000, 1_000_000)
     );
     assert_eq!((f.sync_inferred, s.sync_inferred), (0, 1));
+    // A runqueue probe in the same machine's time (SIS_PROP's avg_scan_cost): 400 ns per us.
+    assert_eq!(
+        (fast.notes.probe_cost_ns, slow.notes.probe_cost_ns),
+        (400, 8000)
+    );
 }
 
 /// `x` on CPU0 wakes `b` (last on CPU1, where `y` runs) onto CPU0, and blocks `block_us` later.

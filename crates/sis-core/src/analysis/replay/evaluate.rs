@@ -89,6 +89,13 @@ impl Replay {
             self.delayed_classified.1 += u64::from(kernel == p.prev);
         }
         self.snaps.update(&p.cpus);
+        // A probe in the traced machine's own time, as the sync window: SIS_PROP divides the
+        // waker CPU's avg_idle, which the trace's clock measures, by avg_scan_cost, so the
+        // scan's cost must be in that clock too (an emulated CPU runs both 20-36 times slower).
+        let probe = probe_cost_ns(self.cfg.probe_cost_ns, rb.sync_window.median_ns);
+        for run in self.runs.iter_mut() {
+            run.st.probe_cost_ns = probe;
+        }
         for (i, run) in self.runs.iter_mut().enumerate() {
             // A wakee bound to one CPU: select_task_rq() calls the class hook only when
             // nr_cpus_allowed > 1 (4.4 .. 6.12 core.c), so nothing select_task_rq_fair keeps
@@ -257,6 +264,7 @@ impl Replay {
             let (chosen, inputs) = (self.scratch_chosen.clone(), self.scratch_inputs.clone());
             let mut rec = record(p, index, id, kernel, class, chosen, inputs, None);
             rec.delayed = delayed;
+            rec.probe_cost_ns = probe;
             self.records.push(rec);
         }
         if !disagreeing.is_empty() {
@@ -316,7 +324,14 @@ fn record(
         inputs,
         rt,
         delayed: false,
+        probe_cost_ns: 0,
     }
+}
+
+/// `probe_cost_ns` (a probe where the local wake-up takes 1 us) per us of the trace's median
+/// local wake-up (replay/pending.rs `SyncWindow`), once it is known.
+pub(super) fn probe_cost_ns(base: u64, local_wakeup_median_ns: Option<u64>) -> u64 {
+    local_wakeup_median_ns.map_or(base, |m| (base.saturating_mul(m) / 1000).max(1))
 }
 
 /// A wake-up some preset placed elsewhere than the kernel, with those presets' decisions.

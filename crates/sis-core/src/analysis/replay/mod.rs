@@ -656,6 +656,10 @@ impl Replay {
                 sync_explained: per_preset(|r| r.sync_explained),
                 sync_explained_was_sync: per_preset(|r| r.sync_explained_was_sync),
                 delayed_classified: self.delayed_classified,
+                probe_cost_ns: evaluate::probe_cost_ns(
+                    self.cfg.probe_cost_ns,
+                    rb.and_then(|r| r.sync_window.median_ns),
+                ),
                 autogroup: rb.is_some_and(|r| r.groups44.is_some()),
             },
             disagreements: std::mem::take(&mut self.disagreements),

@@ -74,6 +74,8 @@ pub struct WakeRecord {
     /// The wakee was queued `sched_delayed` on prev (replay/eevdf.rs): DELAY_DEQUEUE presets
     /// wake it there with ttwu_runnable().
     pub(super) delayed: bool,
+    /// What a probe cost the presets at this wake-up (evaluate.rs `probe_cost_ns`).
+    pub(super) probe_cost_ns: u64,
 }
 
 impl WakeRecord {
@@ -213,6 +215,7 @@ impl Replay {
         }
         let inp = rec.inputs.get(preset)?;
         let mut st = run.st.clone();
+        st.probe_cost_ns = rec.probe_cost_ns;
         let era = super::load::load_era(&run.preset);
         // Every CPU's resets taken as new; then the waker's scan state as the preset kept it.
         let mut seen: Vec<u32> = rec.cpus.iter().map(|c| !c.wake_resets).collect();

@@ -144,6 +144,9 @@ pub struct ReplayNotes {
     /// Classified wake-ups that DELAY_DEQUEUE presets placed on prev by the delayed
     /// inference alone (ttwu_runnable), and how many of them the kernel kept on prev.
     pub delayed_classified: (u64, u64),
+    /// What a runqueue probe costs the presets' scans at the end (evaluate.rs
+    /// `probe_cost_ns`: in the traced machine's own time).
+    pub probe_cost_ns: u64,
     /// `ReplayConfig::autogroup`: every task taken to be in one autogroup.
     pub autogroup: bool,
 }
@@ -264,7 +267,8 @@ impl ReplayReport {
             c.wakings, t.wakeups, c.unpaired, t.incomplete, n.on_rq, n.stop
         ));
         s.line(format_args!(
-            "inferred: {} sync wake-ups (the waker blocked within {}), {} per-CPU kthread \
+            "inferred: {} sync wake-ups (the waker blocked within {}), a runqueue probe of \
+             {} ns in this machine's time (SIS_PROP's avg_scan_cost), {} per-CPU kthread \
              wakees pinned to prev; {} queued tasks dropped when their CPU went idle; {} \
              wakees without a prio (taken as nice 0); {} deadline wakees behind a deadline task \
              (the wakee's deadline taken as not earlier); {} wake-ups on their target's wakelist \
@@ -274,6 +278,7 @@ impl ReplayReport {
              period_contrib 1023), {} as older (full weight, a period's phase 0)",
             c.sync_inferred,
             sync_window_text(c),
+            n.probe_cost_ns,
             c.pinned,
             c.queue_fixups,
             c.prio_unknown,
