@@ -93,10 +93,8 @@ impl Replay {
         // waker CPU's avg_idle, which the trace's clock measures, by avg_scan_cost, so the
         // scan's cost must be in that clock too (an emulated CPU runs both 20-36 times slower).
         let probe = probe_cost_ns(self.cfg.probe_cost_ns, rb.sync_window.median_ns);
-        for run in self.runs.iter_mut() {
-            run.st.probe_cost_ns = probe;
-        }
         for (i, run) in self.runs.iter_mut().enumerate() {
+            run.st.probe_cost_ns = probe;
             // A wakee bound to one CPU: select_task_rq() calls the class hook only when
             // nr_cpus_allowed > 1 (4.4 .. 6.12 core.c), so nothing select_task_rq_fair keeps
             // (recent_used_cpu, has_idle_cores, avg_scan_cost) changes either.
@@ -221,8 +219,9 @@ impl Replay {
                     ..wakee
                 };
                 let alt = select_aside(st, &mut self.scratch_llcs, &wide, &waker);
-                // And would the sync inference's other answer? (WF_SYNC is read only by
-                // wake_affine(), so only here, where the waker is not on prev, can it matter.)
+                // And would the sync inference's other answer? (WF_SYNC is read by wake_affine()
+                // and sched_ext's select; fair presets read it only where the waker is not on
+                // prev, so only such misses are tried.)
                 let other_sync = Waker {
                     sync: !waker.sync,
                     ..waker
