@@ -75,6 +75,16 @@ impl SchedAvg {
         self.advance(now, running);
     }
 
+    /// [from, until) was IRQ time: with CONFIG_IRQ_TIME_ACCOUNTING, v5.19 core.c
+    /// `update_rq_clock_task()` takes it out of `clock_task`, so `clock_pelt` stands still and
+    /// the signal neither accrues nor decays. Time up to `from` counts as `running` says; a
+    /// signal already updated past `from` loses only the rest of the window.
+    pub fn freeze(&mut self, from: u64, until: u64, running: bool) {
+        self.update(from, running);
+        let lost = until.saturating_sub(from.max(self.last_update_time));
+        self.last_update_time += lost;
+    }
+
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn advance(&mut self, now: u64, running: bool) {
         let delta = (now - self.last_update_time) >> 10;
@@ -222,6 +232,37 @@ mod tests {
             s.update(t, true);
         }
         s.util_avg
+    }
+
+    #[test]
+    fn irq_time_is_cut_out_of_the_signal() {
+        // A task runs 7 us, then 3 us of softirq, then sleeps 20 us, over and over. With the
+        // softirq frozen (IRQ time accounting) the signal is exactly that of a task that runs
+        // 7 us and sleeps 20 us on a clock without the softirq; without the freeze it is
+        // higher (10 of every 30 us).
+        let (run, irq, sleep) = (7_000, 3_000, 20_000);
+        let (mut frozen, mut cut, mut plain) = <[SchedAvg; 3]>::default().into();
+        let (mut t, mut c) = (0u64, 0u64);
+        for _ in 0..5_000 {
+            frozen.update(t + run, true);
+            frozen.freeze(t + run, t + run + irq, true);
+            plain.update(t + run + irq, true);
+            cut.update(c + run, true);
+            t += run + irq + sleep;
+            c += run + sleep;
+            frozen.update(t, false);
+            plain.update(t, false);
+            cut.update(c, false);
+        }
+        assert_eq!(frozen.util_sum, cut.util_sum);
+        assert_eq!(frozen.util_avg, cut.util_avg);
+        assert_eq!(frozen.period_contrib, cut.period_contrib);
+        assert!(
+            plain.util_avg > frozen.util_avg + 50,
+            "{} {}",
+            plain.util_avg,
+            frozen.util_avg
+        );
     }
 
     #[test]

@@ -61,6 +61,10 @@ fn default_wire_us() -> u32 {
     WIRE_US
 }
 
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
 fn default_probe_contention_pct() -> u32 {
     PROBE_CONTENTION_PCT
 }
@@ -232,6 +236,17 @@ scenario_fields! {
     wire_us: u32 = WIRE_US;
         Kind::Int { min: 0, max: 100_000, only: &[], note: "0 = loopback, no wire" },
         "wire-us", "US", "us", "netperf/tbench: time a reply spends on a NIC's wire, us (0 = loopback)";
+    /// netperf/tbench on loopback (wire_us 0): the share of each send's run that is the
+    /// NET_RX softirq on the sender's CPU (v5.19 `netif_rx()` queues the packet on the local
+    /// backlog, `do_softirq()` runs it at `local_bh_enable()`; `sock_def_readable()` wakes the
+    /// peer from it, so that wake-up's scan is softirq time too). With
+    /// CONFIG_IRQ_TIME_ACCOUNTING, `update_rq_clock_task()` takes that time out of PELT's clock:
+    /// the CPU is busy, its util neither grows nor decays. 0 = no such time. Left out of the
+    /// JSON when 0, so scenarios without it read as before.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    softirq_pct: u32 = 0;
+        Kind::Int { min: 0, max: 90, only: &[], note: "0 = none" },
+        "softirq-pct", "PCT", "%", "netperf/tbench on loopback: share of each send run in the softirq, kept out of PELT (IRQ time accounting)";
     /// A scan-depth rule of the user's own, replacing the preset's throttle ("" = none):
     /// `kernel::nr_expr`. Left out of the JSON when empty, so scenarios without one read as
     /// before.

@@ -55,6 +55,9 @@ pub struct Timing {
     /// receiving CPU's softirq (the scenario's `wire_us`; 0 = loopback: a sync wake-up from
     /// the sender's context).
     pub wire_ns: u64,
+    /// netperf/tbench on loopback: percent of each send's run in the softirq, kept out of
+    /// PELT (the scenario's `softirq_pct`).
+    pub softirq_pct: u32,
     /// netperf/tbench: the sender's syscall tail after its sync wake-up of the server (0: it
     /// blocks at once, as WF_SYNC assumes; netperf's client time includes its send).
     pub tail_ns: u64,
@@ -77,6 +80,7 @@ impl Timing {
         let t = Self::for_workload(sc, or);
         Timing {
             wire_ns: sc.wire_us as u64 * 1000,
+            softirq_pct: sc.softirq_pct,
             ..t
         }
     }
@@ -120,6 +124,7 @@ impl Timing {
     fn base() -> Timing {
         Timing {
             wire_ns: 0,
+            softirq_pct: 0,
             tail_ns: 2_000,
             client_ns: 8_000,
             server_ns: 10_000,

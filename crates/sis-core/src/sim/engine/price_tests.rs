@@ -206,3 +206,35 @@ fn the_run_counts_switches_preemptions_and_busy_time() {
         Scenario::from_pairs([("llc_weight", "8"), ("load", "0"), ("duration", "10ms")]).unwrap();
     assert_eq!(crate::sim::engine::run(&none).unwrap().cpu_busy_pct, 0.0);
 }
+
+#[test]
+fn a_loopback_sends_softirq_keeps_the_cpu_busy_but_out_of_its_util() {
+    // softirq_pct: the end of each send's run and the wake-up's scan are the NET_RX softirq,
+    // which IRQ time accounting keeps out of PELT's clock. The CPUs are as busy; their
+    // util_avg (SIS_UTIL's sum) is lower. Each pair runs spread (client on one CPU, server on
+    // another, no gap between): a CPU's util is its task's PELT-visible run over that plus
+    // the peer's run, so with 40% of each run frozen the pair's sum goes from
+    // 10/30 + 20/30 = 1 to 6/26 + 12/22 = 0.78 of a CPU (10 and 20 us runs).
+    let run = |softirq: &str| {
+        let sc = Scenario::from_pairs([
+            ("llc_weight", "8"),
+            ("smt", "1"),
+            ("load", "50"),
+            ("duration", "300ms"),
+            ("warmup", "0ms"),
+            ("wire_us", "0"),
+            ("softirq_pct", softirq),
+        ])
+        .unwrap();
+        let mut s = Simulation::new(&sc).unwrap();
+        s.measuring = true;
+        s.run_for(300_000_000);
+        let util = s.llc_sum_util_now(0);
+        (util, s.report().cpu_busy_pct)
+    };
+    let (util0, busy0) = run("0");
+    let (util40, busy40) = run("40");
+    assert!((busy0 - busy40).abs() < 5.0, "busy {busy0} vs {busy40}");
+    let ratio = util40 * 100 / util0;
+    assert!((74..=84).contains(&ratio), "util {util40} vs {util0}");
+}

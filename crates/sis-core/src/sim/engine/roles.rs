@@ -147,7 +147,18 @@ impl Simulation {
             // message waits in its socket and recv finds it (tail_done).
             self.tasks[peer as usize].pending_msgs += 1;
         }
+        // The softirq, then the wake-up's scan inside it, is IRQ time: the sender's and its
+        // CPU's PELT stand still through it (`SchedAvg::freeze`), frozen up to now before the
+        // wake-up reads them.
+        let softirq = self.timing.softirq_pct != 0;
+        if softirq {
+            let irq = self.softirq_ns(cpu, task);
+            self.freeze_pelt(cpu, task, self.now - irq, self.now);
+        }
         let scan_ns = self.wake(task, peer, true);
+        if softirq && scan_ns != 0 {
+            self.freeze_pelt(cpu, task, self.now, self.now + scan_ns);
+        }
         let tail = match self.timing.tail_ns {
             0 => 0,
             ns => self.rng.around(ns),
@@ -158,6 +169,20 @@ impl Simulation {
         }
         self.tasks[task as usize].in_tail = true;
         self.run_on(cpu, task, scan_ns + tail);
+    }
+
+    fn freeze_pelt(&mut self, cpu: u32, task: u32, from: u64, until: u64) {
+        self.tasks[task as usize].pelt.freeze(from, until, true);
+        self.st.rqs[cpu as usize].pelt.freeze(from, until, true);
+    }
+
+    /// How much of the send's run just ended was its softirq: the role's mean run times
+    /// `softirq_pct`, at most the stint that ran it.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn softirq_ns(&self, cpu: u32, task: u32) -> u64 {
+        let ran = self.now - self.cpus[cpu as usize].stint_start;
+        let mean = self.tasks[task as usize].jittered_burst_ns;
+        (mean * self.timing.softirq_pct as u64 / 100).min(ran)
     }
 
     /// burst_done for a netperf/tbench server (not in a tail): on loopback (wire_us 0) the
