@@ -209,3 +209,33 @@ fn a_delayed_task_moved_by_the_balancer_takes_its_load_along_in_6_12() {
         "linux-6.12: a's load on CPU1"
     );
 }
+
+/// A delayed task leaves its runqueue at the first pick that would choose it, and a tick is
+/// such a pick once the running task has used up its request (v6.12 `entity_tick()` ->
+/// `update_curr()` -> `resched_curr()`, then `pick_next_entity()` dequeues it), even when the
+/// running task is picked again and the trace shows no switch. `a` is delayed behind `b`;
+/// woken 0.5 ms into `b`'s 1.5 ms request it is still delayed (ttwu_runnable), woken 3.5 ms
+/// in, after the tick that ended the request, it is not, and its wake-up selects a CPU.
+#[test]
+fn the_tick_that_ends_the_running_tasks_request_dequeues_a_delayed_task() {
+    let woken_at = |t: &str| {
+        let wake = format!(
+            "               b-200   [000] {t}: sched_waking: comm=a pid=100 prio=120 target_cpu=000\n               b-200   [000] {t}: sched_wakeup: comm=a pid=100 prio=120 target_cpu=000\n"
+        );
+        let r = replay_text(
+            flat(2, &["linux-6.12"]),
+            format!("{HDR}{A_DELAYED_BEHIND_B}{wake}").as_bytes(),
+        )
+        .unwrap();
+        (
+            r.notes.counts.delayed_dequeues,
+            r.notes.counts.delayed_wakeups,
+        )
+    };
+    assert_eq!(woken_at("10.001600"), (1, 1), "within b's request");
+    assert_eq!(
+        woken_at("10.004600"),
+        (1, 0),
+        "after the tick that ended it"
+    );
+}

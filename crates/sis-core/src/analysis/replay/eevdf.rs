@@ -107,6 +107,21 @@ impl Rebuild {
         }
     }
 
+    /// The tick's `update_curr()` on `cpu` at the last tick boundary (v6.12 `task_tick_fair()`
+    /// -> `entity_tick()`): a request used up by then made that tick reschedule, and its pick
+    /// dequeued each delayed task it would have chosen first, with no switch in the trace if
+    /// the running task was picked again. Run before a delayed task's wake-up reads its state.
+    pub(crate) fn ev_tick(&mut self, cpu: u32) {
+        let now = self.now;
+        let at = now - now % (1_000_000_000 / super::rebuild::REPLAY_HZ);
+        if !self.track_eevdf || at <= self.cfs[cpu as usize].exec_start {
+            return;
+        }
+        self.now = at;
+        self.ev_update_curr(cpu);
+        self.now = now;
+    }
+
     /// Σ w_i (v_i - v) over `cpu`'s tree: `vruntime_eligible()` is this >= 0.
     fn ev_key_sum(&mut self, cpu: u32, v: u64) -> i128 {
         let tree = std::mem::take(&mut self.cfs[cpu as usize].tree);

@@ -480,6 +480,11 @@ impl Rebuild {
             (t.class(), t.bound, t.state)
         };
         let on_rq = self.queued_valid(wakee_state);
+        // A delayed task's CPU may have picked (and so dequeued) it at a tick, with no switch
+        // in the trace (eevdf.rs `ev_tick`).
+        if !on_rq && self.ev_delayed_on(pid) == Some(prev) {
+            self.ev_tick(prev);
+        }
         let delayed = !on_rq && self.ev_delayed_on(pid) == Some(prev);
         let records_wakee = wakee_class == TaskClass::Fair && !on_rq && !wakee_bound;
         // record_wakee() on the waker, then wake_wide() (4.4..6.x: factor = sd_llc_size). An
