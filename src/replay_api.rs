@@ -9,8 +9,16 @@ use sis_core::analysis::replay::CLASSES;
 use sis_core::kernel::trace::{AffineWeight, Decision, Rule, Saw, ScanEnd, Step, WakeupId};
 use wasm_bindgen::prelude::*;
 
-/// The topology fields a trace does not record, as the Replay tab names them.
-pub const TOPOLOGY_FIELDS: [&str; 5] = ["llcs", "llc_weight", "smt", "numbering", "cluster_size"];
+/// The machine's fields a trace does not record, as the Replay tab names them: the topology
+/// and the traced kernel's CONFIG_HZ.
+pub const TOPOLOGY_FIELDS: [&str; 6] = [
+    "llcs",
+    "llc_weight",
+    "smt",
+    "numbering",
+    "cluster_size",
+    "hz",
+];
 
 /// A line of space-separated `name=value` fields, read by name.
 struct Fields<'a>(Vec<(&'a str, &'a str)>);

@@ -6,14 +6,14 @@
 
 use super::decision_log::detail_view;
 use crate::replay_api::{ReplayJob, ReplayMsg, Summary, WakeView, TOPOLOGY_FIELDS};
-use sis_core::analysis::replay::{BASELINES, CLASSES};
+use sis_core::analysis::replay::{BASELINES, CLASSES, HZ_VALUES};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// What the guide's replay page (guide/src/replay.md) assumes for the sample: 4 cores x 2 threads, one LLC,
 /// x86's interleaved numbering.
-const DEFAULTS: [&str; 5] = ["1", "8", "2", "interleaved", "0"];
+const DEFAULTS: [&str; 6] = ["1", "8", "2", "interleaved", "0", "1000"];
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReplayRun {
@@ -295,6 +295,11 @@ pub fn ReplayPanel() -> Html {
         let input = if *k == "numbering" {
             html! { <select data-testid={id} {onchange}>
                 { for ["contiguous", "interleaved"].iter().map(|n| html! { <option value={*n} selected={v == *n}>{*n}</option> }) }
+            </select> }
+        } else if *k == "hz" {
+            // The traced kernel's CONFIG_HZ: its jiffies and tick (250 on Debian's kernels).
+            html! { <select data-testid={id} {onchange}>
+                { for HZ_VALUES.iter().map(|n| { let n = n.to_string(); html! { <option value={n.clone()} selected={v == n}>{n}</option> } }) }
             </select> }
         } else {
             html! { <input type="number" min="0" data-testid={id} value={v} {onchange} /> }

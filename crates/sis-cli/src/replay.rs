@@ -35,6 +35,9 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "NUMBERING", allow_hyphen_values = true,
           help = field_help("numbering", "default: contiguous"))]
     numbering: Option<String>,
+    #[arg(long, value_name = "HZ", allow_hyphen_values = true,
+          help = field_help("hz", "the traced kernel's CONFIG_HZ, for its jiffies and tick; default: 1000"))]
+    hz: Option<String>,
     /// Presets to replay, comma-separated [default: every preset]
     #[arg(long, value_name = "P,...", allow_hyphen_values = true)]
     presets: Option<String>,
@@ -274,12 +277,16 @@ pub fn main(a: &ReplayArgs) -> Result<String, InputError> {
     if let Some(v) = &a.numbering {
         pairs.push(("numbering", v.clone()));
     }
+    if let Some(v) = &a.hz {
+        pairs.push(("hz", v.clone()));
+    }
     let sc = Scenario::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())))?;
     let cfg = ReplayConfig {
         topology: Some(sc.topology_spec()),
         presets,
         show,
         autogroup: a.autogroup,
+        hz: sc.hz as u64,
         ..Default::default()
     };
     let report = run(cfg, path)?;

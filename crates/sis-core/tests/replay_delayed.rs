@@ -218,12 +218,15 @@ fn a_delayed_task_moved_by_the_balancer_takes_its_load_along_in_6_12() {
 /// in, after the tick that ended the request, it is not, and its wake-up selects a CPU.
 #[test]
 fn the_tick_that_ends_the_running_tasks_request_dequeues_a_delayed_task() {
-    let woken_at = |t: &str| {
+    let woken_at_hz = |t: &str, hz: u64| {
         let wake = format!(
             "               b-200   [000] {t}: sched_waking: comm=a pid=100 prio=120 target_cpu=000\n               b-200   [000] {t}: sched_wakeup: comm=a pid=100 prio=120 target_cpu=000\n"
         );
         let r = replay_text(
-            flat(2, &["linux-6.12"]),
+            ReplayConfig {
+                hz,
+                ..flat(2, &["linux-6.12"])
+            },
             format!("{HDR}{A_DELAYED_BEHIND_B}{wake}").as_bytes(),
         )
         .unwrap();
@@ -232,10 +235,22 @@ fn the_tick_that_ends_the_running_tasks_request_dequeues_a_delayed_task() {
             r.notes.counts.delayed_wakeups,
         )
     };
+    let woken_at = |t: &str| woken_at_hz(t, 1000);
     assert_eq!(woken_at("10.001600"), (1, 1), "within b's request");
     assert_eq!(
         woken_at("10.004600"),
         (1, 0),
         "after the tick that ended it"
     );
+    // At HZ=250 the first tick after the request ran out is at 10.004: woken at 10.0035 it is
+    // still delayed there, and not at 1,000 Hz (a tick at 10.003).
+    assert_eq!(woken_at("10.003500"), (1, 0), "HZ=1000");
+    assert_eq!(woken_at_hz("10.003500", 250), (1, 1), "HZ=250");
+    // CONFIG_HZ is one of Kconfig.hz's values.
+    let bad = ReplayConfig {
+        hz: 200,
+        ..flat(2, &["linux-6.12"])
+    };
+    let e = sis_core::analysis::replay::Replay::new(bad).err().unwrap();
+    assert!(e.to_string().contains("hz"), "{e}");
 }

@@ -39,8 +39,8 @@ fn with<T>(f: impl FnOnce(&mut Session) -> T) -> Option<T> {
     SESSION.with(|s| s.borrow_mut().as_mut().map(f))
 }
 
-/// Starts a replay on a query of the topology fields (`llcs=1&llc_weight=8&...`) and
-/// `autogroup=0|1` (ReplayConfig::autogroup); "" or `error: ...` naming the field.
+/// Starts a replay on a query of the topology fields and CONFIG_HZ (`llcs=1&llc_weight=8&...
+/// &hz=250`) and `autogroup=0|1` (ReplayConfig::autogroup); "" or `error: ...` naming the field.
 #[wasm_bindgen]
 pub fn replay_open(query: &str) -> String {
     let mut sc = Scenario::default();
@@ -64,6 +64,7 @@ pub fn replay_open(query: &str) -> String {
         keep_disagreements: KEEP_DISAGREEMENTS,
         timeline: true,
         autogroup,
+        hz: sc.hz as u64,
         ..Default::default()
     };
     match Replay::new(cfg) {

@@ -107,13 +107,13 @@ impl Rebuild {
         }
     }
 
-    /// The tick's `update_curr()` on `cpu` at the last tick boundary (v6.12 `task_tick_fair()`
+    /// The tick's `update_curr()` on `cpu` at the last tick boundary (every 1/HZ s) (v6.12 `task_tick_fair()`
     /// -> `entity_tick()`): a request used up by then made that tick reschedule, and its pick
     /// dequeued each delayed task it would have chosen first, with no switch in the trace if
     /// the running task was picked again. Run before a delayed task's wake-up reads its state.
     pub(crate) fn ev_tick(&mut self, cpu: u32) {
         let now = self.now;
-        let at = now - now % (1_000_000_000 / super::rebuild::REPLAY_HZ);
+        let at = now - now % (1_000_000_000 / self.hz);
         if !self.track_eevdf || at <= self.cfs[cpu as usize].exec_start {
             return;
         }
@@ -163,7 +163,7 @@ impl Rebuild {
     fn ev_update_lag(&mut self, cpu: u32, pid: u32) {
         let (avg, _) = self.ev_avg(cpu);
         let slice = self.base_slice();
-        let tick = 1_000_000_000 / super::rebuild::REPLAY_HZ;
+        let tick = 1_000_000_000 / self.hz;
         let t = self.task(pid);
         let limit = calc_delta_fair((2 * slice).max(tick), t.prio) as i64;
         let lag = avg.wrapping_sub(t.ev.vruntime) as i64;

@@ -70,7 +70,7 @@ impl Replay {
                 .unwrap_or_else(|| vec![u32::MAX; self.runs.len()].into_boxed_slice());
             (r, p.waker_pid.filter(|w| *w != 0))
         };
-        let jiffies = p.time_ns * REPLAY_HZ / 1_000_000_000;
+        let jiffies = p.time_ns * self.cfg.hz / 1_000_000_000;
         let id = p.id(sync);
         let mut new_recent = vec![u32::MAX; self.runs.len()];
         let mut new_waker_recent = vec![None; self.runs.len()];

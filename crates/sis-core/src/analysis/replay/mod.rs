@@ -115,7 +115,14 @@ pub struct ReplayConfig {
     /// comms: linux-4.4's wake_affine then reads `effective_load()` of the wakee's and the
     /// waker's groups (replay/group44.rs). Off: every task in the root task group.
     pub autogroup: bool,
+    /// The traced kernel's CONFIG_HZ: its jiffies (5.14's `wake_avg_idle` ageing) and its
+    /// tick (EEVDF's lag clamp, the tick's pick of a delayed task). Debian's kernels (the
+    /// corpus's QEMU traces) and the project's VM run 250.
+    pub hz: u64,
 }
+
+/// The CONFIG_HZ values a kernel can be built with (kernel/Kconfig.hz).
+pub const HZ_VALUES: [u64; 4] = [100, 250, 300, 1000];
 
 impl Default for ReplayConfig {
     fn default() -> Self {
@@ -129,6 +136,7 @@ impl Default for ReplayConfig {
             keep_disagreements: 0,
             timeline: false,
             autogroup: false,
+            hz: REPLAY_HZ,
         }
     }
 }
@@ -220,6 +228,10 @@ fn snippet(line: &str) -> String {
 
 impl Replay {
     pub fn new(cfg: ReplayConfig) -> Result<Self, InputError> {
+        if !HZ_VALUES.contains(&cfg.hz) {
+            let hz = cfg.hz.to_string();
+            return Err(InputError::range("hz", &hz, "one of 100, 250, 300, 1000"));
+        }
         let names: Vec<Preset> = if cfg.presets.is_empty() {
             presets().to_vec()
         } else {
@@ -303,6 +315,7 @@ impl Replay {
         }
         let mut rb = Rebuild::new(topo, self.names.len(), eras);
         rb.track_eevdf = self.names.iter().any(|p| p.features.delay_dequeue);
+        rb.hz = self.cfg.hz;
         if self.cfg.autogroup && eras[0] {
             rb.groups44 = Some(group44::Groups44::new(n as usize));
         }

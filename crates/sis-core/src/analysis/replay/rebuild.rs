@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 pub const SYNC_WINDOW_NS: u64 = 50_000;
 /// A sched_waking with no sched_wakeup for the task within this time is unpaired.
 pub const PAIR_TIMEOUT_NS: u64 = 1_000_000_000;
-/// Jiffies for `wake_stamp` (SIS_PROP_AGED presets): the replay assumes HZ=1000.
+/// CONFIG_HZ unless the replay is told the traced kernel's (`ReplayConfig::hz`).
 pub const REPLAY_HZ: u64 = 1000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,6 +138,8 @@ pub(crate) struct Rebuild {
     pub sync_window: super::pending::SyncWindow,
     pub next_balance_ns: u64,
     pub now: u64,
+    /// The traced kernel's CONFIG_HZ (`ReplayConfig::hz`).
+    pub hz: u64,
     pub counts: RebuildCounts,
     pub(super) pool: Vec<Vec<CpuSnap>>,
     /// Each CPU's idle task's record_wakee() state (it is `current` for wake-ups from an
@@ -181,6 +183,7 @@ impl Rebuild {
             balance_seq: 0,
             sync_window: Default::default(),
             next_balance_ns: 0,
+            hz: REPLAY_HZ,
             now: 0,
             counts: RebuildCounts::default(),
             pool: Vec::new(),
@@ -671,7 +674,7 @@ impl Rebuild {
                 let max = 2 * MIGRATION_COST_NS; // 2 * rq->max_idle_balance_cost
                 c.avg_idle = crate::kernel::throttle::update_avg(c.avg_idle, delta).min(max);
                 // linux-5.14 core.c: rq->wake_stamp = jiffies; wake_avg_idle = avg_idle / 2.
-                c.wake_stamp = now * REPLAY_HZ / 1_000_000_000;
+                c.wake_stamp = now * self.hz / 1_000_000_000;
                 c.wake_avg_idle = c.avg_idle / 2;
                 c.wake_resets = c.wake_resets.wrapping_add(1);
                 c.idle_stamp = 0;

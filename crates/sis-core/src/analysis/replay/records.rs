@@ -240,7 +240,7 @@ impl Replay {
             sync: rec.id.sync,
             load: rec.waker_load[era],
             now_ns: rec.id.time_ns,
-            jiffies: rec.id.time_ns * REPLAY_HZ / 1_000_000_000,
+            jiffies: rec.id.time_ns * self.cfg.hz / 1_000_000_000,
             curr: rec.waker_dur,
             exiting: rec.waker_exiting,
         };
