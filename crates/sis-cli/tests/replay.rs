@@ -187,6 +187,8 @@ fn bad_input_names_the_line_or_the_limit() {
     assert!(e.contains("show"), "{e}");
     let e = fails(&["replay", "--trace", SAMPLE, "--smt", "3"]);
     assert!(e.contains("smt"), "{e}");
+    let e = fails(&["replay", "--trace", SAMPLE, "--hz", "200"]);
+    assert!(e.contains("hz") && e.contains("250"), "{e}");
     let e = fails(&["replay", "--trace", "/nonexistent/trace"]);
     assert!(e.contains("/nonexistent/trace"), "{e}");
     let e = fails(&["replay"]);
