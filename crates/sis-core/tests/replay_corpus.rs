@@ -42,8 +42,9 @@ fn replayed_with(c: &Case, presets: &[&str]) -> ReplayReport {
     replay_text(cfg, &xz_text(&path)).unwrap()
 }
 
-/// Every kernel of the corpus ran at HZ=250: Debian's configs (linux-config-6.1 6.1.192-3 and
-/// linux-config-6.12, amd64 and arm64: CONFIG_HZ=250) and the VM's /proc/config.gz.
+/// Every kernel of the corpus ran at HZ=250: Debian's configs (linux-config-5.10 5.10.223-1, the
+/// traces' own build, linux-config-6.1 6.1.192-3 and linux-config-6.12 6.12.118-1~deb12u1,
+/// amd64 and arm64: CONFIG_HZ=250) and the VM's /proc/config.gz.
 const CORPUS_HZ: u64 = 250;
 
 const CORPUS: [Case; 10] = [
