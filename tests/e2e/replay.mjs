@@ -4,7 +4,7 @@
 // topology (the CLI run here); the disagreements filter lands on wake-ups where the kernel's
 // CPU and the preset's differ; a non-trace file and an .xz file give errors naming the
 // problem; a dropped file is read as a picked one; a 100 MB trace can be cancelled and then read
-// whole; the autogroup box gives `sis replay --autogroup`'s figures. Prints the browser's parse
+// whole; the autogroup box and the hz select give `sis replay --autogroup --hz 250`'s figures. Prints the browser's parse
 // rate (events/s) and the longest frame gap, not gated. Prints `replay e2e: N passed, M failed`
 // last.
 //
@@ -55,7 +55,7 @@ const big = path.join(tmp, 'many-threads-x16.txt');
 const cliReplay = (...extra) => JSON.parse(execFileSync('cargo', ['run', '-q', '-p', 'sis-cli', '--', 'replay',
   '--trace', SAMPLE, ...TOPO, ...extra, '--format', 'json'], { cwd: ROOT, maxBuffer: 16 << 20 }).toString());
 const cli = cliReplay();
-const cliGroups = cliReplay('--autogroup');
+const cliGroups = cliReplay('--autogroup', '--hz', '250');
 
 const cell = (page, preset, cls) =>
   page.locator(`${byId('replay-table')} tr[data-preset="${preset}"] td[data-class="${cls}"]`).first().textContent();
@@ -73,7 +73,7 @@ async function openTrace(page, file) {
 const checks = [];
 const check = (name, fn) => checks.push({ name, fn });
 
-check('the autogroup box replays the sample as `sis replay --autogroup` does; the tab\'s inputs leave the page alone', async (browser) => {
+check('the autogroup box and the hz select replay the sample as `sis replay --autogroup --hz 250` does; the tab\'s inputs leave the page alone', async (browser) => {
   await withApp(browser, '', async ({ page }) => {
     await page.locator(byId('tab-replay')).click();
     // The panel is another Yew runtime inside the page's: its events once ran the page's
@@ -85,15 +85,20 @@ check('the autogroup box replays the sample as `sis replay --autogroup` does; th
     await w.fill('8');
     await w.press('Tab');
     await page.locator(byId('replay-autogroup')).check();
+    await page.locator(byId('replay-hz')).selectOption('250');
     if (page.url() !== url) throw new Error(`the Replay tab's inputs changed the page: ${url} -> ${page.url()}`);
     if ((await page.locator(byId('replay-view')).count()) !== 1) throw new Error('the Replay tab closed');
     const status = await openTrace(page, gz);
     if (/error/.test(status)) throw new Error(status);
     const all = cliGroups.classes.all;
-    for (const preset of ['linux-4.4', 'linux-6.0']) {
+    for (const preset of ['linux-4.4', 'linux-6.0', 'linux-5.19']) {
       const want = all.agree[preset];
       const got = await cell(page, preset, 'all');
-      if (!(got ?? '').includes(`(${want})`)) throw new Error(`${preset} all: page "${got}", sis replay --autogroup ${want}`);
+      if (!(got ?? '').includes(`(${want})`)) throw new Error(`${preset} all: page "${got}", sis replay --autogroup --hz 250 ${want}`);
+    }
+    // 5.14's wake_avg_idle ages by the jiffies gone: HZ reaches linux-5.19's figure.
+    if (all.agree['linux-5.19'] === cli.classes.all.agree['linux-5.19']) {
+      throw new Error('HZ=250 changed nothing for linux-5.19');
     }
     if (all.agree['linux-4.4'] === cli.classes.all.agree['linux-4.4']) {
       throw new Error('the groups changed nothing for linux-4.4');
