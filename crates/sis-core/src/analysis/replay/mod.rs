@@ -659,6 +659,7 @@ impl Replay {
             notes: ReplayNotes {
                 lines: self.lines,
                 topology: self.cfg.topology,
+                hz: self.cfg.hz,
                 counts: rb.map(|r| r.counts.clone()).unwrap_or_default(),
                 on_rq: self.on_rq,
                 stop: self.stop_wakeups,

@@ -119,6 +119,8 @@ pub struct RebuildCounts {
 pub struct ReplayNotes {
     pub lines: u64,
     pub topology: Option<TopologySpec>,
+    /// The CONFIG_HZ the replay took the traced kernel to have (`ReplayConfig::hz`).
+    pub hz: u64,
     pub counts: RebuildCounts,
     /// Wake-ups whose wakee was still on a runqueue (ttwu_remote: the kernel selected no
     /// CPU); left out of the classes.
@@ -243,7 +245,7 @@ impl ReplayReport {
         let n = &self.notes;
         if let Some(spec) = n.topology {
             s.line(format_args!(
-                "topology: {} LLC x {} CPUs (smt {}, {}{})",
+                "topology: {} LLC x {} CPUs (smt {}, {}{}); HZ {} (the traced kernel's CONFIG_HZ, --hz)",
                 spec.llcs,
                 spec.llc_weight,
                 spec.smt,
@@ -252,7 +254,8 @@ impl ReplayReport {
                     format!(", clusters of {}", spec.cluster_size)
                 } else {
                     String::new()
-                }
+                },
+                n.hz
             ));
         }
         s.line(format_args!(
