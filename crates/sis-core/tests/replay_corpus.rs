@@ -58,7 +58,7 @@ const CORPUS: [Case; 10] = [
         wakings: 22702,
         unpaired: 22702 - 22681,
         all: 22667,
-        own_agrees: 17268,
+        own_agrees: 17269,
         keep_prev_agrees: 20615,
     },
     // Debian's kernels under QEMU (qemu/record.sh, qemu/init.sh), topology from sysfs and
@@ -97,7 +97,7 @@ const CORPUS: [Case; 10] = [
         wakings: 4960,
         unpaired: 8,
         all: 4736,
-        own_agrees: 4031,
+        own_agrees: 4034,
         keep_prev_agrees: 3346,
     },
     // 32 and 64 CPUs, one host thread for all vCPUs (qemu/record.sh QEMU_ACCEL): two and
@@ -123,7 +123,7 @@ const CORPUS: [Case; 10] = [
         wakings: 3123,
         unpaired: 10,
         all: 2926,
-        own_agrees: 2436,
+        own_agrees: 2444,
         keep_prev_agrees: 2176,
     },
     // arm64 `virt` gives no cache topology: the only domain is DIE, without
@@ -151,7 +151,7 @@ const CORPUS: [Case; 10] = [
         wakings: 3867,
         unpaired: 0,
         all: 3728,
-        own_agrees: 3550,
+        own_agrees: 3562,
         keep_prev_agrees: 3400,
     },
     // 5.10 on 4 cores x 2 threads (`-cpu Skylake-Client`): SMT domains 0-1, 2-3, ..., MC 0-7.
@@ -238,9 +238,9 @@ fn the_6_18_trace_kept_prev_where_every_preset_moves_the_wakee() {
 
 /// EEVDF's delayed dequeue, inferred from lag rebuilt from the trace (replay/eevdf.rs), is a
 /// mechanism of 6.12 and later: linux-6.12 (6.7's path with it) agrees with the kernel more
-/// often than linux-6.7 on Debian's x86 6.12 trace on 16 CPUs (on 64, 8 wake-ups fewer), and
-/// less often on the 5.10 and 6.1 traces, whose kernels have no delayed dequeue: there a block
-/// it calls delayed was a plain one and the kernel selected a CPU.
+/// often than linux-6.7 on Debian's x86 6.12 trace on 16 CPUs (as often on 64), and less often
+/// on the 5.10 and 6.1 traces, whose kernels have no delayed dequeue: there a block it calls
+/// delayed was a plain one and the kernel selected a CPU.
 #[test]
 fn delayed_dequeue_moves_6_12s_rows_and_costs_where_the_kernel_has_none() {
     let both = |file: &str| {
@@ -250,27 +250,27 @@ fn delayed_dequeue_moves_6_12s_rows_and_costs_where_the_kernel_has_none() {
             agree(&r, "all", "linux-6.12"),
         )
     };
-    assert_eq!(both("qemu-x86-16cpu-6.12.ftrace.txt.xz"), (4021, 4031));
-    assert_eq!(both("qemu-x86-64cpu-6.12.ftrace.txt.xz"), (2444, 2436));
-    assert_eq!(both("qemu-x86-32cpu-6.1.ftrace.txt.xz"), (2543, 2517));
-    assert_eq!(both("qemu-x86-8cpu-5.10.ftrace.txt.xz"), (5019, 4905));
+    assert_eq!(both("qemu-x86-16cpu-6.12.ftrace.txt.xz"), (4021, 4034));
+    assert_eq!(both("qemu-x86-64cpu-6.12.ftrace.txt.xz"), (2444, 2444));
+    assert_eq!(both("qemu-x86-32cpu-6.1.ftrace.txt.xz"), (2543, 2542));
+    assert_eq!(both("qemu-x86-8cpu-5.10.ftrace.txt.xz"), (5019, 4910));
 }
 
 /// How much of a figure rests on an inference. The delayed inference alone places a wake-up
 /// (ttwu_runnable on prev) and a task truly delayed cannot move, so each move is its miss:
-/// on the 6.12 trace the kernel kept 90.8% of them on prev, 20 points over keep_prev's rate
+/// on the 6.12 trace the kernel kept 90.7% of them on prev, 20 points over keep_prev's rate
 /// on all its wake-ups; on 5.10, which has no delayed dequeue, 82.3%, 16 points over. And
 /// the misses WF_SYNC the other way explains were mostly taken as not sync: the window
 /// misses sync wake-ups more than it invents them.
 #[test]
 fn the_replay_says_how_often_a_choice_rests_on_the_delayed_and_sync_inferences() {
     let r = replayed_with(case("qemu-x86-16cpu-6.12.ftrace.txt.xz"), &["linux-6.12"]);
-    assert_eq!(r.notes.delayed_classified, (238, 216));
+    assert_eq!(r.notes.delayed_classified, (236, 214));
     assert_eq!(agree(&r, "all", "keep_prev") * 1000 / class(&r, "all"), 706);
-    assert_eq!(r.notes.sync_explained, vec![("linux-6.12".to_string(), 72)]);
+    assert_eq!(r.notes.sync_explained, vec![("linux-6.12".to_string(), 78)]);
     assert_eq!(
         r.notes.sync_explained_was_sync,
-        vec![("linux-6.12".to_string(), 13)]
+        vec![("linux-6.12".to_string(), 17)]
     );
     let r = replayed_with(case("qemu-x86-8cpu-5.10.ftrace.txt.xz"), &["linux-6.12"]);
     assert_eq!(r.notes.delayed_classified, (582, 479));

@@ -68,14 +68,19 @@ fn a_delayed_task_moved_by_the_balancer_leaves_its_old_runqueue() {
 /// pick that ends the delay; 5.7-6.11's load_avg (linux-6.7's) has only the running task.
 #[test]
 fn a_delayed_task_keeps_its_weight_in_6_12s_cpu_load() {
-    let cfg = flat(2, &["linux-6.7", "linux-6.12"]);
+    // At HZ=100 the first tick after b's request runs out is at 10.010, and its pick would
+    // dequeue a (ev_tick): until then a stays delayed.
+    let cfg = ReplayConfig {
+        hz: 100,
+        ..flat(2, &["linux-6.7", "linux-6.12"])
+    };
     let (e67, e612) = load_eras();
     assert_ne!(e67, e612, "linux-6.12 reads a load signal of its own");
-    // a blocks behind b on CPU0 and stays delayed there while b runs 10 ms; then x on CPU1
+    // a blocks behind b on CPU0 and stays delayed there while b runs 8.8 ms; then x on CPU1
     // wakes y, and the wake-up reads every CPU's load.
     let trace = "\
-               x-7     [001] 10.011100: sched_waking: comm=y pid=300 prio=120 target_cpu=001
-               x-7     [001] 10.011101: sched_wakeup: comm=y pid=300 prio=120 target_cpu=001
+               x-7     [001] 10.009900: sched_waking: comm=y pid=300 prio=120 target_cpu=001
+               x-7     [001] 10.009901: sched_wakeup: comm=y pid=300 prio=120 target_cpu=001
 ";
     let mut r = Replay::new(cfg).unwrap();
     r.feed_text(format!("{HDR}{A_DELAYED_BEHIND_B}{trace}").as_bytes())
@@ -83,7 +88,7 @@ fn a_delayed_task_keeps_its_weight_in_6_12s_cpu_load() {
     let cpu0 = &r.cpu_states()[0];
     assert_eq!(cpu0.delayed, 1, "a delayed behind b on CPU0");
     let (l67, l612) = (cpu0.load[e67], cpu0.load[e612]);
-    // 10 ms at twice the weight: about 1024 * (1 - y^10) = 196 more (y^32 = 1/2).
+    // 8.8 ms at twice the weight: about 1024 * (1 - y^8.6) = 176 more (y^32 = 1/2).
     assert!(
         l612 >= l67 + 150 && l612 <= l67 + 300,
         "CPU0's load: linux-6.7 {l67}, linux-6.12 {l612}"

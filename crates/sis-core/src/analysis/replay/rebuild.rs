@@ -483,10 +483,15 @@ impl Rebuild {
             (t.class(), t.bound, t.state)
         };
         let on_rq = self.queued_valid(wakee_state);
-        // A delayed task's CPU may have picked (and so dequeued) it at a tick, with no switch
-        // in the trace (eevdf.rs `ev_tick`).
-        if !on_rq && self.ev_delayed_on(pid) == Some(prev) {
-            self.ev_tick(prev);
+        // A CPU holding delayed tasks may have picked (and so dequeued) them at a tick, with
+        // no switch in the trace (eevdf.rs `ev_tick`): the wake-up reads every CPU's
+        // nr_running and load, and its wakee's delayed state, after those ticks.
+        if self.track_eevdf {
+            for c in 0..self.topo.nr_cpus() {
+                if self.cfs[c as usize].delayed_weight > 0 {
+                    self.ev_tick(c);
+                }
+            }
         }
         let delayed = !on_rq && self.ev_delayed_on(pid) == Some(prev);
         let records_wakee = wakee_class == TaskClass::Fair && !on_rq && !wakee_bound;
