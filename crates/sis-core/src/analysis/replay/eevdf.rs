@@ -107,10 +107,11 @@ impl Rebuild {
         }
     }
 
-    /// The tick's `update_curr()` on `cpu` at the last tick boundary (every 1/HZ s) (v6.12 `task_tick_fair()`
-    /// -> `entity_tick()`): a request used up by then made that tick reschedule, and its pick
-    /// dequeued each delayed task it would have chosen first, with no switch in the trace if
-    /// the running task was picked again. Run before a delayed task's wake-up reads its state.
+    /// The tick's `update_curr()` on `cpu` at the last tick boundary, every 1/HZ s (v6.12
+    /// `task_tick_fair()` -> `entity_tick()`): a request used up by then made that tick
+    /// reschedule, and its pick dequeued each delayed task it would have chosen first, with no
+    /// switch in the trace if the running task was picked again. Run before each wake-up on
+    /// every CPU holding a delayed task.
     pub(crate) fn ev_tick(&mut self, cpu: u32) {
         let now = self.now;
         let at = now - now % (1_000_000_000 / self.hz);
