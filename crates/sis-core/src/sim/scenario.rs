@@ -61,6 +61,10 @@ fn default_wire_us() -> u32 {
     WIRE_US
 }
 
+/// The CONFIG_HZ values a kernel can be built with (kernel/Kconfig.hz): the scenario's `hz`
+/// and the replay's (`ReplayConfig::hz`).
+pub const HZ_VALUES: [u64; 4] = [100, 250, 300, 1000];
+
 fn is_zero(v: &u32) -> bool {
     *v == 0
 }
@@ -221,7 +225,7 @@ scenario_fields! {
         Kind::Choice(names::<Runqueue>), "runqueue", "ORDER", "",
         "How a CPU orders its waiting tasks (fifo: first come first run; cfs: vruntime order, sleeper placement and wake-up preemption, kernels up to 6.5)";
     hz: u32 = 1000;
-        Kind::Int { min: 100, max: 1000, only: &[100, 250, 300, 1000], note: "" },
+        Kind::Int { min: 100, max: 1000, only: &HZ_VALUES, note: "" },
         "hz", "HZ", "", "Tick rate";
     /// Workload service time override (0 = the workload's default), us.
     service_us: u32 = 0;

@@ -118,6 +118,8 @@ impl Rebuild {
         if !self.track_eevdf || at <= self.cfs[cpu as usize].exec_start {
             return;
         }
+        // The rebuild's clock at the tick while it runs, so that the charge, the pick and the
+        // load a dequeue moves are the tick's; no event on `cpu` came since (exec_start).
         self.now = at;
         self.ev_update_curr(cpu);
         self.now = now;

@@ -121,8 +121,7 @@ pub struct ReplayConfig {
     pub hz: u64,
 }
 
-/// The CONFIG_HZ values a kernel can be built with (kernel/Kconfig.hz).
-pub const HZ_VALUES: [u64; 4] = [100, 250, 300, 1000];
+pub use crate::sim::scenario::HZ_VALUES;
 
 impl Default for ReplayConfig {
     fn default() -> Self {
