@@ -291,6 +291,13 @@ impl Preset {
         self.features.cluster
     }
 
+    /// task_hot() treats an SMT sibling's tasks as never cache hot from 5.10 (ec73240b1627,
+    /// "sched/fair: Ignore cache hotness for SMT migration"); busy_factor 32 marks the presets
+    /// before 5.10, as in [`Self::cpu_load_runnable`].
+    pub fn task_hot_ignores_smt(&self) -> bool {
+        self.busy_factor != 32
+    }
+
     /// wake_affine's cpu_load() is 4.x's runnable_load_avg (`weighted_cpuload()`: the
     /// runnable tasks' load only) rather than load_avg with blocked load, which replaced it in
     /// 5.7 (0dacee1bfa70). busy_factor 32 marks the presets before 5.10, and none is 5.7-5.9.

@@ -538,6 +538,12 @@ impl Scenario {
         preset(&self.preset).map(|p| p.busy_factor).unwrap_or(16)
     }
 
+    /// Whether task_hot() lets a balance pull a cache-hot task from an SMT sibling: from 5.10
+    /// (ec73240b1627, "sched/fair: Ignore cache hotness for SMT migration").
+    pub fn task_hot_ignores_smt(&self) -> bool {
+        preset(&self.preset).is_ok_and(|p| p.task_hot_ignores_smt())
+    }
+
     /// Whether newidle balance is also gated by sysctl_sched_migration_cost (kernels before 5.16).
     pub fn newidle_migration_cost_gate(&self) -> bool {
         preset(&self.preset).is_ok_and(|p| p.newidle_migration_cost_gate)

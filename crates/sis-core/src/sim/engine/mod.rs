@@ -119,6 +119,9 @@ struct Task {
     /// `p->avg_hot_dur`: update_avg() of its sleeps shorter than the migration cost.
     last_dequeue_ns: u64,
     avg_hot_dur: u64,
+    /// `p->se.exec_start` as task_hot() reads it of a task not running: update_curr() moved
+    /// it to when the task last stopped running (ns; 0: it never ran, so never hot).
+    last_ran_ns: u64,
     /// The mean of the jittered burst `burst_for` draws for this role, or 0 if not jittered.
     jittered_burst_ns: u64,
     /// The next task in its CPU's queue (NONE: the last, or not queued).
@@ -202,6 +205,8 @@ pub struct Simulation {
     all_unpinned: bool,
     /// The preset's era: newidle also needs avg_idle >= sysctl_sched_migration_cost.
     newidle_migration_cost_gate: bool,
+    /// The preset's era: task_hot() exempts a pull from an SMT sibling (5.10 on).
+    task_hot_ignores_smt: bool,
     /// llc_weight * probe_cost_ns: what a newidle balance of the LLC domain costs.
     max_newidle_lb_cost: u64,
     /// Pending events in (time, push order) order.
@@ -249,6 +254,8 @@ pub struct Simulation {
     woke: bool,
     /// Per group of each LLC: balance_interval (ms) as sd->balance_interval adapts.
     balance_interval_ms: Vec<Vec<u64>>,
+    /// Per group of each LLC: its balance CPU's sd->nr_balance_failed.
+    nr_balance_failed: Vec<Vec<u32>>,
     /// Per LLC: idle CPUs, waiting tasks and when wasted time was last integrated.
     llc_load: Vec<LlcLoad>,
     /// CPUs with tasks queued behind a running one (what newidle balance can pull).

@@ -405,6 +405,7 @@ impl Simulation {
         self.tasks[task as usize].pelt.update(self.now, true);
         let t = &mut self.tasks[task as usize];
         t.ran_since_sleep += self.now.saturating_sub(t.exec_start);
+        t.last_ran_ns = self.now.max(1);
         let l = self.cpus[cpu as usize].llc as usize;
         self.tasks[task as usize].state = TaskState::Queued(cpu);
         let cfs = self.cfs_on();
@@ -457,6 +458,7 @@ impl Simulation {
         let dur = t.ran_since_sleep + self.now.saturating_sub(t.exec_start);
         t.dur_avg = crate::kernel::throttle::update_avg(t.dur_avg, dur);
         t.ran_since_sleep = 0;
+        t.last_ran_ns = self.now.max(1);
         self.cpus[cpu as usize].curr = None;
         if self.cfs_on() {
             // dequeue_entity(): update_curr(), clear_buddies(), then update_min_vruntime()

@@ -50,6 +50,7 @@ impl Simulation {
             .unwrap_or(117);
         self.st.nr_expr = to.nr_expr_rule();
         self.newidle_migration_cost_gate = to.newidle_migration_cost_gate();
+        self.task_hot_ignores_smt = to.task_hot_ignores_smt();
         self.scenario = to.clone();
         // The new kernel's nr_idle_scan now, as its first periodic balance would write it: a
         // compare's B throttles by its own rule from its first wake-up, not A's.

@@ -236,10 +236,10 @@ fn the_default_warm_up_lasts_until_settled_and_keeps_the_window() {
         short.warmup
     );
     assert_eq!(short.sim_time_ns, 770_000_000);
-    // At 300 ms this LLC's util is still climbing (its band over the last checks is over 2%
-    // of capacity: the auto warm-up above settles one step later, at 350 ms); at 600 ms it
+    // At 200 ms this LLC's util is still climbing (its band over the last checks is over 2%
+    // of capacity: the auto warm-up above settles one step later, at 250 ms); at 600 ms it
     // has settled.
-    let mid = netperf_16(Some("300ms"));
+    let mid = netperf_16(Some("200ms"));
     assert!(!mid.warmup.settled, "{:?}", mid.warmup);
     let long = netperf_16(Some("600ms"));
     assert_eq!(
@@ -334,7 +334,14 @@ fn take_cpu(s: &mut Simulation, cpu: u32) {
 fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
     // collision=rescan: another wake-up takes the CPU first; the kernel's probe of it would
     // have seen it busy and select_idle_cpu's loop gone on from the next CPU with its nr.
-    let (mut s, t, cpu) = waking_after_a_scan("rescan");
+    // A wake-up whose rescan has an idle CPU to find within its budget: the kernel's loop
+    // probes cpu + 1 .. cpu + nr_left - 1.
+    let (mut s, t, cpu) = waking_after_a_scan_with("linux-6.0", "rescan", "waker", |s, t| {
+        let (TaskState::Waking(cpu), Some(r)) = (t.state, t.rescan) else {
+            return false;
+        };
+        r.nr_left > 2 && (1..r.nr_left as u32 - 1).any(|i| s.st.choose_idle_cpu((cpu + i) % 16))
+    });
     let nr_left = s.tasks[t as usize].rescan.expect("a rescan").nr_left;
     take_cpu(&mut s, cpu);
     assert!(!s.st.choose_idle_cpu(cpu));
@@ -352,7 +359,6 @@ fn a_rescan_goes_on_from_the_taken_cpu_with_the_budget_left() {
             break;
         }
     }
-    // (This run: 3 left, CPU 2 idle right after the taken CPU 1.)
     assert!(probes >= 1 && expected.is_some(), "nr left {nr_left}");
     let (scanned, failed) = (s.counters.sis_scanned, s.counters.sis_failed);
     let seq = s.tasks[t as usize].rescan.expect("a rescan").seq;
