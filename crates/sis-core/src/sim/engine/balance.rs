@@ -37,7 +37,7 @@ impl Simulation {
     /// us) is cache hot (`rq_clock_task(env->src_rq) - p->se.exec_start`).
     fn task_hot(&self, task: u32) -> bool {
         let last = self.tasks[task as usize].last_ran_ns;
-        last != 0 && self.now - last < crate::kernel::state::MIGRATION_COST_NS
+        last != 0 && self.now.saturating_sub(last) < crate::kernel::state::MIGRATION_COST_NS
     }
 
     /// The first task queued on `src` that may move to `cpu`: allowed there, and not cache
