@@ -181,6 +181,11 @@ const WFI_STATES: &[IdleState] = &[IdleState {
 /// 3.8 us, a floor for a small working set's refill (docs/machines.md).
 const COLD_START_NS: u64 = 3_800;
 
+/// One runqueue probed by select_idle_cpu(). No source: the simulator's value on every machine.
+/// Seed 000's own scan time implies about 2.2 us a probe on xeon-spr at 224 netperf threads
+/// (docs/machines.md, `probe_cost_ns`; the guide's "Where the model differs" has the sweep).
+const PROBE_COST_NS: u64 = 400;
+
 pub static MACHINES: &[Machine] = &[
     Machine {
         name: "xeon-spr",
@@ -194,7 +199,7 @@ pub static MACHINES: &[Machine] = &[
         // figure; Ice Lake-SP's 51 ns core-to-core median (nviennot/core-to-core-latency).
         ipi_ns: 1_317,
         lock_transfer_ns: 51,
-        probe_cost_ns: 400,
+        probe_cost_ns: PROBE_COST_NS,
         cold_start_ns: COLD_START_NS,
         idle_states: SPR_STATES,
         source: "docs/machines.md#xeon-spr",
@@ -210,7 +215,7 @@ pub static MACHINES: &[Machine] = &[
         // The same IPI figure; i9-9900K's 21 ns core-to-core median.
         ipi_ns: 1_317,
         lock_transfer_ns: 21,
-        probe_cost_ns: 400,
+        probe_cost_ns: PROBE_COST_NS,
         cold_start_ns: COLD_START_NS,
         idle_states: SKL_STATES,
         source: "docs/machines.md#desktop",
@@ -227,7 +232,7 @@ pub static MACHINES: &[Machine] = &[
         // EPYC 7742's 25 ns same-CCX core-to-core median.
         ipi_ns: 2_400,
         lock_transfer_ns: 25,
-        probe_cost_ns: 400,
+        probe_cost_ns: PROBE_COST_NS,
         cold_start_ns: COLD_START_NS,
         idle_states: ZEN2_STATES,
         source: "docs/machines.md#epyc-chiplet",
@@ -245,7 +250,7 @@ pub static MACHINES: &[Machine] = &[
         // 920-6426's 34.5 ns same-cluster core-to-core median.
         ipi_ns: 5_669,
         lock_transfer_ns: 35,
-        probe_cost_ns: 400,
+        probe_cost_ns: PROBE_COST_NS,
         cold_start_ns: COLD_START_NS,
         idle_states: WFI_STATES,
         source: "docs/machines.md#arm-cluster",
@@ -260,7 +265,7 @@ pub static MACHINES: &[Machine] = &[
         numbering: Numbering::Contiguous,
         ipi_ns: 0,
         lock_transfer_ns: 0,
-        probe_cost_ns: 400,
+        probe_cost_ns: PROBE_COST_NS,
         cold_start_ns: 0,
         idle_states: &[],
         source: "none: every cost but the probe is 0",
