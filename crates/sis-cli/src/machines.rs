@@ -73,7 +73,7 @@ pub fn main(a: &MachinesArgs) -> Result<String, InputError> {
     for m in &all {
         s.line(format_args!("{:<14} {}", m.name, m.summary));
         s.line(format_args!(
-            "{:<14} {} LLC x {} CPUs, smt {}, clusters {}; IPI {} ns, rq lock line {} ns, probe {} ns, cold start {} ns",
+            "{:<14} {} LLC x {} CPUs, smt {}, clusters {}; IPI {} ns, rq lock line {} ns, probe {} ns (no source: the simulator's), cold start {} ns",
             "", m.llcs, m.llc_weight, m.smt, m.cluster_size, m.ipi_ns, m.lock_transfer_ns,
             m.probe_cost_ns, m.cold_start_ns
         ));

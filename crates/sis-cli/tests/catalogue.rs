@@ -62,7 +62,10 @@ fn machines_lists_every_machine_with_its_costs() {
     assert_eq!(c6["name"], "C6");
     assert_eq!(c6["exit_latency_ns"], 290_000);
     assert_eq!(c6["target_residency_ns"], 800_000);
-    assert!(ok(&["machines"]).contains("xeon-spr"));
+    let table = ok(&["machines"]);
+    assert!(table.contains("xeon-spr"));
+    // The one cost without a source says so (docs/machines.md, probe_cost_ns).
+    assert!(table.contains("probe 400 ns (no source: the simulator's)"));
     // --machine sets the topology; a flag given with it overrides.
     let r = json(&[
         "run",
