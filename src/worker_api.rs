@@ -35,6 +35,7 @@ pub fn report_from_wire(text: &str) -> Result<RunReport, String> {
     let counters = Counters::from_array(c);
     let throughput = ThroughputReport {
         wakeups_per_s: n()?,
+        messages_per_s: n()?,
         latency_p50_ns: n()?,
         latency_p90_ns: n()?,
         latency_p99_ns: n()?,

@@ -95,8 +95,12 @@ pub fn summary(r: &RunReport) -> String {
     ));
     let t = &r.throughput;
     let us = |ns: u64| ns as f64 / 1000.0;
+    let messages = match t.messages_per_s {
+        0 => String::new(),
+        n => format!("{n} messages/s ({}), ", message_unit(sc.workload)),
+    };
     s.line(format_args!(
-        "throughput {} wake-ups/s; wake-up latency p50 {:.2} us p90 {:.2} us p99 {:.2} us",
+        "throughput {messages}{} wake-ups/s; wake-up latency p50 {:.2} us p90 {:.2} us p99 {:.2} us",
         t.wakeups_per_s,
         us(t.latency_p50_ns),
         us(t.latency_p90_ns),
@@ -281,5 +285,13 @@ impl serde::Serialize for DecisionStream<'_, '_> {
             }
         }
         seq.end()
+    }
+}
+
+/// What one of `counters.messages` is, per workload (the benchmark's own throughput unit).
+fn message_unit(w: sis_core::sim::scenario::WorkloadKind) -> &'static str {
+    match w {
+        sis_core::sim::scenario::WorkloadKind::Hackbench => "hackbench messages read",
+        _ => "transactions",
     }
 }

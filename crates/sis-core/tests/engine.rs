@@ -654,3 +654,37 @@ fn sis_util_as_an_nr_expr_rule_runs_exactly_as_linux_6_0() {
     assert_eq!(none.counters.scan_time_ns, 0);
     assert!(run_with("4").counters.scan_time_ns > 0);
 }
+
+/// `counters.messages` is the benchmark's own throughput unit: a netperf transaction is two
+/// wake-ups (the request, the reply), so the two counts agree but for the transactions the
+/// window's edges cut; a hackbench receiver reads every message queued since it last ran in
+/// one wake-up, so at overload it reads several a wake-up; schbench has none.
+#[test]
+fn messages_count_what_each_benchmark_reports() {
+    let run = |workload: &str, load: &str| {
+        let sc = scenario(&[
+            ("llc_weight", "16"),
+            ("workload", workload),
+            ("load", load),
+            ("duration", "60ms"),
+            ("warmup", "20ms"),
+        ]);
+        sis_core::run(&sc).unwrap()
+    };
+    let net = run("netperf", "50");
+    let (m, w) = (net.counters.messages, net.counters.wakeups);
+    let pairs = 8; // 50% of 16 CPUs
+    assert!(m > 1000, "{m}");
+    assert!(
+        (2 * m).abs_diff(w) <= 2 * pairs,
+        "{m} transactions, {w} wake-ups"
+    );
+    assert_eq!(
+        net.throughput.messages_per_s,
+        m * 1_000_000_000 / 40_000_000
+    );
+    let hack = run("hackbench", "200");
+    let (m, w) = (hack.counters.messages, hack.counters.wakeups);
+    assert!(m > 2 * w, "{m} messages, {w} wake-ups");
+    assert_eq!(run("schbench", "100").counters.messages, 0);
+}

@@ -57,6 +57,7 @@ pub fn encode_report(r: &RunReport) -> String {
     nums.extend(counters.to_array());
     let ThroughputReport {
         wakeups_per_s,
+        messages_per_s,
         latency_p50_ns,
         latency_p90_ns,
         latency_p99_ns,
@@ -64,6 +65,7 @@ pub fn encode_report(r: &RunReport) -> String {
     } = *throughput;
     nums.extend([
         wakeups_per_s,
+        messages_per_s,
         latency_p50_ns,
         latency_p90_ns,
         latency_p99_ns,

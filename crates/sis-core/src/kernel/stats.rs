@@ -69,6 +69,11 @@ counters! {
     involuntary_switches,
     /// CPU time idle (in an idle state or exiting one), ns: cpu_busy_pct's complement.
     idle_ns,
+    /// The benchmark's own unit of work, done: a netperf/tbench transaction (the server's
+    /// reply), a message a hackbench receiver reads. What the seeds' throughput counts
+    /// (netperf's transactions/s, LKP's hackbench.throughput); a wake-up may carry several
+    /// hackbench messages, or none. 0 for the other workloads.
+    messages,
 }
 
 /// The share of `cpus` CPUs' time over `window_ns` that was not idle, % to 0.01 (integer

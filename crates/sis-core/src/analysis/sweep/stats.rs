@@ -213,6 +213,12 @@ pub static QUANTITIES: &[Quantity] = &[
         count: true,
     },
     Quantity {
+        key: "messages_per_s",
+        label: "throughput (messages/s: netperf/tbench transactions, hackbench messages read)",
+        get: |r| r.throughput.messages_per_s as f64,
+        count: true,
+    },
+    Quantity {
         key: "latency_p50_us",
         label: "wake-up latency p50 (us)",
         get: |r| r.throughput.latency_p50_ns as f64 / 1000.0,
@@ -262,7 +268,8 @@ pub static QUANTITIES: &[Quantity] = &[
 pub const TABLE_KEYS: [&str; 4] = ["se_eff", "dom_eff", "fast_rate", "success_rate"];
 
 /// The quantities of the mmtests-style compare sections, in section order.
-pub const COMPARE_KEYS: [&str; 15] = [
+pub const COMPARE_KEYS: [&str; 16] = [
+    "messages_per_s",
     "wakeups_per_s",
     "latency_p50_us",
     "latency_p99_us",

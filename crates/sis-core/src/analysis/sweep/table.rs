@@ -261,7 +261,16 @@ pub fn format_compare(rows: &[SweepRow], baseline: &str, compare: &str) -> Strin
         .collect();
     let replicated = pairs.iter().any(|(b, c)| b.runs() > 1 || c.runs() > 1);
     let mut s = String::new();
-    for (i, key) in COMPARE_KEYS.iter().enumerate() {
+    // A workload without messages (schbench, uniform, pinned) has no messages/s section.
+    let has = |key: &str| {
+        pairs
+            .iter()
+            .any(|(b, c)| b.estimate(key).mean != 0.0 || c.estimate(key).mean != 0.0)
+    };
+    let keys = COMPARE_KEYS
+        .iter()
+        .filter(|k| **k != "messages_per_s" || has(k));
+    for (i, key) in keys.enumerate() {
         let q = quantity(key);
         if i > 0 {
             s.push('\n');

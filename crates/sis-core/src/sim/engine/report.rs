@@ -64,6 +64,10 @@ pub struct RunReport {
 pub struct ThroughputReport {
     /// Wake-ups per simulated second (a netperf TCP_RR transaction is two wake-ups).
     pub wakeups_per_s: u64,
+    /// The benchmark's throughput: `counters.messages` per simulated second (netperf/tbench
+    /// transactions, hackbench messages read; 0 for the other workloads).
+    #[serde(default)]
+    pub messages_per_s: u64,
     /// Wake-up latency (woken -> running) percentiles, ns: each the upper bound of its
     /// log-linear bucket (within 12.5%), never above the maximum.
     pub latency_p50_ns: u64,
@@ -197,7 +201,7 @@ impl Simulation {
                     .collect(),
                 buckets: self.hist.buckets.clone(),
             },
-            throughput: self.throughput(counters.wakeups),
+            throughput: self.throughput(counters.wakeups, counters.messages),
             warmup: self.warmup_report(),
         }
     }
@@ -216,13 +220,15 @@ impl Simulation {
             .sum()
     }
 
-    fn throughput(&self, wakeups: u64) -> ThroughputReport {
+    fn throughput(&self, wakeups: u64, messages: u64) -> ThroughputReport {
         let window_ns = self.measured_ns();
+        let per_s = |n: u64| match window_ns {
+            0 => 0,
+            ns => (n as u128 * 1_000_000_000 / ns as u128) as u64,
+        };
         ThroughputReport {
-            wakeups_per_s: match window_ns {
-                0 => 0,
-                ns => (wakeups as u128 * 1_000_000_000 / ns as u128) as u64,
-            },
+            wakeups_per_s: per_s(wakeups),
+            messages_per_s: per_s(messages),
             latency_p50_ns: self.latency.percentile_ns(500),
             latency_p90_ns: self.latency.percentile_ns(900),
             latency_p99_ns: self.latency.percentile_ns(990),

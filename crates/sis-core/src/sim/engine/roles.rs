@@ -48,8 +48,10 @@ impl Simulation {
             Role::Receiver => {
                 let t = &mut self.tasks[task as usize];
                 if t.pending_msgs > 0 {
-                    next_burst = Some(t.pending_msgs as u64 * tm.msg_ns);
+                    let read = u64::from(t.pending_msgs);
+                    next_burst = Some(read * tm.msg_ns);
                     t.pending_msgs = 0;
+                    self.count_messages(read);
                 }
             }
             Role::Messenger {
@@ -193,6 +195,7 @@ impl Simulation {
         let Role::Server { client } = self.tasks[task as usize].role else {
             unreachable!("ServerReplyEnd of a task that is not a server")
         };
+        self.count_messages(1); // one transaction: the reply is sent
         if self.timing.wire_ns == 0 {
             return self.send_sync(cpu, task, client);
         }
@@ -207,6 +210,14 @@ impl Simulation {
             },
         );
         self.block(cpu, task, None);
+    }
+
+    /// `n` units of the benchmark's work done ([`crate::kernel::stats::Counters::messages`]).
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn count_messages(&mut self, n: u64) {
+        if self.measuring {
+            self.counters.messages += n;
+        }
     }
 
     /// The burst a task runs when woken.
@@ -230,9 +241,10 @@ impl Simulation {
             Role::Sender { receivers, .. } => receivers as u64 * tm.msg_ns / 2,
             Role::Receiver => {
                 let t = &mut self.tasks[task as usize];
-                let n = t.pending_msgs.max(1) as u64;
+                let read = u64::from(t.pending_msgs);
                 t.pending_msgs = 0;
-                n * tm.msg_ns
+                self.count_messages(read);
+                read.max(1) * tm.msg_ns
             }
             Role::Messenger { .. } => 5_000,
             Role::Worker => jitter(&mut self.rng, tm.worker_ns),
