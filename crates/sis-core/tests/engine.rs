@@ -404,7 +404,7 @@ fn sis_util_gains_at_overload_by_the_scans_time_and_6_0s_wakelist_takes_it_to_th
             run(load, "linux-5.19", scan_cost),
         );
         let g = 100.0
-            * (util.throughput.wakeups_per_s as f64 / prop.throughput.wakeups_per_s as f64 - 1.0);
+            * (util.throughput.messages_per_s as f64 / prop.throughput.messages_per_s as f64 - 1.0);
         (g, util.scan_cpu_pct(), prop.scan_cpu_pct())
     };
     let (level, _, _) = gain("100", "sis-util-v4", "waker");
