@@ -87,6 +87,8 @@ const fn row(
 /// The compare table's rows.
 pub static TABLE: &[CompareRow] = &[
     row("wakeups", |c, _| c.wakeups as f64, false, 1),
+    // The benchmark's own throughput (netperf/tbench transactions, hackbench messages read).
+    row("messages", |c, _| c.messages as f64, false, 1),
     row("migrations", |c, _| c.migrations as f64, false, -1),
     row("sis_search", |c, _| c.sis_search as f64, false, 0),
     row(
@@ -479,7 +481,7 @@ pub fn ComparePanel(p: &CompareProps) -> Html {
                     let (counted_a, counted_b) = (ca.wakeups > 0, cb.wakeups > 0);
                     let (pct, class) = pct_cell(va, vb, counted_a && counted_b, row.better);
                     html! { <tr data-testid={format!("compare-row-{}", row.name)}>
-                        <td>{row.name}</td><td class="num">{f(va, counted_a)}</td>
+                        <td>{if crate::terms::term(row.name).is_empty() { html! {row.name} } else { super::kernel_term(row.name, row.name) }}</td><td class="num">{f(va, counted_a)}</td>
                         <td class={classes!("num", class)}>{pct}</td>
                         <td class="num">{f(vb, counted_b)}</td></tr> }
                 }) }

@@ -40,8 +40,12 @@ pub static PLOTTED: &[PlottedMetric] = &[
         label: "fast_rate %",
     },
     PlottedMetric {
+        key: "messages_per_s",
+        label: "throughput: transactions or messages a second",
+    },
+    PlottedMetric {
         key: "wakeups",
-        label: "wake-ups (throughput)",
+        label: "wake-ups",
     },
     PlottedMetric {
         key: "scan_cpu_pct",
