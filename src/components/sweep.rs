@@ -41,7 +41,7 @@ pub static PLOTTED: &[PlottedMetric] = &[
     },
     PlottedMetric {
         key: "messages_per_s",
-        label: "throughput: transactions or messages a second",
+        label: "throughput, messages/s",
     },
     PlottedMetric {
         key: "wakeups",
