@@ -256,16 +256,14 @@ mod tests {
     /// 8 CPUs (SMT2: 2 and 3 are siblings), two tasks of a uniform workload stacked on CPU 2 at
     /// 1 ms: `a` runs, `b` waits, having last run `ran_ago` ns before.
     fn stacked(preset: &str, ran_ago: u64) -> (Simulation, u32) {
-        let mut sc = Scenario::default();
-        for (k, v) in [
+        let sc = Scenario::from_pairs([
             ("llc_weight", "8"),
             ("smt", "2"),
             ("workload", "uniform"),
             ("tasks", "2"),
             ("preset", preset),
-        ] {
-            sc.set_field(k, v).unwrap();
-        }
+        ])
+        .unwrap();
         let mut s = Simulation::new(&sc).unwrap();
         s.now = 1_000_000;
         let (a, b) = (0, 1);
