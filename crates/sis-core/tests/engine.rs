@@ -202,7 +202,8 @@ fn next_wakeup_hands_out_every_decision_of_a_batch() {
         let mut stepped = Simulation::new(&sc).unwrap();
         let mut seqs = Vec::new();
         let mut wakees = Vec::new();
-        // schbench's message threads wake their workers every 30 ms (the seed's -s 30000).
+        // schbench's message threads wake their workers every ~94 ms (spins of 30 ms, a sleep of
+        // 30-37.5).
         let horizon_ns = if workload == "schbench" {
             300_000_000
         } else {
@@ -468,40 +469,43 @@ fn with_the_scan_costing_no_cpu_time_vanilla_finds_an_idle_cpu_as_seed_000s_did(
 }
 
 #[test]
-fn schbench_collapses_from_five_message_threads_as_seed_000s_vanilla_did() {
-    // Seed 000's vanilla schbench table (28 workers per message thread, 112 CPUs): 4 message
-    // threads se_eff 55.3 / fast_rate 98.6 / success 99.8; 5: 7.0 / 45.6 / 61.0; 6: 3.4 /
-    // 20.8 / 34.2. The model (guide/src/seeds.md, the defaults): 4: 100 / 100 / 100; 5: 4.5 / 52.6 /
-    // 97.3; 6: 1.9 / 23.9 / 57.2. Pinned: nothing lost at 4, efficiency and fast path collapsed at 5 (se_eff
-    // under 20%, fast_rate under 70%), the success rate collapsed by 6 (under 75%).
+fn schbench_matches_seed_000s_vanilla_at_four_message_threads_and_falls_from_five() {
+    // Seed 000's vanilla schbench table (`schbench -m N -t 28 -s 30000 -c 30000`, 112 CPUs):
+    // 4 message threads se_eff 55.3 / fast_rate 98.6 / success 99.8; 5: 7.0 / 45.6 / 61.0;
+    // 8: 1.7 / 7.8 / 15.5. With schbench's own loop (schbench.c 2eef447: 28 workers a message
+    // thread, wall-clock spins, the message thread's 30 ms spin after a worker's post, its
+    // sleep of 30 ms plus up to 7.5) the model (seeds 1-3, 5 s): 4: 43-45 / 97-98 / 99.3-99.6;
+    // 5: 12-22 / 78-87 / 94-98; 8: 5-8 / 53-65 / 79-88. Pinned: 4 as the seed (the model
+    // before it said 100 / 100 / 100), efficiency and the fast path falling from 5 and further
+    // by 8 (not as far as the seed's: guide/src/differs.md).
     let run = |mthreads: u32| {
         let sc = scenario(&[
             ("llc_weight", "112"),
             ("smt", "2"),
             ("workload", "schbench"),
             ("load", &(mthreads * 25).to_string()),
-            ("preset", "linux-5.15"),
-            ("duration", "1s"),
-            ("warmup", "500ms"),
+            ("preset", "linux-5.19"),
+            ("duration", "5s"),
+            ("warmup", "1s"),
         ]);
         let r = sis_core::run(&sc).unwrap();
-        assert!(r.wakeups > 1_000, "{mthreads}: {} wake-ups", r.wakeups);
+        assert!(r.wakeups > 5_000, "{mthreads}: {} wake-ups", r.wakeups);
         r.metrics
     };
     let m4 = run(4);
     assert!(
-        m4.success_rate >= 99.0 && m4.fast_rate >= 95.0,
+        m4.success_rate >= 99.0 && m4.fast_rate >= 95.0 && (30.0..75.0).contains(&m4.se_eff),
         "4 message threads {m4:?}"
     );
     let m5 = run(5);
     assert!(
-        m5.se_eff < 20.0 && m5.fast_rate < 70.0,
+        m5.se_eff < 30.0 && m5.fast_rate < 92.0,
         "5 message threads {m5:?}"
     );
-    let m6 = run(6);
+    let m8 = run(8);
     assert!(
-        m6.success_rate < 75.0 && m6.fast_rate < 40.0,
-        "6 message threads {m6:?}"
+        m8.se_eff < 12.0 && m8.fast_rate < 75.0 && m8.success_rate < 95.0,
+        "8 message threads {m8:?}"
     );
 }
 

@@ -28,7 +28,7 @@ pub static WORKLOADS: &[(&str, WorkloadKind, &str)] = &[
     ("netperf", WorkloadKind::Netperf, "TCP_RR pairs: client and server wake each other (sync), ~10 us runs; load = pairs per CPU"),
     ("tbench", WorkloadKind::Tbench, "like netperf with longer server runs (~50 us); load = pairs per CPU"),
     ("hackbench", WorkloadKind::Hackbench, "groups of senders and receivers; each sender wakes every receiver of its group"),
-    ("schbench", WorkloadKind::Schbench, "message threads wake worker threads that run a fixed time"),
+    ("schbench", WorkloadKind::Schbench, "message threads wake 28 workers each, which spin 30 ms and post back"),
     ("uniform", WorkloadKind::Uniform, "independent tasks with exponential run and sleep times (timer wake-ups)"),
     ("pinned", WorkloadKind::Pinned, "the seeds' corner case: hogs bound to CPU0..W-2 of LLC 0 at util 1024, the last CPU idle, plus wakers"),
 ];

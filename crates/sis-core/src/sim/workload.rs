@@ -14,10 +14,13 @@ pub enum Role {
     Sender { first_receiver: u32, receivers: u32 },
     /// hackbench receiver: drains its messages and blocks.
     Receiver,
-    /// schbench message thread: wakes its workers, then sleeps a period.
+    /// schbench message thread (schbench.c `run_msg_thread`, 2eef447, Dec 2021): wakes every
+    /// worker on its list, waits for a worker's post, spins `message_ns` (wall clock), then
+    /// sleeps `period_ns` plus up to a quarter of it.
     Messenger { first_worker: u32, workers: u32 },
-    /// schbench worker: runs a fixed time and blocks.
-    Worker,
+    /// schbench worker (`worker_thread`): spins `worker_ns` (wall clock) when woken, then
+    /// joins its message thread's list, posts it and waits (`msg_and_wait`).
+    Worker { messenger: u32 },
     /// uniform task: exponential run, exponential sleep.
     Uniform,
     /// pinned CPU hog: runs forever.
@@ -67,6 +70,8 @@ pub struct Timing {
     pub think_ns: u64,
     pub worker_ns: u64,
     pub period_ns: u64,
+    /// schbench: the message thread's spin after a worker's post (its message_cputime).
+    pub message_ns: u64,
     pub uniform_run_ns: u64,
     pub uniform_sleep_ns: u64,
     pub waker_run_ns: u64,
@@ -103,10 +108,13 @@ impl Timing {
                 ..Self::base()
             },
             // Seed 000 ran `schbench -m $job -t 28 -r 100 -s 30000 -c 30000`: each worker
-            // computes 30 ms per message, and its message thread sleeps 30 ms between rounds.
+            // spins 30 ms per message (-c), the message thread sleeps 30 ms (-s) and spins
+            // message_cputime, 30 ms (schbench.c 2eef447: its -C never takes effect,
+            // `message_cputime = message_cputime;`, so the default stands).
             WorkloadKind::Schbench => Timing {
                 worker_ns: or(30_000_000),
                 period_ns: 30_000_000,
+                message_ns: 30_000_000,
                 ..Self::base()
             },
             WorkloadKind::Uniform => Timing {
@@ -132,6 +140,7 @@ impl Timing {
             think_ns: 20_000,
             worker_ns: 2_000_000,
             period_ns: 4_000_000,
+            message_ns: 0,
             uniform_run_ns: 1_000_000,
             uniform_sleep_ns: 1_000_000,
             waker_run_ns: 200_000,
@@ -140,7 +149,8 @@ impl Timing {
     }
 }
 
-/// hackbench and schbench group size, as in the seed ("each group has 28 tasks").
+/// hackbench's group size and schbench's workers per message thread, as in the seed ("each
+/// group has 28 tasks", `schbench -t 28`).
 pub const GROUP_TASKS: u32 = 28;
 
 /// Builds the tasks of a scenario and the affinity masks they use (as CPU lists; mask 0 = all).
@@ -222,21 +232,24 @@ pub fn build(sc: &Scenario, llc0_cpus: &[u32], rng: &mut Rng) -> (Vec<TaskSpec>,
                         });
                     }
                 } else {
+                    // `-t 28`: 28 workers per message thread (the seed's "mthread-n has 1/4 *
+                    // n * 112 tasks" counts the workers).
+                    let messenger = tasks.len() as u32;
                     tasks.push(TaskSpec {
                         role: Role::Messenger {
-                            first_worker: base + 1,
-                            workers: GROUP_TASKS - 1,
+                            first_worker: messenger + 1,
+                            workers: GROUP_TASKS,
                         },
                         affinity: 0,
-                        start_cpu: spread(base),
+                        start_cpu: spread(messenger),
                         first_wake_ns: first(rng),
                         initial_util: 0,
                     });
-                    for k in 1..GROUP_TASKS {
+                    for k in 1..=GROUP_TASKS {
                         tasks.push(TaskSpec {
-                            role: Role::Worker,
+                            role: Role::Worker { messenger },
                             affinity: 0,
-                            start_cpu: spread(base + k),
+                            start_cpu: spread(messenger + k),
                             first_wake_ns: None,
                             initial_util: 0,
                         });

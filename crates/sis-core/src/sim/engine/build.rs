@@ -36,7 +36,6 @@ impl Simulation {
             jittered_burst_ns: match s.role {
                 Role::Client { .. } => timing.client_ns,
                 Role::Server { .. } => timing.server_ns,
-                Role::Worker => timing.worker_ns,
                 Role::Waker => timing.waker_run_ns,
                 _ => 0,
             },
@@ -49,6 +48,11 @@ impl Simulation {
             remaining: 0,
             woken_at: u64::MAX,
             pending_msgs: 0,
+            spin_ns: 0,
+            spin_until: 0,
+            futex_posted: false,
+            in_fwait: false,
+            msg_spin_next: false,
             in_tail: false,
             wake_pending: false,
             tail_timer: None,
@@ -71,7 +75,18 @@ impl Simulation {
             st.rqs[s.start_cpu as usize].pelt = SchedAvg::settled(0, s.initial_util);
         }
         let nr_llcs = scenario.llcs as usize;
+        // schbench: every worker starts in msg_and_wait(), on its message thread's list.
+        let mut msg_lists = Vec::new();
+        for (i, t) in tasks.iter().enumerate() {
+            if let Role::Worker { messenger } = t.role {
+                if msg_lists.is_empty() {
+                    msg_lists = vec![Vec::new(); tasks.len()];
+                }
+                msg_lists[messenger as usize].push(i as u32);
+            }
+        }
         let mut sim = Simulation {
+            msg_lists,
             scenario: scenario.clone(),
             machine: scenario.machine_spec(),
             cpus: (0..n)

@@ -100,6 +100,16 @@ struct Task {
     woken_at: u64,
     /// hackbench receiver: messages waiting.
     pending_msgs: u32,
+    /// schbench's usec_spin() times its spin by gettimeofday(): a spin of this many ns starts
+    /// when the task next runs (0: none), and ends at `spin_until` (0: not spinning) however
+    /// long it waited on a runqueue meanwhile.
+    spin_ns: u64,
+    spin_until: u64,
+    /// schbench message thread: its futex posted (FUTEX_RUNNING) since it last set it
+    /// FUTEX_BLOCKED; it sleeps in fwait() for a post; its next burst is message_cputime's spin.
+    futex_posted: bool,
+    in_fwait: bool,
+    msg_spin_next: bool,
     /// Running the tail of a syscall after waking a peer; blocks when it ends.
     in_tail: bool,
     /// The timer to arm when the tail ends (a sender's think time after the scans it paid).
@@ -195,6 +205,9 @@ struct Cpu {
 /// A running simulation.
 pub struct Simulation {
     scenario: Scenario,
+    /// schbench: per message thread (by task), the workers waiting on its list, in the order
+    /// they joined it (xlist_add prepends: the last one is woken first). Empty otherwise.
+    msg_lists: Vec<Vec<u32>>,
     /// The machine whose wake-up costs the run pays.
     machine: &'static crate::sim::machine::Machine,
     st: SchedState,

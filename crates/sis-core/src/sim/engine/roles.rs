@@ -54,16 +54,38 @@ impl Simulation {
                     self.count_messages(read);
                 }
             }
-            Role::Messenger {
-                first_worker,
-                workers,
-            } => {
-                for w in first_worker..first_worker + workers {
-                    scan_ns += self.wake(task, w, false);
+            Role::Messenger { .. } => {
+                let t = &mut self.tasks[task as usize];
+                t.spin_until = 0;
+                if std::mem::take(&mut t.msg_spin_next) {
+                    // usleep(sleeptime + rand_r() % (sleeptime / 4)) after the spin.
+                    let jitter = self.rng.below((tm.period_ns / 4_000).max(1)) * 1_000;
+                    timer = Some(tm.period_ns + jitter);
+                } else {
+                    // The loop's head: FUTEX_BLOCKED, xlist_wake_all() (fpost(): a futex wake,
+                    // not sync), then fwait() for a worker's post.
+                    t.futex_posted = false;
+                    let mut list = std::mem::take(&mut self.msg_lists[task as usize]);
+                    for &w in list.iter().rev() {
+                        scan_ns += self.wake(task, w, false);
+                    }
+                    list.clear();
+                    self.msg_lists[task as usize] = list;
+                    self.tasks[task as usize].in_fwait = true;
                 }
-                timer = Some(tm.period_ns);
             }
-            Role::Worker => {}
+            Role::Worker { messenger } => {
+                // msg_and_wait(): xlist_add(), fpost() the message thread, fwait().
+                self.tasks[task as usize].spin_until = 0;
+                self.msg_lists[messenger as usize].push(task);
+                let m = &mut self.tasks[messenger as usize];
+                if !m.futex_posted {
+                    m.futex_posted = true;
+                    if m.in_fwait && m.state == TaskState::Sleeping {
+                        scan_ns += self.wake(task, messenger, false);
+                    }
+                }
+            }
             Role::Uniform => timer = Some(self.rng.exp_ns(tm.uniform_sleep_ns)),
             Role::Hog => next_burst = Some(u64::MAX / 4),
             Role::Waker => timer = Some(self.rng.exp_ns(tm.waker_sleep_ns)),
@@ -91,6 +113,15 @@ impl Simulation {
         if t.pending_msgs > 0 && matches!(t.role, Role::Client { .. } | Role::Server { .. }) {
             t.pending_msgs -= 1;
             let b = self.burst_for(task);
+            self.run_on(cpu, task, b);
+            return;
+        }
+        if t.in_fwait && t.futex_posted {
+            // A schbench message thread posted while it still paid for its wake-ups' scans:
+            // fwait() finds FUTEX_RUNNING and does not sleep.
+            let b = self.burst_for(task);
+            let t = &mut self.tasks[task as usize];
+            t.spin_until = self.now + std::mem::take(&mut t.spin_ns);
             self.run_on(cpu, task, b);
             return;
         }
@@ -246,8 +277,22 @@ impl Simulation {
                 self.count_messages(read);
                 read.max(1) * tm.msg_ns
             }
-            Role::Messenger { .. } => 5_000,
-            Role::Worker => jitter(&mut self.rng, tm.worker_ns),
+            Role::Messenger { .. } => {
+                let t = &mut self.tasks[task as usize];
+                if std::mem::take(&mut t.in_fwait) {
+                    // Posted: fwait() takes the post, then usec_spin(message_cputime).
+                    t.futex_posted = false;
+                    t.msg_spin_next = true;
+                    t.spin_ns = tm.message_ns;
+                    tm.message_ns.max(1)
+                } else {
+                    5_000 // after usleep(): the loop's head, xlist_wake_all()
+                }
+            }
+            Role::Worker { .. } => {
+                self.tasks[task as usize].spin_ns = tm.worker_ns;
+                tm.worker_ns.max(1)
+            }
             Role::Uniform => self.rng.exp_ns(tm.uniform_run_ns).max(1_000),
             Role::Hog => u64::MAX / 4,
             Role::Waker => jitter(&mut self.rng, tm.waker_run_ns),

@@ -349,6 +349,14 @@ impl Simulation {
         let t = &mut self.tasks[task as usize];
         t.pelt.update(self.now, false);
         t.state = TaskState::Running(cpu);
+        // A wall-clock spin (schbench's usec_spin) starts now and ends when its time is up,
+        // however long it then waits queued.
+        if t.spin_ns != 0 {
+            t.spin_until = now + std::mem::take(&mut t.spin_ns);
+        }
+        if t.spin_until != 0 {
+            t.remaining = t.spin_until.saturating_sub(now).max(1);
+        }
         if t.woken_at != u64::MAX {
             let lat = now - t.woken_at;
             t.woken_at = u64::MAX;
