@@ -52,16 +52,18 @@ fn machines_lists_every_machine_with_its_costs() {
             "ideal"
         ]
     );
-    // The seed's machine: 112 CPUs per LLC, SMT2, intel_idle's spr_cstates (v6.0).
+    // The seed's machine: 112 CPUs per LLC, SMT2, intel_idle's spr_cstates (v6.0) less C6,
+    // which the seed's harness disables (`pepc cstates config --disable C6`).
     let spr = &all[0];
     assert_eq!(
         (spr["llc_weight"].as_u64(), spr["smt"].as_u64()),
         (Some(112), Some(2))
     );
-    let c6 = &spr["idle_states"][3];
-    assert_eq!(c6["name"], "C6");
-    assert_eq!(c6["exit_latency_ns"], 290_000);
-    assert_eq!(c6["target_residency_ns"], 800_000);
+    let states = spr["idle_states"].as_array().unwrap();
+    let names: Vec<&str> = states.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["POLL", "C1", "C1E"]);
+    assert_eq!(states[2]["exit_latency_ns"], 2_000);
+    assert_eq!(states[2]["target_residency_ns"], 4_000);
     let table = ok(&["machines"]);
     assert!(table.contains("xeon-spr"));
     // The one cost without a source says so (docs/machines.md, probe_cost_ns).

@@ -474,8 +474,8 @@ fn schbench_matches_seed_000s_vanilla_at_four_message_threads_and_falls_from_fiv
     // 4 message threads se_eff 55.3 / fast_rate 98.6 / success 99.8; 5: 7.0 / 45.6 / 61.0;
     // 8: 1.7 / 7.8 / 15.5. With schbench's own loop (schbench.c 2eef447: 28 workers a message
     // thread, wall-clock spins, the message thread's 30 ms spin after a worker's post, its
-    // sleep of 30 ms plus up to 7.5) the model (seeds 1-3, 5 s): 4: 43-45 / 97-98 / 99.3-99.6;
-    // 5: 12-22 / 78-87 / 94-98; 8: 5-8 / 53-65 / 79-88. Pinned: 4 as the seed (the model
+    // sleep of 30 ms plus up to 7.5) the model (seeds 1-3, 5 s, C6 off): 4: 49-78 / 97-99 /
+    // 99.6-99.9; 5: 12-21 / 75-88 / 94-98; 8: 5-6 / 48-58 / 73-85. Pinned: 4 as the seed (the model
     // before it said 100 / 100 / 100), efficiency and the fast path falling from 5 and further
     // by 8 (not as far as the seed's: guide/src/differs.md).
     let run = |mthreads: u32| {
