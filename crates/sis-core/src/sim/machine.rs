@@ -185,8 +185,7 @@ const PROBE_COST_NS: u64 = 400;
 pub static MACHINES: &[Machine] = &[
     Machine {
         name: "xeon-spr",
-        summary:
-            "seed 000's machine: a 2022 Xeon (Sapphire Rapids), one LLC of 112 CPUs, SMT2, C6 off",
+        summary: "seed 000's machine: a 2022 Xeon (Sapphire Rapids), one LLC of 112 CPUs, SMT2",
         llcs: 1,
         llc_weight: 112,
         smt: 2,
