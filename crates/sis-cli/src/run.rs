@@ -6,6 +6,7 @@ use clap::Args;
 use sis_core::analysis::sweep::{block_header, load_label};
 use sis_core::kernel::stats::ScanHistogram;
 use sis_core::sim::engine::RunReport;
+use sis_core::sim::scenario::WorkloadKind;
 use sis_core::text::Text;
 use sis_core::{InputError, Simulation};
 use std::io::Write;
@@ -289,9 +290,9 @@ impl serde::Serialize for DecisionStream<'_, '_> {
 }
 
 /// What one of `counters.messages` is, per workload (the benchmark's own throughput unit).
-fn message_unit(w: sis_core::sim::scenario::WorkloadKind) -> &'static str {
+fn message_unit(w: WorkloadKind) -> &'static str {
     match w {
-        sis_core::sim::scenario::WorkloadKind::Hackbench => "hackbench messages read",
+        WorkloadKind::Hackbench => "hackbench messages read",
         _ => "transactions",
     }
 }

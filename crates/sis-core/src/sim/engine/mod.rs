@@ -86,6 +86,13 @@ enum TaskState {
     Running(u32),
 }
 
+impl Task {
+    /// The wall-clock spin set up by `spin_ns` starts at `now`.
+    fn start_wall_spin(&mut self, now: u64) {
+        self.spin_until = now + std::mem::take(&mut self.spin_ns);
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Task {
     role: Role,

@@ -46,12 +46,8 @@ impl Simulation {
                 timer = Some(self.rng.exp_ns(tm.think_ns));
             }
             Role::Receiver => {
-                let t = &mut self.tasks[task as usize];
-                if t.pending_msgs > 0 {
-                    let read = u64::from(t.pending_msgs);
-                    next_burst = Some(read * tm.msg_ns);
-                    t.pending_msgs = 0;
-                    self.count_messages(read);
+                if self.tasks[task as usize].pending_msgs > 0 {
+                    next_burst = Some(self.receiver_read(task) * tm.msg_ns);
                 }
             }
             Role::Messenger { .. } => {
@@ -81,7 +77,8 @@ impl Simulation {
                 let m = &mut self.tasks[messenger as usize];
                 if !m.futex_posted {
                     m.futex_posted = true;
-                    if m.in_fwait && m.state == TaskState::Sleeping {
+                    // A futex wake only if it sleeps in fwait() (wake() skips one not asleep).
+                    if m.in_fwait {
                         scan_ns += self.wake(task, messenger, false);
                     }
                 }
@@ -120,8 +117,7 @@ impl Simulation {
             // A schbench message thread posted while it still paid for its wake-ups' scans:
             // fwait() finds FUTEX_RUNNING and does not sleep.
             let b = self.burst_for(task);
-            let t = &mut self.tasks[task as usize];
-            t.spin_until = self.now + std::mem::take(&mut t.spin_ns);
+            self.tasks[task as usize].start_wall_spin(self.now);
             self.run_on(cpu, task, b);
             return;
         }
@@ -251,6 +247,13 @@ impl Simulation {
         }
     }
 
+    /// A hackbench receiver reads every message queued for it: how many.
+    fn receiver_read(&mut self, task: u32) -> u64 {
+        let read = u64::from(std::mem::take(&mut self.tasks[task as usize].pending_msgs));
+        self.count_messages(read);
+        read
+    }
+
     /// The burst a task runs when woken.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     pub(super) fn burst_for(&mut self, task: u32) -> u64 {
@@ -270,13 +273,7 @@ impl Simulation {
             Role::Client { .. } => jitter(&mut self.rng, tm.client_ns),
             Role::Server { .. } => jitter(&mut self.rng, tm.server_ns),
             Role::Sender { receivers, .. } => receivers as u64 * tm.msg_ns / 2,
-            Role::Receiver => {
-                let t = &mut self.tasks[task as usize];
-                let read = u64::from(t.pending_msgs);
-                t.pending_msgs = 0;
-                self.count_messages(read);
-                read.max(1) * tm.msg_ns
-            }
+            Role::Receiver => self.receiver_read(task).max(1) * tm.msg_ns,
             Role::Messenger { .. } => {
                 let t = &mut self.tasks[task as usize];
                 if std::mem::take(&mut t.in_fwait) {

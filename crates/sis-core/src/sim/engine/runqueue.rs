@@ -352,7 +352,7 @@ impl Simulation {
         // A wall-clock spin (schbench's usec_spin) starts now and ends when its time is up,
         // however long it then waits queued.
         if t.spin_ns != 0 {
-            t.spin_until = now + std::mem::take(&mut t.spin_ns);
+            t.start_wall_spin(now);
         }
         if t.spin_until != 0 {
             t.remaining = t.spin_until.saturating_sub(now).max(1);
