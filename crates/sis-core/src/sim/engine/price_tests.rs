@@ -67,7 +67,7 @@ fn a_balance_pull_onto_an_idle_cpu_pays_no_exit() {
 
 #[test]
 fn a_remote_wakeup_spins_for_the_runqueue_lock_and_holds_it_one_transfer() {
-    // ttwu_queue's rq_lock on a CPU of the waker's LLC: the line's transfer (51 ns on
+    // ttwu_queue's rq_lock on a CPU of the waker's LLC: the line's transfer (132 ns on
     // xeon-spr), after whoever holds it. Local and other-LLC wake-ups take no remote lock.
     // v5.19 takes it for an idle CPU too (every CPU is idle here).
     let mut s = sim_on(
@@ -75,13 +75,13 @@ fn a_remote_wakeup_spins_for_the_runqueue_lock_and_holds_it_one_transfer() {
         &[("llcs", "2"), ("llc_weight", "8"), ("preset", "linux-5.19")],
     );
     let t = 1_000_000;
-    assert_eq!(s.ttwu_lock(0, 3, t), 51);
+    assert_eq!(s.ttwu_lock(0, 3, t), 132);
     // A second waker at the same instant waits for the first to let go.
-    assert_eq!(s.ttwu_lock(1, 3, t), 51 + 51 + 51);
-    assert_eq!(s.counters.ttwu_lock_wait_ns, 51 + 153);
-    assert_eq!(s.cpus[1].lock_wait_until, t + 153);
+    assert_eq!(s.ttwu_lock(1, 3, t), 132 + 132 + 132);
+    assert_eq!(s.counters.ttwu_lock_wait_ns, 132 + 396);
+    assert_eq!(s.cpus[1].lock_wait_until, t + 396);
     // Long after, the lock is free again: one transfer.
-    assert_eq!(s.ttwu_lock(2, 3, t + 10_000), 51);
+    assert_eq!(s.ttwu_lock(2, 3, t + 10_000), 132);
     assert_eq!(s.ttwu_lock(3, 3, t), 0, "local");
     assert_eq!(
         s.ttwu_lock(0, 12, t),
@@ -103,8 +103,8 @@ fn from_6_0_a_wakeup_onto_an_idle_cpu_of_the_llc_goes_on_its_wakelist_without_th
     assert_eq!(s.counters.remote_wakeups, 1, "still a remote wake-up");
     // A CPU with a task on its runqueue is locked as in 5.19.
     s.st.rqs[3].nr_running = 1;
-    assert_eq!(s.ttwu_lock(0, 3, t), 51);
-    assert_eq!(s.counters.ttwu_lock_wait_ns, 51);
+    assert_eq!(s.ttwu_lock(0, 3, t), 132);
+    assert_eq!(s.counters.ttwu_lock_wait_ns, 132);
     // The feature alone makes the difference.
     let mut off = sim_on(
         "xeon-spr",
@@ -114,7 +114,7 @@ fn from_6_0_a_wakeup_onto_an_idle_cpu_of_the_llc_goes_on_its_wakelist_without_th
             ("features", "TTWU_QUEUE_IDLE=off"),
         ],
     );
-    assert_eq!(off.ttwu_lock(0, 3, t), 51);
+    assert_eq!(off.ttwu_lock(0, 3, t), 132);
 }
 
 #[test]
