@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Shares of CPU cycles and cache-line latencies from a `perf report` or `perf c2c report`
-text, for comparing the model with a profile of a real machine (docs/machines.md,
-"xeon-spr: the seed author's profile").
+text, for comparing the model with a profile of a real machine (docs/machines.md, xeon-spr's
+core-to-core row; the guide's "Where the model differs", "The seed machine's own profile").
 
     git --git-dir=REPO show HEAD:results/sis/netperf_perf_no_sis_current.log \
         | python3 scripts/measure/perf_shares.py report
@@ -14,8 +14,8 @@ Chen Yu, 2023-05-08: netperf on a Xeon Platinum 8480+ with 112 CPUs online, Linu
 6.3's own path with SIS_UTIL).
 
 `report` prints children% and self% of the symbols the wake-up path is made of and the
-cycles counted; `c2c` prints, per contended cache line and code address, the median local
-HITM latency in cycles over the per-process rows.
+cycles counted; `c2c` prints, per contended cache line and code address and then per line,
+the median local HITM latency in cycles over the per-process rows.
 """
 import re
 import statistics
@@ -54,9 +54,14 @@ def c2c(lines):
             offset, pid, lcl_hitm = f[5], f[8], int(f[11])
             if pid != "0" and lcl_hitm > 0:
                 rows.setdefault((line_addr, offset, sym), []).append(lcl_hitm)
+    per_line = {}
     for (addr, offset, sym), hitm in rows.items():
+        per_line.setdefault(addr, []).extend(hitm)
         print(f"{addr}+{offset} {sym:24} local HITM cycles: median {statistics.median(hitm):.0f}"
               f" over {len(hitm)} processes (min {min(hitm)}, max {max(hitm)})")
+    for addr, hitm in per_line.items():
+        print(f"{addr} (every access) local HITM cycles: median {statistics.median(hitm):.1f}"
+              f" over {len(hitm)} rows")
 
 
 if __name__ == "__main__":
