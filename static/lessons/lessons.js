@@ -61,9 +61,11 @@ function go(delta) {
 }
 
 // The clicker works with the focus in the scene too (same origin: listen in its window).
+// `data-keys` names the scene whose window listens now (what a test waits for).
 frame.addEventListener('load', () => {
   try {
     frame.contentWindow.addEventListener('keydown', onKey);
+    frame.dataset.keys = frame.dataset.src;
   } catch { /* another origin: keys work once the focus is back on this page */ }
 });
 $('prev').addEventListener('click', () => go(-1));

@@ -48,24 +48,18 @@ check('lessons: seven scenes by PageDown / PageUp, each a working app; large typ
     await waitFor(async () => page.url().endsWith('#6'));
     await frame.locator(byId('step')).waitFor({ timeout: APP_TIMEOUT });
     if (!page.url().endsWith('#6')) throw new Error(`PageUp left ${page.url()}`);
-    // lessons.js hears keys pressed in the scene from the scene's 'load' event on (the Step
-    // click left the focus there): wait for it, or on a loaded machine the key reaches only
-    // the scene (a CI run lost it so once).
-    const scene = page.frames().find((f) => f !== page.mainFrame() && f.url().includes('embed=1'));
-    if (scene) await scene.waitForLoadState('load');
-    // Large type scales the scene (a transform of the frame), and the scene still fits. The
-    // frame's 'load' listener (lessons.js) runs just after the scene's own load event, so a key
-    // pressed at once can still miss it (a CI run lost it so once): press again, up to three
-    // times, only while the frame is not scaled (a second press would undo a first one heard).
-    const scaled = async () => {
+    // lessons.js hears keys pressed in the scene once its frame's 'load' handler has added
+    // its listener, which runs just after the scene's own load event: wait for that handler
+    // (it marks the scene in data-keys), or on a loaded machine the key reaches only the
+    // scene (CI runs lost it so twice).
+    await waitFor(async () => page.locator(byId('lesson-frame'))
+      .evaluate((f) => f.dataset.keys !== undefined && f.dataset.keys === f.dataset.src));
+    await page.keyboard.press('l');
+    // Large type scales the scene (a transform of the frame), and the scene still fits.
+    const scale = await waitFor(async () => {
       const t = await page.locator(byId('lesson-frame')).evaluate((f) => getComputedStyle(f).transform);
       return t.startsWith('matrix(1.4') ? t : null;
-    };
-    let scale = null;
-    for (let attempt = 0; attempt < 3 && !scale; attempt++) {
-      await page.keyboard.press('l');
-      scale = await waitFor(scaled, 4_000);
-    }
+    }, 5_000);
     if (!scale) throw new Error('large type does not scale the scene');
     if (errors.length) throw new Error(errors.join(' | '));
     console.log(`      ${seen.join('\n      ')}`);
