@@ -2,5 +2,6 @@
 
 mod catalogue;
 mod cli;
+mod docs;
 mod replay;
 mod sweep;

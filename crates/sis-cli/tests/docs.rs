@@ -1,0 +1,147 @@
+//! The figures the README and the lessons quote from docs/sweep-112.txt match it: each
+//! session regenerates that file by hand, and a figure copied from it by hand goes stale
+//! (the lessons' SIS_UTIL scene still quoted session 30's sweep after session 31's).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn read(rel: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::fs::read_to_string(root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The block of `doc` output by the `$ sis sweep` line that contains `command`.
+fn run_output<'a>(doc: &'a str, command: &str) -> &'a str {
+    let start = doc
+        .find(&format!("$ sis sweep {command}"))
+        .unwrap_or_else(|| panic!("no `$ sis sweep {command}` in the sweep doc"));
+    let rest = &doc[start + 1..];
+    &doc[start..start + 1 + rest.find("\n$ sis").unwrap_or(rest.len())]
+}
+
+/// The rows of the table under the first line of `block` starting with `title`: the thread
+/// count (the number before " threads") to the row's numbers, std% columns left out.
+fn table(block: &str, title: &str) -> BTreeMap<u32, Vec<f64>> {
+    let at = block
+        .lines()
+        .position(|l| l.starts_with(title))
+        .unwrap_or_else(|| panic!("no table titled {title:?}"));
+    let mut rows = BTreeMap::new();
+    for line in block.lines().skip(at + 1) {
+        if line.is_empty() {
+            break;
+        }
+        let Some((head, numbers)) = line.split_once(" threads") else {
+            continue;
+        };
+        let Some(threads) = head.split_whitespace().last().and_then(|n| n.parse().ok()) else {
+            continue;
+        };
+        // "1.00 (  0.28)  +171.36 (  0.79)*  1287942.7": drop the std% in parentheses.
+        let mut values = Vec::new();
+        let mut in_std = false;
+        for token in numbers
+            .replace('(', " ( ")
+            .replace(')', " ) ")
+            .split_whitespace()
+        {
+            match token {
+                "(" => in_std = true,
+                ")" | ")*" | "*" => in_std = false,
+                t if !in_std => values.push(t.trim_end_matches('*').parse().unwrap()),
+                _ => {}
+            }
+        }
+        rows.insert(threads, values);
+    }
+    rows
+}
+
+/// The cells after the label of the README table row whose first cell is `label`.
+fn readme_row<'a>(readme: &'a str, label: &str) -> Vec<&'a str> {
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with(&format!("| {label} |")))
+        .unwrap_or_else(|| panic!("no README row {label:?}"));
+    line.split('|')
+        .skip(2)
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect()
+}
+
+/// `quoted`, rounded to as many decimals as it shows, is `exact` rounded the same way.
+fn same(quoted: f64, exact: f64, decimals: i32) -> bool {
+    let unit = 10f64.powi(-decimals);
+    (quoted - exact).abs() <= unit / 2.0 + 1e-9
+}
+
+fn decimals_of(cell: &str) -> i32 {
+    cell.split_once('.').map_or(0, |(_, d)| d.len() as i32)
+}
+
+fn check_row(
+    readme: &str,
+    label: &str,
+    loads: &[u32],
+    exact: &BTreeMap<u32, Vec<f64>>,
+    col: usize,
+) {
+    let cells = readme_row(readme, label);
+    assert_eq!(cells.len(), loads.len(), "{label}: one figure per load");
+    for (&threads, cell) in loads.iter().zip(&cells) {
+        let quoted: f64 = cell.parse().unwrap();
+        let e = exact[&threads][col];
+        assert!(
+            same(quoted, e, decimals_of(cell)),
+            "README {label:?} at {threads} threads quotes {cell}, docs/sweep-112.txt has {e}"
+        );
+    }
+}
+
+const LOADS: [u32; 5] = [112, 140, 168, 196, 224];
+const NETPERF: &str = "--workload netperf --llc-weight 112 --smt 2 --presets linux-5.19,linux-6.0";
+const NETPERF_V4: &str =
+    "--workload netperf --llc-weight 112 --smt 2 --presets linux-5.19,sis-util-v4";
+const MESSAGES: &str = "throughput (messages/s";
+
+#[test]
+fn the_readmes_seed_000_table_quotes_the_sweep_doc() {
+    let doc = read("docs/sweep-112.txt");
+    let readme = read("README.md");
+    let six = run_output(&doc, NETPERF);
+    let v4 = run_output(&doc, NETPERF_V4);
+    // Compare tables: [baseline 1.00, compare%, baseline, compare].
+    check_row(
+        &readme,
+        "throughput (transactions/s) compare%, model (`linux-6.0`)",
+        &LOADS,
+        &table(six, MESSAGES),
+        1,
+    );
+    check_row(
+        &readme,
+        "throughput (transactions/s) compare%, model (`sis-util-v4`: the patch on v5.19-rc1)",
+        &LOADS,
+        &table(v4, MESSAGES),
+        1,
+    );
+    // The vanilla kernel's efficiency table: [se_eff, dom_eff, fast_rate, success_rate].
+    let vanilla = table(six, "preset linux-5.19");
+    check_row(&readme, "vanilla success_rate%, model", &LOADS, &vanilla, 3);
+    check_row(&readme, "vanilla fast_rate%, model", &LOADS, &vanilla, 2);
+}
+
+#[test]
+fn the_lessons_sis_util_scene_quotes_the_sweep_doc() {
+    let doc = read("docs/sweep-112.txt");
+    let six = run_output(&doc, NETPERF);
+    let scanned = table(six, "sis_scanned (")[&224][1];
+    let gain = table(six, MESSAGES)[&224][1];
+    let quote = format!("the model's sweep: {:.1}% fewer, +{:.0}%", -scanned, gain);
+    let lessons = read("static/lessons/lessons.js").replace("\\'", "'");
+    assert!(
+        lessons.contains(&quote),
+        "static/lessons/lessons.js should say {quote:?} (docs/sweep-112.txt at 224 threads)"
+    );
+}
