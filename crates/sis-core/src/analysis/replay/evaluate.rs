@@ -192,8 +192,9 @@ impl Replay {
             // counterfactual below. With the waker on prev, want_affine changes nothing
             // (wake_affine() runs only when cpu != prev_cpu), so there is nothing to try.
             let flips_aside = p.waker_cpu != p.prev;
+            let budget_aside = run.preset.features.sis_prop;
             let pre = WakerScan::of(st, p.waker_cpu);
-            if flips_aside {
+            if flips_aside || budget_aside {
                 self.scratch_pre_llcs.clone_from(&st.llcs);
             }
             let out = if recording {
@@ -229,9 +230,25 @@ impl Replay {
                 let alt_sync = select_aside(st, &mut self.scratch_llcs, &wakee, &other_sync);
                 std::mem::swap(&mut st.llcs, &mut self.scratch_pre_llcs);
                 post.put(st, p.waker_cpu);
-                run.flips_explained += u64::from(alt == kernel);
-                run.sync_explained += u64::from(alt_sync == kernel);
-                run.sync_explained_was_sync += u64::from(alt_sync == kernel && sync);
+                let e = &mut run.explained;
+                e.flips += u64::from(alt == kernel);
+                e.sync += u64::from(alt_sync == kernel);
+                e.sync_was_sync += u64::from(alt_sync == kernel && sync);
+            }
+            // Would SIS_PROP's budget explain the miss? It rests on what the trace cannot
+            // show: avg_idle's cap (2 * max_idle_balance_cost, taken as 2 *
+            // sysctl_sched_migration_cost, though a newidle balance the host cut short raises
+            // it) and a probe's cost in the traced machine's clock (probe_cost_ns below).
+            if out.cpu != kernel && budget_aside && out.select_idle_cpu_ns.is_some() {
+                let post = WakerScan::of(st, p.waker_cpu);
+                std::mem::swap(&mut st.llcs, &mut self.scratch_pre_llcs);
+                let (longer, shorter) =
+                    budget_aside_pair(st, &mut self.scratch_llcs, pre, &wakee, &waker);
+                std::mem::swap(&mut st.llcs, &mut self.scratch_pre_llcs);
+                post.put(st, p.waker_cpu);
+                let e = &mut run.explained;
+                e.longer_scan += u64::from(longer == kernel);
+                e.shorter_scan += u64::from(shorter == kernel && longer != kernel);
             }
             run.wakelist_changed += u64::from(alt.is_some_and(|c| c != out.cpu));
             run.autogroup_changed += u64::from(alt_group.is_some_and(|c| c != out.cpu));
@@ -271,6 +288,54 @@ impl Replay {
                 .push(disagreement(p, kernel, class, sync, disagreeing));
         }
     }
+}
+
+/// Per preset: disagreements that an inference the other way turns into agreements (the
+/// notes' counterfactuals): wake_wide() with the flips from before the trace, the waker's
+/// WF_SYNC, and SIS_PROP's budget longer (the whole LLC) or shorter (its floor).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Explained {
+    pub flips: u64,
+    pub sync: u64,
+    /// Of `sync`, those the inference had taken as sync.
+    pub sync_was_sync: u64,
+    pub longer_scan: u64,
+    pub shorter_scan: u64,
+}
+
+impl Explained {
+    /// The budget's pair: (the whole LLC, the floor).
+    pub fn budget(&self) -> (u64, u64) {
+        (self.longer_scan, self.shorter_scan)
+    }
+}
+
+/// The same decision, on the state before it (`pre` being the waker's scan state then), with
+/// SIS_PROP's budget as long as it gets (no scan cost yet, idle time without end: the whole
+/// LLC) and as short (no idle time: v5.12 fair.c select_idle_cpu's floor, `nr = 4`; 4.x's
+/// SIS_AVG_CPU skips the scan). The waker's avg_idle, which neither the decision nor
+/// [`WakerScan`] writes, is put back.
+fn budget_aside_pair(
+    st: &mut SchedState,
+    scratch: &mut Vec<crate::kernel::state::LlcShared>,
+    pre: WakerScan,
+    wakee: &Wakee,
+    waker: &Waker,
+) -> (u32, u32) {
+    let w = waker.cpu as usize;
+    let avg_idle = st.rqs[w].avg_idle;
+    let mut with = |st: &mut SchedState, idle: u64| {
+        pre.put(st, waker.cpu);
+        let rq = &mut st.rqs[w];
+        (rq.avg_idle, rq.wake_avg_idle, rq.wake_stamp) = (idle, idle, u64::MAX);
+        rq.avg_scan_cost = 0;
+        select_aside(st, scratch, wakee, waker)
+    };
+    // 2^40 ns of idle time: SIS_PROP's nr past any LLC (the product with llc_weight fits).
+    let longer = with(st, 1 << 40);
+    let shorter = with(st, 0);
+    st.rqs[w].avg_idle = avg_idle;
+    (longer, shorter)
 }
 
 /// select_task_rq_fair's choice on the state as it is, with what it writes (the LLCs' flags

@@ -151,12 +151,8 @@ struct PresetRun {
     wakelist_changed: u64,
     /// Classified wake-ups whose CPU would differ in the root task group (`--autogroup`).
     autogroup_changed: u64,
-    /// Disagreements that wake_wide() the other way turns into agreements.
-    flips_explained: u64,
-    /// Disagreements that the waker's WF_SYNC the other way turns into agreements, and
-    /// those of them the inference had taken as sync.
-    sync_explained: u64,
-    sync_explained_was_sync: u64,
+    /// Disagreements an inference the other way turns into agreements.
+    explained: evaluate::Explained,
     /// Per CPU, the rebuild's wake_avg_idle resets this preset has taken (load_snapshot).
     wake_seen: Vec<u32>,
     /// The snapshot epoch this preset's state holds (records::SnapGens).
@@ -293,9 +289,7 @@ impl Replay {
                 agree: [0; N_CLASSES],
                 wakelist_changed: 0,
                 autogroup_changed: 0,
-                flips_explained: 0,
-                sync_explained: 0,
-                sync_explained_was_sync: 0,
+                explained: evaluate::Explained::default(),
                 wake_seen: vec![0; n as usize],
                 loaded: 0,
             })
@@ -646,10 +640,12 @@ impl Replay {
                 .collect(),
         );
         let rb = self.rb.as_ref();
-        let per_preset = |f: fn(&PresetRun) -> u64| -> Vec<(String, u64)> {
-            let name = |r: &PresetRun| r.preset.name.to_string();
-            self.runs.iter().map(|r| (name(r), f(r))).collect()
-        };
+        fn per<T>(runs: &[PresetRun], f: impl Fn(&PresetRun) -> T) -> Vec<(String, T)> {
+            runs.iter()
+                .map(|r| (r.preset.name.to_string(), f(r)))
+                .collect()
+        }
+        let per_preset = |f: fn(&PresetRun) -> u64| per(&self.runs, f);
         Ok(ReplayReport {
             trace,
             classes,
@@ -663,9 +659,10 @@ impl Replay {
                 sis_scanned: per_preset(|r| r.counters.sis_scanned),
                 wakelist_changed: per_preset(|r| r.wakelist_changed),
                 autogroup_changed: per_preset(|r| r.autogroup_changed),
-                flips_explained: per_preset(|r| r.flips_explained),
-                sync_explained: per_preset(|r| r.sync_explained),
-                sync_explained_was_sync: per_preset(|r| r.sync_explained_was_sync),
+                flips_explained: per_preset(|r| r.explained.flips),
+                sync_explained: per_preset(|r| r.explained.sync),
+                sync_explained_was_sync: per_preset(|r| r.explained.sync_was_sync),
+                budget_explained: per(&self.runs, |r| r.explained.budget()),
                 delayed_classified: self.delayed_classified,
                 probe_cost_ns: evaluate::probe_cost_ns(
                     self.cfg.probe_cost_ns,

@@ -143,6 +143,10 @@ pub struct ReplayNotes {
     pub sync_explained: Vec<(String, u64)>,
     /// Per preset: those of them the inference had taken as sync (the rest as not).
     pub sync_explained_was_sync: Vec<(String, u64)>,
+    /// Per preset (SIS_PROP's): disagreements whose select_idle_cpu() ran and that the same
+    /// decision turns into agreements with the budget as long as it gets (the whole LLC),
+    /// and, of the rest, with its floor (4 probes; none under SIS_AVG_CPU).
+    pub budget_explained: Vec<(String, (u64, u64))>,
     /// Classified wake-ups that DELAY_DEQUEUE presets placed on prev by the delayed
     /// inference alone (ttwu_runnable), and how many of them the kernel kept on prev.
     pub delayed_classified: (u64, u64),
@@ -399,6 +403,21 @@ impl ReplayReport {
                 "\ndisagreements the sync inference could explain (the same decision with the \
                  waker's WF_SYNC the other way picks the kernel's CPU): {}",
                 sync.join(", ")
+            ));
+        }
+        let budget: Vec<String> = n
+            .budget_explained
+            .iter()
+            .filter(|(_, (l, s))| l + s > 0)
+            .map(|(p, (l, s))| format!("{p} {l} / {s}"))
+            .collect();
+        if !budget.is_empty() {
+            s.line(format_args!(
+                "\ndisagreements SIS_PROP's scan budget could explain (it rests on avg_idle's \
+                 cap, 2 * max_idle_balance_cost, which the trace cannot show, and on a probe's \
+                 cost in the traced machine's time; the same decision scanning the whole LLC / \
+                 stopping at the floor's 4 probes picks the kernel's CPU): {}",
+                budget.join(", ")
             ));
         }
         let (placed, kept) = n.delayed_classified;
