@@ -192,7 +192,7 @@ impl Replay {
             // counterfactual below. With the waker on prev, want_affine changes nothing
             // (wake_affine() runs only when cpu != prev_cpu), so there is nothing to try.
             let flips_aside = p.waker_cpu != p.prev;
-            let budget_aside = run.preset.features.sis_prop;
+            let budget_aside = run.preset.features.sis_prop || run.preset.features.sis_util;
             let pre = WakerScan::of(st, p.waker_cpu);
             if flips_aside || budget_aside {
                 self.scratch_pre_llcs.clone_from(&st.llcs);
@@ -235,10 +235,11 @@ impl Replay {
                 e.sync += u64::from(alt_sync == kernel);
                 e.sync_was_sync += u64::from(alt_sync == kernel && sync);
             }
-            // Would SIS_PROP's budget explain the miss? It rests on what the trace cannot
-            // show: avg_idle's cap (2 * max_idle_balance_cost, taken as 2 *
+            // Would the scan's budget explain the miss? SIS_PROP's rests on what the trace
+            // cannot show: avg_idle's cap (2 * max_idle_balance_cost, taken as 2 *
             // sysctl_sched_migration_cost, though a newidle balance the host cut short raises
-            // it) and a probe's cost in the traced machine's clock (probe_cost_ns below).
+            // it) and a probe's cost in the traced machine's clock (probe_cost_ns below);
+            // SIS_UTIL's on the util sum the rebuild's periodic balance read.
             if out.cpu != kernel && budget_aside && out.select_idle_cpu_ns.is_some() {
                 let post = WakerScan::of(st, p.waker_cpu);
                 std::mem::swap(&mut st.llcs, &mut self.scratch_pre_llcs);
@@ -311,10 +312,11 @@ impl Explained {
 }
 
 /// The same decision, on the state before it (`pre` being the waker's scan state then), with
-/// SIS_PROP's budget as long as it gets (no scan cost yet, idle time without end: the whole
-/// LLC) and as short (no idle time: v5.12 fair.c select_idle_cpu's floor, `nr = 4`; 4.x's
-/// SIS_AVG_CPU skips the scan). The waker's avg_idle, which neither the decision nor
-/// [`WakerScan`] writes, is put back.
+/// the scan's budget as long as it gets and as short. SIS_PROP: no scan cost yet and idle
+/// time without end (the whole LLC), then no idle time (v5.12 fair.c select_idle_cpu's
+/// floor, `nr = 4`; 4.x's SIS_AVG_CPU skips the scan). SIS_UTIL: `nr_idle_scan` the LLC's
+/// weight, then 0 (v6.0 select_idle_cpu: `if (nr == 1) return -1`). The waker's avg_idle
+/// and the LLCs' `nr_idle_scan`, which the decision does not write, are put back.
 fn budget_aside_pair(
     st: &mut SchedState,
     scratch: &mut Vec<crate::kernel::state::LlcShared>,
@@ -324,17 +326,26 @@ fn budget_aside_pair(
 ) -> (u32, u32) {
     let w = waker.cpu as usize;
     let avg_idle = st.rqs[w].avg_idle;
-    let mut with = |st: &mut SchedState, idle: u64| {
+    let nr_idle_scan: Vec<u32> = st.llcs.iter().map(|l| l.nr_idle_scan).collect();
+    let weight = st.topo.llc_weight();
+    let mut with = |st: &mut SchedState, long: bool| {
         pre.put(st, waker.cpu);
+        // 2^40 ns of idle time: SIS_PROP's nr past any LLC (the product with llc_weight fits).
+        let idle = if long { 1 << 40 } else { 0 };
         let rq = &mut st.rqs[w];
         (rq.avg_idle, rq.wake_avg_idle, rq.wake_stamp) = (idle, idle, u64::MAX);
         rq.avg_scan_cost = 0;
+        for l in st.llcs.iter_mut() {
+            l.nr_idle_scan = if long { weight } else { 0 };
+        }
         select_aside(st, scratch, wakee, waker)
     };
-    // 2^40 ns of idle time: SIS_PROP's nr past any LLC (the product with llc_weight fits).
-    let longer = with(st, 1 << 40);
-    let shorter = with(st, 0);
+    let longer = with(st, true);
+    let shorter = with(st, false);
     st.rqs[w].avg_idle = avg_idle;
+    for (l, nr) in st.llcs.iter_mut().zip(nr_idle_scan) {
+        l.nr_idle_scan = nr;
+    }
     (longer, shorter)
 }
 

@@ -143,9 +143,10 @@ pub struct ReplayNotes {
     pub sync_explained: Vec<(String, u64)>,
     /// Per preset: those of them the inference had taken as sync (the rest as not).
     pub sync_explained_was_sync: Vec<(String, u64)>,
-    /// Per preset (SIS_PROP's): disagreements whose select_idle_cpu() ran and that the same
-    /// decision turns into agreements with the budget as long as it gets (the whole LLC),
-    /// and, of the rest, with its floor (4 probes; none under SIS_AVG_CPU).
+    /// Per preset (SIS_PROP's and SIS_UTIL's): disagreements whose select_idle_cpu() ran and
+    /// that the same decision turns into agreements with the scan's budget as long as it
+    /// gets (the whole LLC), and, of the rest, with its floor (SIS_PROP's 4 probes, none
+    /// under SIS_AVG_CPU; SIS_UTIL's none).
     pub budget_explained: Vec<(String, (u64, u64))>,
     /// Classified wake-ups that DELAY_DEQUEUE presets placed on prev by the delayed
     /// inference alone (ttwu_runnable), and how many of them the kernel kept on prev.
@@ -413,10 +414,11 @@ impl ReplayReport {
             .collect();
         if !budget.is_empty() {
             s.line(format_args!(
-                "\ndisagreements SIS_PROP's scan budget could explain (it rests on avg_idle's \
-                 cap, 2 * max_idle_balance_cost, which the trace cannot show, and on a probe's \
-                 cost in the traced machine's time; the same decision scanning the whole LLC / \
-                 stopping at the floor's 4 probes picks the kernel's CPU): {}",
+                "\ndisagreements the scan's budget could explain (SIS_PROP's rests on \
+                 avg_idle's cap, 2 * max_idle_balance_cost, which the trace cannot show, and on \
+                 a probe's cost in the traced machine's time; SIS_UTIL's on the util sum the \
+                 rebuilt balance read; the same decision scanning the whole LLC / stopping at \
+                 the floor, SIS_PROP's 4 probes or SIS_UTIL's none, picks the kernel's CPU): {}",
                 budget.join(", ")
             ));
         }
