@@ -293,7 +293,8 @@ impl Replay {
 
 /// Per preset: disagreements that an inference the other way turns into agreements (the
 /// notes' counterfactuals): wake_wide() with the flips from before the trace, the waker's
-/// WF_SYNC, and SIS_PROP's budget longer (the whole LLC) or shorter (its floor).
+/// WF_SYNC, and the scan's budget (SIS_PROP's or SIS_UTIL's) longer (the whole LLC) or
+/// shorter (its floor).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Explained {
     pub flips: u64,
