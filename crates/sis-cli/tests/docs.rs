@@ -48,7 +48,7 @@ fn table(block: &str, title: &str) -> BTreeMap<u32, Vec<f64>> {
             match token {
                 "(" => in_std = true,
                 ")" | ")*" | "*" => in_std = false,
-                t if !in_std => values.push(t.trim_end_matches('*').parse().unwrap()),
+                t if !in_std => values.push(t.trim_end_matches(['*', '%']).parse().unwrap()),
                 _ => {}
             }
         }
@@ -99,6 +99,20 @@ fn check_row(
     }
 }
 
+/// The numbers a table cell quotes, each with its decimals: "**+168.4**", "+68.9 (std
+/// 3.3%)" and "38.3 / 79.6 / 100" alike.
+fn cell_numbers(cell: &str) -> Vec<(f64, i32)> {
+    let cell = cell.replace('*', "");
+    let quoted = cell.split(" (").next().unwrap_or("");
+    quoted
+        .split(" / ")
+        .map(|n| {
+            let n = n.trim();
+            (n.parse().unwrap(), decimals_of(n))
+        })
+        .collect()
+}
+
 const LOADS: [u32; 5] = [112, 140, 168, 196, 224];
 const NETPERF: &str = "--workload netperf --llc-weight 112 --smt 2 --presets linux-5.19,linux-6.0";
 const NETPERF_V4: &str =
@@ -130,6 +144,59 @@ fn the_readmes_seed_000_table_quotes_the_sweep_doc() {
     let vanilla = table(six, "preset linux-5.19");
     check_row(&readme, "vanilla success_rate%, model", &LOADS, &vanilla, 3);
     check_row(&readme, "vanilla fast_rate%, model", &LOADS, &vanilla, 2);
+}
+
+#[test]
+fn the_guides_seed_000_table_quotes_the_sweep_docs() {
+    let doc = read("docs/sweep-112.txt");
+    let delay_doc = read("docs/sweep-112-delay.txt");
+    let six = run_output(&doc, NETPERF);
+    let delay = run_output(&delay_doc, "--workload netperf");
+    let (gain, gain_v4, gain_delay) = (
+        table(six, MESSAGES),
+        table(run_output(&doc, NETPERF_V4), MESSAGES),
+        table(delay, MESSAGES),
+    );
+    let (vanilla, vanilla_delay) = (
+        table(six, "preset linux-5.19"),
+        table(delay, "preset linux-5.19"),
+    );
+    let seeds = read("guide/src/seeds.md");
+    let mut rows = 0;
+    for line in seeds.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // | threads | seed | linux-6.0 | sis-util-v4 | linux-6.0 delay | seed | linux-5.19 | delay |
+        let Some(threads) = cells.get(1).and_then(|c| c.parse::<u32>().ok()) else {
+            continue;
+        };
+        if cells.len() != 10 {
+            continue;
+        }
+        rows += 1;
+        // Efficiency cells: se_eff / fast_rate / success_rate, the table's columns 0, 2, 3.
+        let efficiency = |t: &BTreeMap<u32, Vec<f64>>| {
+            let r = &t[&threads];
+            vec![r[0], r[2], r[3]]
+        };
+        let checks = [
+            ("linux-6.0", cells[3], vec![gain[&threads][1]]),
+            ("sis-util-v4", cells[4], vec![gain_v4[&threads][1]]),
+            ("linux-6.0 delay", cells[5], vec![gain_delay[&threads][1]]),
+            ("linux-5.19", cells[7], efficiency(&vanilla)),
+            ("linux-5.19 delay", cells[8], efficiency(&vanilla_delay)),
+        ];
+        for (what, cell, exact) in checks {
+            let quoted = cell_numbers(cell);
+            assert_eq!(quoted.len(), exact.len(), "{what} at {threads}: {cell}");
+            for ((q, d), e) in quoted.into_iter().zip(exact) {
+                assert!(
+                    same(q, e, d),
+                    "guide/src/seeds.md: {what} at {threads} threads quotes {cell}, the sweep doc has {e}"
+                );
+            }
+        }
+    }
+    assert_eq!(rows, 8, "one row per load, 28 to 224 threads");
 }
 
 #[test]
