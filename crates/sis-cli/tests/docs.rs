@@ -31,7 +31,11 @@ fn table(block: &str, title: &str) -> BTreeMap<u32, Vec<f64>> {
         if line.is_empty() {
             break;
         }
-        let Some((head, numbers)) = line.split_once(" threads") else {
+        // "TCP_RR  224 threads ..." or "process-pipe  8 groups ..." / "1 group ...".
+        let Some((head, numbers)) = [" threads", " groups", " group"]
+            .iter()
+            .find_map(|unit| line.split_once(unit))
+        else {
             continue;
         };
         let Some(threads) = head.split_whitespace().last().and_then(|n| n.parse().ok()) else {
@@ -144,6 +148,36 @@ fn the_readmes_seed_000_table_quotes_the_sweep_doc() {
     let vanilla = table(six, "preset linux-5.19");
     check_row(&readme, "vanilla success_rate%, model", &LOADS, &vanilla, 3);
     check_row(&readme, "vanilla fast_rate%, model", &LOADS, &vanilla, 2);
+}
+
+#[test]
+fn the_readmes_hackbench_sentence_quotes_the_sweep_doc() {
+    let doc = read("docs/sweep-112.txt");
+    let hackbench = run_output(
+        &doc,
+        "--workload hackbench --llc-weight 112 --smt 2 --presets linux-5.19,linux-6.0",
+    );
+    let gain = table(hackbench, MESSAGES);
+    let readme = read("README.md");
+    let start = readme
+        .find("hackbench (process-pipe")
+        .expect("the README's hackbench sentence");
+    let sentence = &readme[start..start + readme[start..].find("\n\n").unwrap()];
+    let within = (1..=5).map(|g| gain[&g][1].abs()).fold(0.0, f64::max);
+    assert!(
+        sentence.contains(&format!(
+            "within ±{within:.1}% of `linux-5.19` up to 5 groups"
+        )),
+        "README: hackbench within ±{within:.1}% up to 5 groups"
+    );
+    let tail = format!(
+        "{:+.1}% at 6, {:+.1}% at 7 and {:+.1}% at 8",
+        gain[&6][1], gain[&7][1], gain[&8][1]
+    );
+    assert!(
+        sentence.replace('\n', " ").contains(&tail),
+        "README should say {tail:?}"
+    );
 }
 
 #[test]
