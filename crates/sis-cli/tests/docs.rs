@@ -1,6 +1,7 @@
-//! The figures the README and the lessons quote from docs/sweep-112.txt match it: each
-//! session regenerates that file by hand, and a figure copied from it by hand goes stale
-//! (the lessons' SIS_UTIL scene still quoted session 30's sweep after session 31's).
+//! The figures the README, the guide's seed table and the lessons quote from
+//! docs/sweep-112.txt (and sweep-112-delay.txt) match them: each session regenerates those
+//! files, and a figure copied from them by hand goes stale (the lessons' SIS_UTIL scene still
+//! quoted session 30's sweep after session 31's).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,8 +20,8 @@ fn run_output<'a>(doc: &'a str, command: &str) -> &'a str {
     &doc[start..start + 1 + rest.find("\n$ sis").unwrap_or(rest.len())]
 }
 
-/// The rows of the table under the first line of `block` starting with `title`: the thread
-/// count (the number before " threads") to the row's numbers, std% columns left out.
+/// The rows of the table under the first line of `block` starting with `title`: the load (the
+/// number before " threads" or " groups") to the row's numbers, std% columns left out.
 fn table(block: &str, title: &str) -> BTreeMap<u32, Vec<f64>> {
     let at = block
         .lines()
