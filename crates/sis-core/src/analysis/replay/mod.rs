@@ -645,7 +645,6 @@ impl Replay {
                 .map(|r| (r.preset.name.to_string(), f(r)))
                 .collect()
         }
-        let per_preset = |f: fn(&PresetRun) -> u64| per(&self.runs, f);
         Ok(ReplayReport {
             trace,
             classes,
@@ -656,12 +655,12 @@ impl Replay {
                 counts: rb.map(|r| r.counts.clone()).unwrap_or_default(),
                 on_rq: self.on_rq,
                 stop: self.stop_wakeups,
-                sis_scanned: per_preset(|r| r.counters.sis_scanned),
-                wakelist_changed: per_preset(|r| r.wakelist_changed),
-                autogroup_changed: per_preset(|r| r.autogroup_changed),
-                flips_explained: per_preset(|r| r.explained.flips),
-                sync_explained: per_preset(|r| r.explained.sync),
-                sync_explained_was_sync: per_preset(|r| r.explained.sync_was_sync),
+                sis_scanned: per(&self.runs, |r| r.counters.sis_scanned),
+                wakelist_changed: per(&self.runs, |r| r.wakelist_changed),
+                autogroup_changed: per(&self.runs, |r| r.autogroup_changed),
+                flips_explained: per(&self.runs, |r| r.explained.flips),
+                sync_explained: per(&self.runs, |r| r.explained.sync),
+                sync_explained_was_sync: per(&self.runs, |r| r.explained.sync_was_sync),
                 budget_explained: per(&self.runs, |r| r.explained.budget()),
                 delayed_classified: self.delayed_classified,
                 probe_cost_ns: evaluate::probe_cost_ns(
