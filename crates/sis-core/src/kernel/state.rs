@@ -124,6 +124,15 @@ impl Rq {
     }
 }
 
+/// The start of a single-pass select_idle_cpu() loop (linux-6.0 fair.c): `for_each_cpu_wrap(cpu,
+/// cpus, target + 1)` from `start`, with `nr` (NR_INF: none) and `has_idle_core`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanReplay {
+    pub start: u32,
+    pub nr: i64,
+    pub core: bool,
+}
+
 /// `struct sched_domain_shared` of one LLC.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct LlcShared {
@@ -163,6 +172,10 @@ pub struct SchedState {
     /// select_idle_core()'s `*idle_cpu = cpu` (or SIS_CACHE's hot_cpu), returned after the
     /// loop (v5.19 fair.c select_idle_cpu `return idle_cpu;`) without a second look.
     pub scan_idle_cpu_remembered: bool,
+    /// Where the last select_idle_sibling's LLC walk started, when it was one the engine
+    /// can walk again probe by probe (collision=timed; None: no walk, or one with a cluster
+    /// pass, SIS_FILTER, SIS_CACHE or 4.13's span walk).
+    pub scan_replay: Option<ScanReplay>,
     /// The CPUs with nr_running 0, when a caller that runs no SCHED_IDLE task keeps this up
     /// to date as it changes runqueues (the engine does), so that it is also exactly the CPUs
     /// `choose_idle_cpu()` accepts. None: not kept (a hand-built state). Only a speed-up: the untraced
@@ -201,6 +214,7 @@ impl SchedState {
             scan_nr_left: crate::kernel::throttle::NR_INF,
             scan_timed: false,
             scan_idle_cpu_remembered: false,
+            scan_replay: None,
             idle_cpus: None,
             nr_expr: None,
             scx_distribute_prev: vec![0; n as usize],

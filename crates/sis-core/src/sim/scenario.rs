@@ -211,11 +211,13 @@ scenario_fields! {
     /// the wakee arrives: "rescan" (the default: if it was taken before the kernel's loop
     /// would have probed it, the scan goes on from that CPU with the budget it had left, as
     /// the loop would have; taken later, or remembered by an idle-core scan that went on past
-    /// it, the wakee queues there) or "stack" (it always queues there). docs/scan-cost.md.
+    /// it, the wakee queues there), "stack" (it always queues there) or "timed" (each probe of
+    /// the scan sees its CPU as it was when the kernel's loop reached it, taken or freed
+    /// since the scan began; the scan is walked again at its end). docs/scan-cost.md.
     #[serde(default)]
     collision: Collision = Collision::Rescan;
         Kind::Choice(names::<Collision>), "collision", "WHAT", "",
-        "When the CPU a scan found is taken before the wakee arrives (stack: queue there; rescan: scan on with the budget left if taken before the kernel would have probed it, else queue)";
+        "When the CPU a scan found is taken before the wakee arrives (stack: queue there; rescan: scan on with the budget left if taken before the kernel would have probed it, else queue; timed: every probe sees its CPU at its own time)";
     /// How each CPU orders its waiting tasks: "fifo" (the default: first come, first run, a
     /// slice each when others wait) or "cfs" (CFS's vruntime order, the sleeper's placement,
     /// wake-up preemption and the tick's sched_slice, as 4.4-6.5 fair.c: the guide's model
@@ -370,14 +372,16 @@ pub enum Collision {
     Stack,
     #[default]
     Rescan,
+    Timed,
 }
 
 impl Collision {
-    pub const ALL: &'static [Self] = &[Collision::Stack, Collision::Rescan];
+    pub const ALL: &'static [Self] = &[Collision::Stack, Collision::Rescan, Collision::Timed];
     pub fn name(self) -> &'static str {
         match self {
             Collision::Stack => "stack",
             Collision::Rescan => "rescan",
+            Collision::Timed => "timed",
         }
     }
 }

@@ -213,6 +213,7 @@ impl SchedState {
         self.scan_nr_left = NR_INF;
         self.scan_timed = false;
         self.scan_idle_cpu_remembered = false;
+        self.scan_replay = None;
         let mut recent = p.recent_used_cpu;
         let mut out = Outcome {
             cpu: target,
@@ -508,8 +509,16 @@ impl SchedState {
             core_scan,
             hot: budget::CacheHot::new(f.sis_cache, hot, nr, w.now_ns),
         };
+        let clustered = f.cluster && self.topo.has_clusters();
+        if f.single_pass && !clustered && !filter && !f.sis_cache && !f.span_nr {
+            self.scan_replay = Some(crate::kernel::state::ScanReplay {
+                start,
+                nr,
+                core: core_scan,
+            });
+        }
         let mut walk = Walk::Completed;
-        if f.cluster && self.topo.has_clusters() && f.single_pass {
+        if clustered && f.single_pass {
             walk = self.select_idle_cluster(p, target, start, &mut scan, ctx);
         }
         if walk == Walk::Completed {

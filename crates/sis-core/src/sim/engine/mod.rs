@@ -17,6 +17,7 @@ mod runqueue;
 mod switch;
 #[cfg(test)]
 mod tests;
+mod timed;
 mod wakeup;
 pub mod warmup;
 
@@ -175,6 +176,8 @@ struct Rescan {
     counted_ns: u64,
     waker_cpu: u32,
     timed: bool,
+    /// collision=timed: the walk to take again at the scan's end (None: rescan's rule).
+    walk: Option<timed::TimedWalk>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -201,6 +204,8 @@ struct Cpu {
     idle_exit_until: u64,
     /// When it last stopped being idle (an enqueue on its empty runqueue), ns.
     busy_since: u64,
+    /// When it last became idle (the dequeue that emptied its runqueue), ns.
+    idle_entered: u64,
     /// runqueue=cfs: `cfs_rq->min_vruntime`, the next and last buddies, and whether a
     /// wake-up or a tick has asked the running task to reschedule (TIF_NEED_RESCHED).
     min_vruntime: u64,
@@ -223,6 +228,8 @@ pub struct Simulation {
     masks: Vec<CpuMask>,
     /// Every affinity mask is every CPU (no workload pins tasks).
     all_unpinned: bool,
+    /// collision=timed: the core walk's `cpus`, reused.
+    timed_cpus: CpuMask,
     /// The preset's era: newidle also needs avg_idle >= sysctl_sched_migration_cost.
     newidle_migration_cost_gate: bool,
     /// The preset's era: task_hot() exempts a pull from an SMT sibling (5.10 on).

@@ -499,6 +499,7 @@ impl Simulation {
         }
         if rq.nr_running == 0 {
             let l = self.cpus[cpu as usize].llc as usize;
+            self.cpus[cpu as usize].idle_entered = self.now;
             self.llc_change(l, 1, 0);
             if let Some(m) = &mut self.st.idle_cpus {
                 m.set(cpu);

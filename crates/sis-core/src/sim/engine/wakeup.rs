@@ -212,9 +212,25 @@ impl Simulation {
             // A CPU the scan remembered and went on past is claimed as seen (no second look in
             // the kernel either); one found where the loop stopped is claimed at once, so a
             // taken one means the loop would have gone on (arrive).
-            if out.found_by_scan
-                && self.scenario.collision == Collision::Rescan
-                && !self.st.scan_idle_cpu_remembered
+            let walk = match (self.scenario.collision, self.st.scan_replay) {
+                (Collision::Timed, Some(sr)) if !self.st.features.sis_node => {
+                    out.select_idle_cpu_ns.filter(|&ns| ns > 0).map(|ns| {
+                        timed::TimedWalk::new(
+                            sr,
+                            self.now + scan_ns,
+                            ns,
+                            self.st.probe_cost_ns,
+                            !out.found_by_scan,
+                            self.st.scan_timed,
+                        )
+                    })
+                }
+                _ => None,
+            };
+            if walk.is_some()
+                || (out.found_by_scan
+                    && self.scenario.collision == Collision::Rescan
+                    && !self.st.scan_idle_cpu_remembered)
             {
                 t.rescan = Some(Rescan {
                     nr_left: self.st.scan_nr_left,
@@ -228,6 +244,7 @@ impl Simulation {
                         .unwrap_or(0),
                     waker_cpu,
                     timed: self.st.scan_timed,
+                    walk,
                 });
             }
             self.push(
@@ -393,6 +410,10 @@ impl Simulation {
     /// (no rescan was armed).
     pub(super) fn arrive(&mut self, task: u32, cpu: u32) {
         let t = &mut self.tasks[task as usize];
+        if let Some(walk) = t.rescan.and_then(|r| r.walk) {
+            let r = t.rescan.take().expect("checked");
+            return self.arrive_timed(task, r, walk);
+        }
         let busy_since = self.cpus[cpu as usize].busy_since;
         let Some(r) = t
             .rescan
@@ -484,14 +505,14 @@ impl Simulation {
 impl Simulation {
     /// `cpu` spends the next `ns` scanning (after any scan it is still in): the CPU view's
     /// `scanning` band.
-    fn mark_scanning(&mut self, cpu: u32, ns: u64) {
+    pub(super) fn mark_scanning(&mut self, cpu: u32, ns: u64) {
         let c = &mut self.cpus[cpu as usize];
         c.scan_until = c.scan_until.max(self.now) + ns;
     }
 
     /// Adds a rescan to its wake-up's recorded decision, if the ring still holds it: the
     /// probes after the taken CPU, where the wakee went, and how the scan ended.
-    fn record_rescan(
+    pub(super) fn record_rescan(
         &mut self,
         seq: u64,
         steps: Vec<Step>,
