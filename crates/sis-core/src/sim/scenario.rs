@@ -208,16 +208,18 @@ scenario_fields! {
         Kind::Choice(names::<ScanCost>), "scan-cost", "WHO", "",
         "Who pays for the scan (delay: the wakee only; waker: also the waker's CPU)";
     /// What a wake-up does when the CPU its scan found was taken by another wake-up before
-    /// the wakee arrives: "rescan" (the default: if it was taken before the kernel's loop
-    /// would have probed it, the scan goes on from that CPU with the budget it had left, as
-    /// the loop would have; taken later, or remembered by an idle-core scan that went on past
-    /// it, the wakee queues there), "stack" (it always queues there) or "timed" (each probe of
-    /// the scan sees its CPU as it was when the kernel's loop reached it, taken or freed
-    /// since the scan began; the scan is walked again at its end). docs/scan-cost.md.
+    /// the wakee arrives, and what the scan saw of CPUs that changed while it ran: "timed"
+    /// (the default: the scan is walked again at its end, each probe seeing its CPU as it was
+    /// when the kernel's loop reached it, taken since the scan began or freed; presets
+    /// without the single-pass loop, or with a cluster pass, SIS_FILTER, SIS_CACHE or
+    /// SIS_NODE, use rescan's rule), "rescan" (if the CPU found was taken before the kernel's
+    /// loop would have probed it, the scan goes on from that CPU with the budget it had left;
+    /// taken later, or remembered by an idle-core scan that went on past it, the wakee queues
+    /// there) or "stack" (it always queues there). docs/scan-cost.md.
     #[serde(default)]
-    collision: Collision = Collision::Rescan;
+    collision: Collision = Collision::Timed;
         Kind::Choice(names::<Collision>), "collision", "WHAT", "",
-        "When the CPU a scan found is taken before the wakee arrives (stack: queue there; rescan: scan on with the budget left if taken before the kernel would have probed it, else queue; timed: every probe sees its CPU at its own time)";
+        "What a scan sees of CPUs taken or freed while it runs (timed: every probe sees its CPU at its own time; rescan: a CPU found but taken before the kernel would have probed it makes the scan go on, else the wakee queues there; stack: the wakee queues where the scan found a CPU)";
     /// How each CPU orders its waiting tasks: "fifo" (the default: first come, first run, a
     /// slice each when others wait) or "cfs" (CFS's vruntime order, the sleeper's placement,
     /// wake-up preemption and the tick's sched_slice, as 4.4-6.5 fair.c: the guide's model
@@ -370,8 +372,8 @@ impl Runqueue {
 #[serde(rename_all = "lowercase")]
 pub enum Collision {
     Stack,
-    #[default]
     Rescan,
+    #[default]
     Timed,
 }
 

@@ -454,7 +454,12 @@ fn an_idle_cpu_an_idle_core_scan_went_on_past_is_claimed_without_a_second_look()
     // idle CPU (`*idle_cpu = cpu`), the loop goes on over every core, and `return idle_cpu`
     // hands it to ttwu_queue however long ago it was seen. A CPU the loop stopped at keeps
     // its rescan.
-    let sc = Scenario::from_pairs([("llc_weight", "16"), ("load", "100"), ("warmup", "0ms")]);
+    let sc = Scenario::from_pairs([
+        ("llc_weight", "16"),
+        ("load", "100"),
+        ("warmup", "0ms"),
+        ("collision", "rescan"),
+    ]);
     let mut s = Simulation::new(&sc.unwrap()).unwrap();
     s.set_recording(true);
     let (mut remembered, mut stopped_at) = (0, 0);

@@ -209,9 +209,10 @@ impl Simulation {
         } else {
             let t = &mut self.tasks[wakee as usize];
             t.state = TaskState::Waking(out.cpu);
-            // A CPU the scan remembered and went on past is claimed as seen (no second look in
-            // the kernel either); one found where the loop stopped is claimed at once, so a
-            // taken one means the loop would have gone on (arrive).
+            // collision=timed: the loop is walked again at its end (timed.rs). Else (rescan's
+            // rule) a CPU the scan remembered and went on past is claimed as seen (no second
+            // look in the kernel either); one found where the loop stopped is claimed at once,
+            // so a taken one means the loop would have gone on (arrive).
             let walk = match (self.scenario.collision, self.st.scan_replay) {
                 (Collision::Timed, Some(sr)) if !self.st.features.sis_node => {
                     out.select_idle_cpu_ns.filter(|&ns| ns > 0).map(|ns| {
@@ -229,7 +230,7 @@ impl Simulation {
             };
             if walk.is_some()
                 || (out.found_by_scan
-                    && self.scenario.collision == Collision::Rescan
+                    && self.scenario.collision != Collision::Stack
                     && !self.st.scan_idle_cpu_remembered)
             {
                 t.rescan = Some(Rescan {
