@@ -77,6 +77,10 @@ pub fn Metrics(p: &MetricsProps) -> Html {
             </div>
         }
     };
+    // One stat of the row: its label, the value's test id, the value.
+    let stat = |label: Html, id: Option<&'static str>, value: String| {
+        html! {<div class="stat">{label}<b data-testid={id}>{value}</b></div>}
+    };
     let se_last = s.sparks.last().map(|x| x.se_eff);
     let sc_last = s.sparks.last().map(|x| x.scanned_per_wakeup);
     let hover = use_state(String::new);
@@ -112,14 +116,14 @@ pub fn Metrics(p: &MetricsProps) -> Html {
                 {big("success_rate", "success_rate", "success_rate", m.success_rate, c.sis_search)}
             </div>
             <div class="stat-row">
-                <div class="stat">{kernel_term("nr_idle_scan", "nr_idle_scan")}<b data-testid="nr-scan">{s.nr_idle_scan}</b></div>
-                <div class="stat">{kernel_term("sum_util", "sum_util")}<b>{format!("{:.1}%", s.util_balance_pct)}</b></div>
-                <div class="stat">{kernel_term("has_idle_cores", "has_idle_cores")}<b>{s.has_idle_cores.to_string()}</b></div>
-                <div class="stat">{kernel_term("scanned_per_wakeup", "scanned / wake-up")}<b data-testid="scanned-per-wakeup">{metric_text(m.scanned_per_wakeup, c.wakeups, 2)}</b></div>
-                <div class="stat">{kernel_term("scan_cpu_pct", "CPU time scanning")}<b data-testid="scan-cpu-pct">{if s.measuring { format!("{:.1}%", s.scan_cpu_pct) } else { "–".into() }}</b></div>
-                <div class="stat">{kernel_term("migrations", "migrations")}<b data-testid="migrations">{s.counters.migrations}</b></div>
-                <div class="stat">{kernel_term("wakeups", "wake-ups")}<b data-testid="wakeups">{s.counters.wakeups}</b></div>
-                <div class="stat"><span>{"simulated time"}</span><b data-testid="sim-time">{fmt_time(s.now_ns)}</b></div>
+                {stat(kernel_term("nr_idle_scan", "nr_idle_scan"), Some("nr-scan"), s.nr_idle_scan.to_string())}
+                {stat(kernel_term("sum_util", "sum_util"), None, format!("{:.1}%", s.util_balance_pct))}
+                {stat(kernel_term("has_idle_cores", "has_idle_cores"), None, s.has_idle_cores.to_string())}
+                {stat(kernel_term("scanned_per_wakeup", "scanned / wake-up"), Some("scanned-per-wakeup"), metric_text(m.scanned_per_wakeup, c.wakeups, 2))}
+                {stat(kernel_term("scan_cpu_pct", "CPU time scanning"), Some("scan-cpu-pct"), if s.measuring { format!("{:.1}%", s.scan_cpu_pct) } else { "–".into() })}
+                {stat(kernel_term("migrations", "migrations"), Some("migrations"), s.counters.migrations.to_string())}
+                {stat(kernel_term("wakeups", "wake-ups"), Some("wakeups"), s.counters.wakeups.to_string())}
+                {stat(html! {<span>{"simulated time"}</span>}, Some("sim-time"), fmt_time(s.now_ns))}
             </div>
             <div class="sparks">
                 <figure>

@@ -150,28 +150,6 @@ impl CpuMask {
         wrap_first_in(self.nr_cpus, |wi| self.words[wi], other, start)
     }
 
-    /// [`CpuMask::wrap_first_common_or_weight`] walking `self & and` less CPU `skip`, without
-    /// building that mask (the wake-up's rescan: the LLC's allowed CPUs but the taken one).
-    #[inline]
-    pub fn and_wrap_first_common_or_weight(
-        &self,
-        and: &CpuMask,
-        skip: u32,
-        other: &CpuMask,
-        start: u32,
-    ) -> Result<(u32, u32), u32> {
-        let (ws, bit) = ((skip / 64) as usize, 1u64 << (skip % 64));
-        let word = |wi: usize| {
-            let w = self.words[wi] & and.words[wi];
-            if wi == ws {
-                w & !bit
-            } else {
-                w
-            }
-        };
-        wrap_first_in(self.nr_cpus, word, other, start)
-    }
-
     /// The CPUs of `self & other` in `for_each_cpu_wrap` order from `start`, while `f` returns
     /// true (neither mask may change meanwhile).
     #[inline]
@@ -341,17 +319,6 @@ mod tests {
                     a.wrap_first_common_or_weight(&b, start),
                     want.ok_or(a.weight()),
                     "n {n} start {start}"
-                );
-                // The same walk over a & m less one CPU.
-                let m = CpuMask::from_cpus(n, (0..n).filter(|_| below(5) > 0));
-                let skip = below(n as u64) as u32;
-                let mut am = CpuMask::new(n);
-                am.assign_and(&a, &m);
-                am.clear(skip);
-                assert_eq!(
-                    a.and_wrap_first_common_or_weight(&m, skip, &b, start),
-                    am.wrap_first_common_or_weight(&b, start),
-                    "n {n} start {start} skip {skip}"
                 );
                 let mut got = Vec::new();
                 a.for_each_wrap_and(&b, start, |c| {

@@ -219,7 +219,7 @@ scenario_fields! {
     #[serde(default)]
     collision: Collision = Collision::Timed;
         Kind::Choice(names::<Collision>), "collision", "WHAT", "",
-        "What a scan sees of CPUs taken or freed while it runs (timed: every probe sees its CPU at its own time; rescan: a CPU found but taken before the kernel would have probed it makes the scan go on, else the wakee queues there; stack: the wakee queues where the scan found a CPU)";
+        "What a scan sees of CPUs taken or freed while it runs (timed: each probe sees its CPU at its own time; rescan: a found CPU taken before its probe makes the scan go on; stack: the wakee queues where the scan found a CPU)";
     /// How each CPU orders its waiting tasks: "fifo" (the default: first come, first run, a
     /// slice each when others wait) or "cfs" (CFS's vruntime order, the sleeper's placement,
     /// wake-up preemption and the tick's sched_slice, as 4.4-6.5 fair.c: the guide's model

@@ -84,56 +84,51 @@ impl Simulation {
                 self.st.rqs[cpu as usize].available_idle()
             }
         };
-        let (mut k, mut nr) = (0u64, w.scan.nr);
-        if !w.scan.core {
-            let mut cur = span.wrap_cursor(w.scan.start);
-            while let Some(cpu) = cur.next(span) {
-                if !self.all_unpinned && !allowed.test(cpu) {
-                    continue;
-                }
+        if cpus.nr_cpus() != topo.nr_cpus() {
+            *cpus = CpuMask::new(topo.nr_cpus());
+        }
+        cpus.assign_and(span, allowed);
+        let core = w.scan.core;
+        let (mut k, mut nr, mut idle_cpu) = (0u64, w.scan.nr, None);
+        let mut cur = cpus.wrap_cursor(w.scan.start);
+        while let Some(cpu) = cur.next(cpus) {
+            if !core {
                 if nr != NR_INF {
                     nr -= 1;
                 }
                 if nr <= 0 {
                     return (k, None, nr);
                 }
-                k += 1;
-                if seen(cpu, k) {
-                    return (k, Some(cpu), nr);
-                }
             }
-            return (k, None, nr);
-        }
-        // select_idle_core() takes each core it saw busy out of `cpus`.
-        if cpus.nr_cpus() != topo.nr_cpus() {
-            *cpus = CpuMask::new(topo.nr_cpus());
-        }
-        cpus.assign_and(span, allowed);
-        let mut idle_cpu = None;
-        let mut core_found = None;
-        let mut cur = cpus.wrap_cursor(w.scan.start);
-        while let Some(cpu) = cur.next(cpus) {
+            // select_idle_core(): every sibling of the core, on past a busy one until an idle
+            // CPU is remembered; the plain loop: the CPU alone.
+            let group = if core {
+                topo.smt_siblings(cpu)
+            } else {
+                std::slice::from_ref(&cpu)
+            };
             let mut idle = true;
-            for &s in topo.smt_siblings(cpu) {
+            for &s in group {
                 k += 1;
                 if !seen(s, k) {
                     idle = false;
-                    if idle_cpu.is_none() {
+                    if core && idle_cpu.is_none() {
                         continue;
                     }
                     break;
                 }
-                if idle_cpu.is_none() && allowed.test(s) {
+                if core && idle_cpu.is_none() && allowed.test(s) {
                     idle_cpu = Some(s);
                 }
             }
             if idle {
-                core_found = Some(cpu);
-                break;
+                return (k, Some(cpu), nr);
             }
-            cpus.and_not(topo.smt_mask(cpu));
+            if core {
+                cpus.and_not(topo.smt_mask(cpu));
+            }
         }
-        (k, core_found.or(idle_cpu), nr)
+        (k, idle_cpu, nr)
     }
 
     /// The wakee of a timed scan reaches the CPU the last walk chose: walk the loop again with
@@ -148,15 +143,11 @@ impl Simulation {
         let failed = found.is_none();
         let dest = found.unwrap_or(r.target);
         if self.measuring && r.decided_seq > self.counted_after_seq {
+            // The decision counted `w.counted` probes and a failure if `w.failed`.
             let k = &mut self.counters;
-            k.sis_scanned = (k.sis_scanned + probes).saturating_sub(w.counted);
-            k.scan_time_ns =
-                (k.scan_time_ns + probes * w.probe_ns).saturating_sub(w.counted * w.probe_ns);
-            match (w.failed, failed) {
-                (true, false) => k.sis_failed = k.sis_failed.saturating_sub(1),
-                (false, true) => k.sis_failed += 1,
-                _ => {}
-            }
+            k.sis_scanned = k.sis_scanned + probes - w.counted;
+            k.scan_time_ns = k.scan_time_ns + probes * w.probe_ns - w.counted * w.probe_ns;
+            k.sis_failed = k.sis_failed + u64::from(failed) - u64::from(w.failed);
             if r.counted_ns > 0 {
                 self.hist.move_ns(r.counted_ns, probes * w.probe_ns);
             }
@@ -167,7 +158,7 @@ impl Simulation {
             self.mark_scanning(r.waker_cpu, extra);
             self.steal_cpu_time(r.waker_cpu, extra);
         }
-        self.resample_scan_cost(&r, &w, probes, found.is_none() && nr <= 0);
+        let sampled = self.resample_scan_cost(&r, &w, probes, failed && nr <= 0);
         if r.seq != 0 {
             self.record_rescan(r.seq, Vec::new(), found, dest, nr);
         }
@@ -187,8 +178,7 @@ impl Simulation {
                 counted: probes,
                 paid: probes.max(w.paid),
                 failed,
-                sampled: w.sampled
-                    || (self.st.features.sis_prop && !w.scan.core && !(found.is_none() && nr <= 0)),
+                sampled,
                 ..w
             }),
             ..r
@@ -205,10 +195,16 @@ impl Simulation {
     /// (the budget had ended it) is taken now. A loop the budget now ends (`if (!--nr) return
     /// -1`, before the timing) leaves a sample already taken as it is: an average cannot be
     /// unwound.
-    fn resample_scan_cost(&mut self, r: &Rescan, w: &TimedWalk, probes: u64, out_of_budget: bool) {
+    fn resample_scan_cost(
+        &mut self,
+        r: &Rescan,
+        w: &TimedWalk,
+        probes: u64,
+        out_of_budget: bool,
+    ) -> bool {
         let f = self.st.features;
         if !f.sis_prop || w.scan.core || out_of_budget {
-            return;
+            return w.sampled;
         }
         let (now_ns, then_ns) = (probes * w.probe_ns, w.counted * w.probe_ns);
         let rq = &mut self.st.rqs[r.waker_cpu as usize];
@@ -225,6 +221,7 @@ impl Simulation {
         } else {
             rq.avg_scan_cost -= rq.avg_scan_cost.min((then_ns - now_ns) / 8);
         }
+        true
     }
 }
 

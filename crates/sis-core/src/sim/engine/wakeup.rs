@@ -118,15 +118,19 @@ impl Simulation {
             warmup_counters = Counters::default();
             &mut warmup_counters
         };
-        let out: Outcome = if self.recording {
+        let out: Outcome = if self.recording || cfg!(feature = "recorded-only") {
             let mut d = std::mem::take(&mut self.scratch_decision);
             let out = decide_recorded(&mut self.st, &p, &w, c, &mut d);
-            d.id.seq = self.decision_seq + 1;
-            d.id.wakee = wakee;
-            if self.decisions.len() >= DECISION_RING {
-                self.scratch_decision = self.decisions.pop_front().unwrap_or_default();
+            if self.recording {
+                d.id.seq = self.decision_seq + 1;
+                d.id.wakee = wakee;
+                if self.decisions.len() >= DECISION_RING {
+                    self.scratch_decision = self.decisions.pop_front().unwrap_or_default();
+                }
+                self.decisions.push_back(d);
+            } else {
+                self.scratch_decision = d; // recorded-only: decided on the recorded path, kept nowhere
             }
-            self.decisions.push_back(d);
             out
         } else {
             self.st.select_task_rq_fair(&p, &w, c, &mut ())
@@ -346,40 +350,6 @@ fn rescan_walk(
     (probes, found, nr, steps)
 }
 
-/// [`rescan_walk`] unrecorded and unfiltered, over the engine-kept idle mask a word at a time
-/// (as fast_scan's idle_cpu_words): the first idle CPU of `span & allowed` less `cpu` in wrap
-/// order from `cpu + 1` if fewer than nr-1 CPUs come before it, else all of them if there are
-/// at most nr-1, else nr-1 probes and out.
-#[inline]
-fn rescan_words(
-    span: &CpuMask,
-    allowed: &CpuMask,
-    idle: &CpuMask,
-    cpu: u32,
-    nr_left: i64,
-) -> (u64, Option<u32>, i64) {
-    let throttled = nr_left != NR_INF;
-    let max_probes = if throttled {
-        (nr_left - 1).clamp(0, u32::MAX as i64) as u32
-    } else {
-        u32::MAX
-    };
-    // Found at or past max_probes: the mask is longer than that, so the budget ends it.
-    // The loop ends on reaching the taken CPU, last in that order: it is left out.
-    let (probes, found, out) =
-        match span.and_wrap_first_common_or_weight(allowed, cpu, idle, cpu + 1) {
-            Ok((c, before)) if before < max_probes => (before + 1, Some(c), false),
-            Err(len) if len <= max_probes => (len, None, false),
-            _ => (max_probes, None, true),
-        };
-    let nr = if throttled {
-        nr_left - probes as i64 - i64::from(out)
-    } else {
-        NR_INF
-    };
-    (probes as u64, found, nr)
-}
-
 /// `select_task_rq_fair` recorded into `d` (all but its `seq` and `wakee`), with the idle CPUs
 /// it missed. Out of line: the untraced wake-up path stays small.
 #[inline(never)]
@@ -429,21 +399,10 @@ impl Simulation {
         let span = self.st.topo.llc_span(llc);
         let st = &self.st;
         let filtered = st.features.sis_filter && st.llcs[llc as usize].nr_overloaded_cpus > 1;
-        let (probes, found, nr, steps) = match &st.idle_cpus {
-            Some(idle) if !recording && !filtered => {
-                let (probes, found, nr) = rescan_words(span, allowed, idle, cpu, r.nr_left);
-                debug_assert_eq!(
-                    (probes, found, nr),
-                    {
-                        let w = rescan_walk(st, span, allowed, cpu, r.nr_left, false, false);
-                        (w.0, w.1, w.2)
-                    },
-                    "rescan from {cpu}"
-                );
-                (probes, found, nr, Vec::new())
-            }
-            _ => rescan_walk(st, span, allowed, cpu, r.nr_left, filtered, recording),
-        };
+        // Only presets without the single-pass loop rescan by default (timed.rs walks the
+        // others), so the walk is CPU by CPU, without the idle mask's word-at-a-time path.
+        let (probes, found, nr, steps) =
+            rescan_walk(st, span, allowed, cpu, r.nr_left, filtered, recording);
         let cost = probes * self.st.probe_cost_ns;
         let out_of_budget = found.is_none() && nr <= 0;
         if self.measuring && r.decided_seq > self.counted_after_seq {
