@@ -381,8 +381,8 @@ impl Simulation {
     /// (no rescan was armed).
     pub(super) fn arrive(&mut self, task: u32, cpu: u32) {
         let t = &mut self.tasks[task as usize];
-        if let Some(walk) = t.rescan.and_then(|r| r.walk) {
-            let r = t.rescan.take().expect("checked");
+        if let Some((r, walk)) = t.rescan.and_then(|r| r.walk.map(|w| (r, w))) {
+            t.rescan = None;
             return self.arrive_timed(task, r, walk);
         }
         let busy_since = self.cpus[cpu as usize].busy_since;
