@@ -97,6 +97,7 @@ impl Simulation {
                 .collect(),
             all_unpinned: masks.iter().all(|m| m.weight() == n),
             timed_cpus: CpuMask::new(0),
+            idle_changes: vec![[0; 2]; n as usize],
             cfs_runqueue: scenario.runqueue == crate::sim::scenario::Runqueue::Cfs,
             cfs: cfs::CfsTunables::for_cpus(n),
             newidle_migration_cost_gate: scenario.newidle_migration_cost_gate(),

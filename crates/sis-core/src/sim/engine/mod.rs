@@ -204,8 +204,6 @@ struct Cpu {
     idle_exit_until: u64,
     /// When it last stopped being idle (an enqueue on its empty runqueue), ns.
     busy_since: u64,
-    /// When it last became idle (the dequeue that emptied its runqueue), ns.
-    idle_entered: u64,
     /// runqueue=cfs: `cfs_rq->min_vruntime`, the next and last buddies, and whether a
     /// wake-up or a tick has asked the running task to reschedule (TIF_NEED_RESCHED).
     min_vruntime: u64,
@@ -228,8 +226,10 @@ pub struct Simulation {
     masks: Vec<CpuMask>,
     /// Every affinity mask is every CPU (no workload pins tasks).
     all_unpinned: bool,
-    /// collision=timed: the core walk's `cpus`, reused.
+    /// collision=timed: the core walk's `cpus`, reused; and per CPU when its runqueue last
+    /// stopped and last became empty, ns (side by side: the walk reads only these).
     timed_cpus: CpuMask,
+    idle_changes: Vec<[u64; 2]>,
     /// The preset's era: newidle also needs avg_idle >= sysctl_sched_migration_cost.
     newidle_migration_cost_gate: bool,
     /// The preset's era: task_hot() exempts a pull from an SMT sibling (5.10 on).

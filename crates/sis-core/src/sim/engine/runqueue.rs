@@ -162,6 +162,7 @@ impl Simulation {
         rq.nr_running += 1;
         if was_idle {
             self.cpus[cpu as usize].busy_since = self.now;
+            self.idle_changes[cpu as usize][0] = self.now;
         }
         if self.st.features.util_est {
             // linux-6.0 fair.c enqueue_task_fair: util_est_enqueue(&rq->cfs, p) first.
@@ -499,7 +500,7 @@ impl Simulation {
         }
         if rq.nr_running == 0 {
             let l = self.cpus[cpu as usize].llc as usize;
-            self.cpus[cpu as usize].idle_entered = self.now;
+            self.idle_changes[cpu as usize][1] = self.now;
             self.llc_change(l, 1, 0);
             if let Some(m) = &mut self.st.idle_cpus {
                 m.set(cpu);

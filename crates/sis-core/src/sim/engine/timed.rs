@@ -54,11 +54,19 @@ impl Simulation {
     /// Whether `cpu`'s runqueue was empty at `at` (at most now), from its last two changes
     /// (before those, it is taken to have alternated).
     fn idle_at(&self, cpu: u32, at: u64) -> bool {
-        let c = &self.cpus[cpu as usize];
-        if self.st.rqs[cpu as usize].nr_running == 0 {
-            at >= c.idle_entered || at < c.busy_since
+        let [busy_since, idle_entered] = self.idle_changes[cpu as usize];
+        if self.idle_now(cpu) {
+            at >= idle_entered || at < busy_since
         } else {
-            at < c.busy_since && at >= c.idle_entered
+            at < busy_since && at >= idle_entered
+        }
+    }
+
+    /// The runqueue is empty now (the engine's idle mask, when it keeps one).
+    fn idle_now(&self, cpu: u32) -> bool {
+        match &self.st.idle_cpus {
+            Some(m) => m.test(cpu),
+            None => self.st.rqs[cpu as usize].nr_running == 0,
         }
     }
 
@@ -83,7 +91,7 @@ impl Simulation {
             if at <= self.now {
                 self.idle_at(cpu, at)
             } else {
-                self.st.rqs[cpu as usize].available_idle()
+                self.idle_now(cpu)
             }
         };
         if cpus.nr_cpus() != topo.nr_cpus() {
@@ -292,10 +300,19 @@ mod tests {
 
     /// `cpu` busy over [from, to) (to = None: still busy), idle before and after.
     fn busy(s: &mut Simulation, cpu: u32, from: u64, to: Option<u64>) {
-        let c = &mut s.cpus[cpu as usize];
-        c.busy_since = from;
-        c.idle_entered = to.unwrap_or(0);
-        s.st.rqs[cpu as usize].nr_running = u32::from(to.is_none());
+        s.idle_changes[cpu as usize] = [from, to.unwrap_or(0)];
+        set_idle_now(s, cpu, to.is_some());
+    }
+
+    fn set_idle_now(s: &mut Simulation, cpu: u32, idle: bool) {
+        s.st.rqs[cpu as usize].nr_running = u32::from(!idle);
+        if let Some(m) = &mut s.st.idle_cpus {
+            if idle {
+                m.set(cpu);
+            } else {
+                m.clear(cpu);
+            }
+        }
     }
 
     fn walk(s: &mut Simulation, start: u32, nr: i64, core: bool) -> (u64, Option<u32>, i64) {
@@ -334,11 +351,9 @@ mod tests {
         busy(&mut s, 1, 9_000, None);
         assert_eq!(walk(&mut s, 1, NR_INF, false).1, Some(3));
         // Taken after its probe (by a wake-up whose own scan is over): the loop stopped there.
-        busy(&mut s, 3, 13_000, None);
         busy(&mut s, 2, 0, Some(11_500));
-        busy(&mut s, 3, 0, Some(11_500));
-        s.st.rqs[3].nr_running = 1;
-        s.cpus[3].busy_since = 13_000;
+        s.idle_changes[3] = [13_000, 11_500];
+        set_idle_now(&mut s, 3, false);
         assert_eq!(walk(&mut s, 1, NR_INF, false).1, Some(3));
     }
 
@@ -355,7 +370,6 @@ mod tests {
         // Probes due after now see the CPU as it is now.
         s.now = 12_000;
         busy(&mut s, 5, 0, Some(50_000));
-        s.st.rqs[5].nr_running = 0;
         assert_eq!(walk(&mut s, 1, NR_INF, false).1, Some(5));
     }
 
