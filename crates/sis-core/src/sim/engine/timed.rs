@@ -6,7 +6,7 @@
 use super::*;
 use crate::kernel::select::NR_INF;
 use crate::kernel::state::ScanReplay;
-use crate::kernel::trace::{Rule, Saw, ScanEnd, Step};
+use crate::kernel::trace::{Rule, Saw, Step};
 
 /// The single-pass select_idle_cpu() loop of one wake-up, to walk again at its end.
 #[derive(Clone, Copy, Debug)]
@@ -186,7 +186,12 @@ impl Simulation {
         }
         let sampled = self.resample_scan_cost(&r, &w, probes, failed && nr <= 0);
         if recording {
-            self.record_timed(r.seq, steps, found.filter(|_| w.scan.core), dest, nr);
+            let rule = if w.scan.core {
+                Rule::SelectIdleCore
+            } else {
+                Rule::SelectIdleCpu
+            };
+            self.record_timed(r.seq, steps, found.map(|_| rule), dest, nr);
         }
         let claim_at = w.probe_at(probes);
         if claim_at <= self.now {
@@ -217,26 +222,19 @@ impl Simulation {
     /// The recorded decision's scan becomes the loop as walked again (its probes, each with
     /// what it saw at its own time), so that the log's verdict reads the loop the wakee
     /// followed: the decision's own select_idle_cpu/select_idle_core steps give way to it.
-    /// `core`: the CPU an idle-core scan returned, if it did.
-    fn record_timed(&mut self, seq: u64, steps: Vec<Step>, core: Option<u32>, dest: u32, nr: i64) {
-        let Some(d) = self.decisions.iter_mut().rev().find(|d| d.id.seq == seq) else {
-            return;
-        };
-        d.steps
-            .retain(|s| !matches!(s.rule, Rule::SelectIdleCpu | Rule::SelectIdleCore));
-        let found = steps
-            .last()
-            .is_some_and(|s| s.cpu == dest && s.saw == Saw::Idle)
-            || core.is_some();
-        d.steps.extend(steps);
-        d.result = dest;
-        d.nr_after = (nr != NR_INF).then_some(nr).or(d.nr_after);
-        (d.decided_by, d.scan_end) = match (found, core) {
-            (_, Some(_)) => (Some(Rule::SelectIdleCore), Some(ScanEnd::Found)),
-            (true, None) => (Some(Rule::SelectIdleCpu), Some(ScanEnd::Found)),
-            (false, None) if nr <= 0 => (Some(Rule::Fallback), Some(ScanEnd::Budget)),
-            (false, None) => (Some(Rule::Fallback), Some(ScanEnd::Exhausted)),
-        };
+    fn record_timed(
+        &mut self,
+        seq: u64,
+        steps: Vec<Step>,
+        found_by: Option<Rule>,
+        dest: u32,
+        nr: i64,
+    ) {
+        if let Some(d) = self.recorded(seq) {
+            d.steps
+                .retain(|s| !matches!(s.rule, Rule::SelectIdleCpu | Rule::SelectIdleCore));
+        }
+        self.record_rescan(seq, steps, found_by, dest, nr);
     }
 
     /// SIS_PROP's sample of the loop's time (v5.19 fair.c select_idle_cpu: `time =
@@ -279,22 +277,31 @@ impl Simulation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::trace::ScanEnd;
 
-    /// A 16-CPU simulation (SMT `smt`) with one task, every CPU idle since 0, at 100 us.
-    fn sim(smt: &str) -> Simulation {
+    fn scenario(fields: &[(&str, &str)]) -> Scenario {
         let mut sc = Scenario::default();
-        for (k, v) in [
+        for (k, v) in fields {
+            sc.set_field(k, v).unwrap();
+        }
+        sc
+    }
+
+    /// A 16-CPU simulation (SMT `smt`) with one task, every CPU busy since 0, at 100 us.
+    fn sim(smt: &str) -> Simulation {
+        let sc = scenario(&[
             ("machine", "ideal"),
             ("llc_weight", "16"),
             ("smt", smt),
             ("tasks", "1"),
             ("preset", "linux-6.0"),
             ("collision", "timed"),
-        ] {
-            sc.set_field(k, v).unwrap();
-        }
+        ]);
         let mut s = Simulation::new(&sc).unwrap();
         s.now = 100_000;
+        for c in 0..16 {
+            busy(&mut s, c, 0, None);
+        }
         s
     }
 
@@ -332,9 +339,6 @@ mod tests {
     #[test]
     fn each_probe_sees_its_cpu_as_it_was_when_the_loop_reached_it() {
         let mut s = sim("1");
-        for c in 0..16 {
-            busy(&mut s, c, 0, None);
-        }
         // CPU 3 is the loop's 3rd probe (from 1), at 12 us: busy until 11.5 us, so idle then;
         // CPU 2, probed at 11 us, idle only from 11.5 us on: busy when probed.
         busy(&mut s, 2, 0, Some(11_500));
@@ -360,9 +364,6 @@ mod tests {
     #[test]
     fn the_budget_ends_the_timed_loop_as_it_ends_the_kernels() {
         let mut s = sim("1");
-        for c in 0..16 {
-            busy(&mut s, c, 0, None);
-        }
         busy(&mut s, 5, 0, Some(1));
         // linux-6.0: `if (!--nr) return -1;` before each probe: nr 4 probes CPUs 1, 2, 3.
         assert_eq!(walk(&mut s, 1, 4, false), (3, None, 0));
@@ -376,9 +377,6 @@ mod tests {
     #[test]
     fn a_timed_core_scan_returns_an_idle_core_else_the_first_idle_cpu_it_saw() {
         let mut s = sim("2");
-        for c in 0..16 {
-            busy(&mut s, c, 0, None);
-        }
         // From CPU 2: core 2-3 busy (2 probes: no idle CPU seen yet), core 4-5 has 5 idle
         // (remembered), cores 6-7 .. 14-15 busy (1 probe each), then 0-1: CPU 1 idle only.
         busy(&mut s, 5, 0, Some(1));
@@ -392,8 +390,7 @@ mod tests {
 
     /// Loopback netperf at 112 threads on the seed's machine, linux-6.0, 160-210 ms in.
     fn loopback(collision: &str) -> RunReport {
-        let mut sc = Scenario::default();
-        for (k, v) in [
+        let sc = scenario(&[
             ("llc_weight", "112"),
             ("smt", "2"),
             ("wire_us", "0"),
@@ -402,9 +399,7 @@ mod tests {
             ("warmup", "160ms"),
             ("duration", "210ms"),
             ("collision", collision),
-        ] {
-            sc.set_field(k, v).unwrap();
-        }
+        ]);
         let mut s = Simulation::new(&sc).unwrap();
         let r = s.run_to_end();
         s.check_invariants().unwrap();
@@ -436,16 +431,13 @@ mod tests {
         // The log's verdict reads the steps (src/verdict.rs): the recorded result is the CPU
         // the wakee reached, and the last probe of it saw it idle (a scan that found nothing
         // falls back to target). 112 CPUs, loopback netperf: collisions every few wake-ups.
-        let mut sc = Scenario::default();
-        for (k, v) in [
+        let sc = scenario(&[
             ("llc_weight", "112"),
             ("smt", "2"),
             ("wire_us", "0"),
             ("load", "100"),
             ("warmup", "0ms"),
-        ] {
-            sc.set_field(k, v).unwrap();
-        }
+        ]);
         let mut s = Simulation::new(&sc).unwrap();
         s.run_for(50_000_000);
         s.set_recording(true);

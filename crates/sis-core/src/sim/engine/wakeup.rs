@@ -440,7 +440,8 @@ impl Simulation {
         }
         let dest = found.unwrap_or(r.target);
         if recording {
-            self.record_rescan(r.seq, steps, found, dest, nr);
+            let found_by = found.map(|_| Rule::SelectIdleCpu);
+            self.record_rescan(r.seq, steps, found_by, dest, nr);
         }
         if cost == 0 {
             return self.enqueue(task, dest);
@@ -470,32 +471,34 @@ impl Simulation {
         c.scan_until = c.scan_until.max(self.now) + ns;
     }
 
+    /// The recorded decision `seq`, if the ring still holds it.
+    pub(super) fn recorded(&mut self, seq: u64) -> Option<&mut Decision> {
+        let front = self.decisions.front()?.id.seq;
+        let d = self.decisions.get_mut(seq.checked_sub(front)? as usize)?;
+        debug_assert_eq!(d.id.seq, seq);
+        Some(d)
+    }
+
     /// Adds a rescan to its wake-up's recorded decision, if the ring still holds it: the
-    /// probes after the taken CPU, where the wakee went, and how the scan ended.
+    /// probes after the taken CPU, where the wakee went, and how the scan ended (`found_by`:
+    /// the rule that found the CPU, None: the scan found none).
     pub(super) fn record_rescan(
         &mut self,
         seq: u64,
         steps: Vec<Step>,
-        found: Option<u32>,
+        found_by: Option<Rule>,
         dest: u32,
         nr: i64,
     ) {
-        let Some(front) = self.decisions.front().map(|d| d.id.seq) else {
+        let Some(d) = self.recorded(seq) else {
             return;
         };
-        let Some(d) = seq
-            .checked_sub(front)
-            .and_then(|i| self.decisions.get_mut(i as usize))
-        else {
-            return;
-        };
-        debug_assert_eq!(d.id.seq, seq);
         d.steps.extend(steps);
         d.result = dest;
         let nr = (nr != NR_INF).then_some(nr);
         d.nr_after = nr.or(d.nr_after);
-        (d.decided_by, d.scan_end) = match found {
-            Some(_) => (Some(Rule::SelectIdleCpu), Some(ScanEnd::Found)),
+        (d.decided_by, d.scan_end) = match found_by {
+            Some(rule) => (Some(rule), Some(ScanEnd::Found)),
             None if nr.is_some_and(|n| n <= 0) => (Some(Rule::Fallback), Some(ScanEnd::Budget)),
             None => (Some(Rule::Fallback), Some(ScanEnd::Exhausted)),
         };
