@@ -120,8 +120,8 @@ pub fn summary(r: &RunReport) -> String {
         k.ipis
     ));
     s.line(format_args!(
-        "context switches {} ({} involuntary preemptions)",
-        k.context_switches, k.involuntary_switches
+        "context switches {} ({} involuntary preemptions); idle CPUs picked and taken before the wakee was queued: {}",
+        k.context_switches, k.involuntary_switches, k.idle_pick_taken
     ));
     s.push('\n');
     s.line(format_args!("counters"));

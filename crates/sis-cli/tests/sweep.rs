@@ -42,7 +42,7 @@ fn sweep_table_csv_and_job_independence() {
     // The one-preset columns, then the comparison's (the baseline and compare% of each).
     assert!(
         lines[0].starts_with(
-            "preset,workload,load,wakeups,sis_search,sis_domain_search,sis_scanned,sis_failed,se_eff,dom_eff,fast_rate,success_rate,scanned_per_wakeup,migrations,wakeups_per_s,messages_per_s,latency_p50_us,latency_p99_us,scan_cpu_pct,cpu_busy_pct,ttwu_lock_wait_ms,remote_wakeups,involuntary_switches,baseline,wakeups_baseline,wakeups_compare_pct,"
+            "preset,workload,load,wakeups,sis_search,sis_domain_search,sis_scanned,sis_failed,se_eff,dom_eff,fast_rate,success_rate,scanned_per_wakeup,migrations,wakeups_per_s,messages_per_s,latency_p50_us,latency_p99_us,scan_cpu_pct,cpu_busy_pct,ttwu_lock_wait_ms,remote_wakeups,involuntary_switches,idle_pick_taken,baseline,wakeups_baseline,wakeups_compare_pct,"
         ),
         "{}",
         lines[0]

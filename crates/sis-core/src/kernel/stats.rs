@@ -67,6 +67,10 @@ counters! {
     /// them that preempted a running task (involuntary).
     context_switches,
     involuntary_switches,
+    /// Wake-ups queued on a CPU that was idle when the wake-up picked it (select_task_rq_fair,
+    /// or a timed walk's probe) and ran another task by the time the wakee was queued:
+    /// ttwu_queue comes after the scan and the rq lock, and nothing reserves the CPU.
+    idle_pick_taken,
     /// CPU time idle (in an idle state or exiting one), ns: cpu_busy_pct's complement.
     idle_ns,
     /// The benchmark's own unit of work, done: a netperf/tbench transaction (the server's

@@ -237,12 +237,12 @@ mod tests {
         // One preset, one seed: the columns as before comparisons and replicates.
         assert_eq!(
             lines[0],
-            "preset,workload,load,wakeups,sis_search,sis_domain_search,sis_scanned,sis_failed,se_eff,dom_eff,fast_rate,success_rate,scanned_per_wakeup,migrations,wakeups_per_s,messages_per_s,latency_p50_us,latency_p99_us,scan_cpu_pct,cpu_busy_pct,ttwu_lock_wait_ms,remote_wakeups,involuntary_switches"
+            "preset,workload,load,wakeups,sis_search,sis_domain_search,sis_scanned,sis_failed,se_eff,dom_eff,fast_rate,success_rate,scanned_per_wakeup,migrations,wakeups_per_s,messages_per_s,latency_p50_us,latency_p99_us,scan_cpu_pct,cpu_busy_pct,ttwu_lock_wait_ms,remote_wakeups,involuntary_switches,idle_pick_taken"
         );
         assert_eq!(lines[0], csv_header(false, false));
         assert_eq!(
             lines[1],
-            "linux-6.0,netperf,25,100,100,40,400,10,22.500,8.824,60.000,90.000,4.000,0,0,0,0.000,0.000,0.000,0.000,0.000,0,0"
+            "linux-6.0,netperf,25,100,100,40,400,10,22.500,8.824,60.000,90.000,4.000,0,0,0,0.000,0.000,0.000,0.000,0.000,0,0,0"
         );
         let spec = spec_of(&rows);
         let v: serde_json::Value = serde_json::from_str(&format_json(&spec, &rows)).unwrap();

@@ -262,13 +262,20 @@ pub static QUANTITIES: &[Quantity] = &[
         get: |r| r.counters.involuntary_switches as f64,
         count: true,
     },
+    // What a long scan's success is worth: the idle CPU it picked, taken before ttwu_queue.
+    Quantity {
+        key: "idle_pick_taken",
+        label: "idle picks taken (wakee queued behind another task on the idle CPU it picked)",
+        get: |r| r.counters.idle_pick_taken as f64,
+        count: true,
+    },
 ];
 
 /// The quantities of the schedstat table's columns.
 pub const TABLE_KEYS: [&str; 4] = ["se_eff", "dom_eff", "fast_rate", "success_rate"];
 
 /// The quantities of the mmtests-style compare sections, in section order.
-pub const COMPARE_KEYS: [&str; 16] = [
+pub const COMPARE_KEYS: [&str; 17] = [
     "messages_per_s",
     "wakeups_per_s",
     "latency_p50_us",
@@ -278,6 +285,7 @@ pub const COMPARE_KEYS: [&str; 16] = [
     "ttwu_lock_wait_ms",
     "remote_wakeups",
     "involuntary_switches",
+    "idle_pick_taken",
     "wakeups",
     "se_eff",
     "dom_eff",

@@ -32,6 +32,7 @@ impl Simulation {
         let tasks = specs.iter().map(|s: &TaskSpec| Task {
             next_queued: NONE,
             waker_cpu: NONE,
+            picked_idle: false,
             rescan: None,
             jittered_burst_ns: match s.role {
                 Role::Client { .. } => timing.client_ns,

@@ -146,6 +146,9 @@ struct Task {
     next_queued: u32,
     /// The CPU whose wake-up is placing it (NONE: not a wake-up), for the enqueue's costs.
     waker_cpu: u32,
+    /// Its wake-up picked an idle CPU (counted in `idle_pick_taken` if another task has it
+    /// by the enqueue).
+    picked_idle: bool,
     /// While Waking to a CPU its scan found, under collision=rescan: how to go on scanning if
     /// that CPU is taken first (None: the placement is final).
     rescan: Option<Rescan>,

@@ -94,6 +94,54 @@ fn a_remote_wakeup_spins_for_the_runqueue_lock_and_holds_it_one_transfer() {
 }
 
 #[test]
+fn a_wakee_queued_behind_another_on_the_idle_cpu_it_picked_counts_as_a_pick_taken() {
+    // v5.19 try_to_wake_up: select_task_rq() reads the CPU idle, ttwu_queue() takes its rq
+    // lock after: nothing reserves the CPU between the two, so two wakers that both picked
+    // idle CPU 3 take its lock in turn and the second wakee queues behind the first.
+    let mut s = sim_on(
+        "xeon-spr",
+        &[
+            ("llc_weight", "8"),
+            ("tasks", "3"),
+            ("preset", "linux-5.19"),
+        ],
+    );
+    s.now = 1_000_000;
+    let picked = |cpu| Outcome {
+        cpu,
+        rule: crate::kernel::trace::Rule::Prev,
+        target: cpu,
+        found_by_scan: false,
+        probes: 1,
+        select_idle_cpu_ns: None,
+        recent_used_cpu: None,
+        waker_recent_used_cpu: None,
+    };
+    s.after_select(0, 0, 3, &picked(3), 0);
+    s.after_select(1, 1, 3, &picked(3), 0);
+    assert!(s.tasks[0].picked_idle && s.tasks[1].picked_idle);
+    // Each arrives when its waker holds the lock: 132 ns, then 396 ns.
+    s.now = 1_000_132;
+    s.arrive(0, 3);
+    assert_eq!(s.counters.idle_pick_taken, 0, "the first finds CPU 3 idle");
+    s.now = 1_000_396;
+    s.arrive(1, 3);
+    assert_eq!(s.tasks[1].state, TaskState::Queued(3));
+    assert_eq!(s.counters.idle_pick_taken, 1, "the second finds it taken");
+    // A wake-up that picked a busy CPU (select_idle_sibling's fallback: its target) is not
+    // one, though it queues behind a task too.
+    s.after_select(2, 2, 3, &picked(3), 0);
+    assert!(!s.tasks[2].picked_idle);
+    s.now = 1_010_000;
+    s.arrive(2, 3);
+    assert_eq!(s.counters.idle_pick_taken, 1);
+    assert!(
+        !s.tasks[0].picked_idle && !s.tasks[1].picked_idle,
+        "consumed"
+    );
+}
+
+#[test]
 fn from_6_0_a_wakeup_onto_an_idle_cpu_of_the_llc_goes_on_its_wakelist_without_the_lock() {
     // v6.0 core.c ttwu_queue_cond: `if (!cpu_rq(cpu)->nr_running) return true;`
     // (f3dd3f674555): the waker queues the task on the idle CPU's wakelist and takes no lock.

@@ -145,6 +145,10 @@ impl Simulation {
         let rq = &mut self.st.rqs[cpu as usize];
         let was_idle = rq.nr_running == 0;
         let idle_since = rq.idle_stamp;
+        if std::mem::take(&mut self.tasks[task as usize].picked_idle) && !was_idle && self.measuring
+        {
+            self.counters.idle_pick_taken += 1;
+        }
         if was_idle {
             if let Some(m) = &mut self.st.idle_cpus {
                 m.clear(cpu);

@@ -168,6 +168,7 @@ impl Simulation {
         self.timed_cpus = cpus;
         let failed = found.is_none();
         let dest = found.unwrap_or(r.target);
+        self.tasks[task as usize].picked_idle = found.is_some();
         if self.measuring && r.decided_seq > self.counted_after_seq {
             // The decision counted `w.counted` probes and a failure if `w.failed`.
             let k = &mut self.counters;

@@ -149,7 +149,7 @@ impl Simulation {
     /// CPU once the scan's `scan_ns` are over (meanwhile `Waking`, with what a rescan needs).
     /// Returns the time to charge to the waker's CPU (scan_cost=waker), ns.
     #[inline]
-    fn after_select(
+    pub(super) fn after_select(
         &mut self,
         wakee: u32,
         waker_cpu: u32,
@@ -187,6 +187,7 @@ impl Simulation {
         t.recent_used_cpu = out.recent_used_cpu;
         t.woken_at = self.now;
         t.waker_cpu = waker_cpu;
+        t.picked_idle = self.st.choose_idle_cpu(out.cpu);
         // A run on a CPU other than its last starts cache-cold, once (the machine's refill).
         let cold_ns = if t.prev != out.cpu {
             if self.cfs_runqueue {
@@ -439,6 +440,7 @@ impl Simulation {
             self.steal_cpu_time(r.waker_cpu, cost);
         }
         let dest = found.unwrap_or(r.target);
+        self.tasks[task as usize].picked_idle = found.is_some();
         if recording {
             let found_by = found.map(|_| Rule::SelectIdleCpu);
             self.record_rescan(r.seq, steps, found_by, dest, nr);
