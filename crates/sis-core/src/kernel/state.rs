@@ -176,6 +176,13 @@ pub struct SchedState {
     /// can walk again probe by probe (collision=timed; None: no walk, or one with a cluster
     /// pass, SIS_FILTER, SIS_CACHE or 4.13's span walk).
     pub scan_replay: Option<ScanReplay>,
+    /// The kernel clears has_idle_cores when its select_idle_core() loop ends with no idle
+    /// core (`set_idle_cores(target, false)`), after every core's probe. Set by a caller that
+    /// walks that loop again at its own time (the engine under collision=timed): a scan then
+    /// leaves the LLC to clear in `pending_idle_cores_clear`, and the caller clears it when
+    /// the loop would have ended, or at once if it does not walk this one.
+    pub defer_idle_cores_clear: bool,
+    pub pending_idle_cores_clear: Option<u32>,
     /// The CPUs with nr_running 0, when a caller that runs no SCHED_IDLE task keeps this up
     /// to date as it changes runqueues (the engine does), so that it is also exactly the CPUs
     /// `choose_idle_cpu()` accepts. None: not kept (a hand-built state). Only a speed-up: the untraced
@@ -215,6 +222,8 @@ impl SchedState {
             scan_timed: false,
             scan_idle_cpu_remembered: false,
             scan_replay: None,
+            defer_idle_cores_clear: false,
+            pending_idle_cores_clear: None,
             idle_cpus: None,
             nr_expr: None,
             scx_distribute_prev: vec![0; n as usize],
@@ -351,18 +360,20 @@ impl SchedState {
     }
 
     /// `__update_idle_core()`: a CPU going idle sets has_idle_cores when its whole core is idle.
-    pub fn update_idle_core(&mut self, cpu: u32) {
+    /// Returns whether it did.
+    pub fn update_idle_core(&mut self, cpu: u32) -> bool {
         if self.topo.smt() < 2 {
-            return;
+            return false;
         }
-        if self
+        let idle_core = self
             .topo
             .smt_siblings(cpu)
             .iter()
-            .all(|s| self.rqs[*s as usize].available_idle())
-        {
+            .all(|s| self.rqs[*s as usize].available_idle());
+        if idle_core {
             let llc = self.topo.llc_of(cpu);
             self.llcs[llc as usize].has_idle_cores = true;
         }
+        idle_core
     }
 }

@@ -214,6 +214,7 @@ impl SchedState {
         self.scan_timed = false;
         self.scan_idle_cpu_remembered = false;
         self.scan_replay = None;
+        self.pending_idle_cores_clear = None;
         let mut recent = p.recent_used_cpu;
         let mut out = Outcome {
             cpu: target,
@@ -574,7 +575,11 @@ impl SchedState {
             } else {
                 llc
             };
-            self.llcs[clear as usize].has_idle_cores = false;
+            if self.defer_idle_cores_clear {
+                self.pending_idle_cores_clear = Some(clear);
+            } else {
+                self.llcs[clear as usize].has_idle_cores = false;
+            }
             ctx.c.sis_core_miss += 1;
         }
         self.scan_timed = timed;

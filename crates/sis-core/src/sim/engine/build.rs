@@ -99,6 +99,7 @@ impl Simulation {
             all_unpinned: masks.iter().all(|m| m.weight() == n),
             timed_cpus: CpuMask::new(0),
             idle_changes: vec![[0; 2]; n as usize],
+            idle_core_seen_at: vec![0; nr_llcs],
             cfs_runqueue: scenario.runqueue == crate::sim::scenario::Runqueue::Cfs,
             cfs: cfs::CfsTunables::for_cpus(n),
             newidle_migration_cost_gate: scenario.newidle_migration_cost_gate(),
@@ -162,6 +163,9 @@ impl Simulation {
                 // Every CPU starts empty; enqueue and block keep the mask (no SCHED_IDLE tasks
                 // here, so it is exactly what choose_idle_cpu() accepts).
                 st.idle_cpus = Some(CpuMask::full(n));
+                // collision=timed walks select_idle_core()'s loop again where it ends, and
+                // clears has_idle_cores there (timed.rs).
+                st.defer_idle_cores_clear = scenario.collision == Collision::Timed;
                 st
             },
         };

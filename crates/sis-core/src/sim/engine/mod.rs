@@ -233,6 +233,9 @@ pub struct Simulation {
     /// stopped and last became empty, ns (side by side: the walk reads only these).
     timed_cpus: CpuMask,
     idle_changes: Vec<[u64; 2]>,
+    /// Per LLC: when a CPU last went idle with its whole core idle (__update_idle_core()
+    /// setting has_idle_cores), for a timed core scan's clear at its loop's end.
+    idle_core_seen_at: Vec<u64>,
     /// The preset's era: newidle also needs avg_idle >= sysctl_sched_migration_cost.
     newidle_migration_cost_gate: bool,
     /// The preset's era: task_hot() exempts a pull from an SMT sibling (5.10 on).

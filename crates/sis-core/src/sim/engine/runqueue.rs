@@ -403,7 +403,9 @@ impl Simulation {
         let rq = &mut self.st.rqs[cpu as usize];
         if rq.nr_running == 0 && rq.idle_stamp == 0 {
             rq.idle_stamp = self.now.max(1);
-            self.st.update_idle_core(cpu);
+            if self.st.update_idle_core(cpu) {
+                self.idle_core_seen_at[self.cpus[cpu as usize].llc as usize] = self.now;
+            }
             // SIS_FILTER v3 idle.c set_next_task_idle: update_overloaded_rq(rq).
             self.st.update_overloaded_rq(cpu);
         }

@@ -22,6 +22,9 @@ pub(super) struct TimedWalk {
     failed: bool,
     /// SIS_PROP took the loop's time into the waker's `avg_scan_cost` (`counted` probes).
     sampled: bool,
+    /// The counters took the loop as a core scan that found no idle core (sis_core_miss);
+    /// has_idle_cores is cleared, or not, where this walk ends.
+    core_miss: bool,
 }
 
 impl TimedWalk {
@@ -33,6 +36,7 @@ impl TimedWalk {
         probe_ns: u64,
         failed: bool,
         sampled: bool,
+        core_miss: bool,
     ) -> Self {
         let probes = scan_ns / probe_ns.max(1);
         TimedWalk {
@@ -43,6 +47,7 @@ impl TimedWalk {
             paid: probes,
             failed,
             sampled,
+            core_miss,
         }
     }
     fn probe_at(&self, k: u64) -> u64 {
@@ -74,7 +79,8 @@ impl Simulation {
     /// `for_each_cpu_wrap(cpu, cpus, target + 1)` over select_idle_core() (an idle core is
     /// returned at once; the first idle CPU seen is returned after the loop) or `if (!--nr)
     /// return -1;` and __select_idle_cpu(). A probe due after now sees the CPU as it is now.
-    /// Returns (probes, the CPU, nr left).
+    /// Returns (probes, the CPU, nr left, whether it was a core loop that found no idle core:
+    /// `set_idle_cores(target, false)` after it).
     fn timed_walk(
         &self,
         task: u32,
@@ -82,7 +88,7 @@ impl Simulation {
         llc: u32,
         cpus: &mut CpuMask,
         mut steps: Option<&mut Vec<Step>>,
-    ) -> (u64, Option<u32>, i64) {
+    ) -> (u64, Option<u32>, i64, bool) {
         let allowed = &self.masks[self.tasks[task as usize].affinity as usize];
         let topo = &self.st.topo;
         let span = topo.llc_span(llc);
@@ -107,7 +113,7 @@ impl Simulation {
                     nr -= 1;
                 }
                 if nr <= 0 {
-                    return (k, None, nr);
+                    return (k, None, nr, false);
                 }
             }
             // select_idle_core(): every sibling of the core, on past a busy one until an idle
@@ -145,13 +151,13 @@ impl Simulation {
                 }
             }
             if idle {
-                return (k, Some(cpu), nr);
+                return (k, Some(cpu), nr, false);
             }
             if core {
                 cpus.and_not(topo.smt_mask(cpu));
             }
         }
-        (k, idle_cpu, nr)
+        (k, idle_cpu, nr, core)
     }
 
     /// The wakee of a timed scan reaches the CPU the last walk chose: walk the loop again with
@@ -163,7 +169,7 @@ impl Simulation {
         let mut cpus = std::mem::take(&mut self.timed_cpus);
         let mut steps = Vec::new();
         let recording = r.seq != 0;
-        let (probes, found, nr) =
+        let (probes, found, nr, core_miss) =
             self.timed_walk(task, &w, llc, &mut cpus, recording.then_some(&mut steps));
         self.timed_cpus = cpus;
         let failed = found.is_none();
@@ -175,6 +181,7 @@ impl Simulation {
             k.sis_scanned = k.sis_scanned + probes - w.counted;
             k.scan_time_ns = k.scan_time_ns + probes * w.probe_ns - w.counted * w.probe_ns;
             k.sis_failed = k.sis_failed + u64::from(failed) - u64::from(w.failed);
+            k.sis_core_miss = k.sis_core_miss + u64::from(core_miss) - u64::from(w.core_miss);
             if r.counted_ns > 0 {
                 self.hist.move_ns(r.counted_ns, probes * w.probe_ns);
             }
@@ -196,6 +203,19 @@ impl Simulation {
         }
         let claim_at = w.probe_at(probes);
         if claim_at <= self.now {
+            if core_miss {
+                // v5.19 fair.c select_idle_cpu: `if (has_idle_core) set_idle_cores(target,
+                // false);` as the loop ends (5.12: the waker's LLC), unless a CPU found its
+                // core idle after that (__update_idle_core() sets it again).
+                let l = if self.st.features.idle_cores_this {
+                    self.cpus[r.waker_cpu as usize].llc
+                } else {
+                    llc
+                };
+                if self.idle_core_seen_at[l as usize] <= claim_at {
+                    self.st.llcs[l as usize].has_idle_cores = false;
+                }
+            }
             return self.enqueue(task, dest);
         }
         let t = &mut self.tasks[task as usize];
@@ -211,6 +231,7 @@ impl Simulation {
                 paid: probes.max(w.paid),
                 failed,
                 sampled,
+                core_miss,
                 ..w
             }),
             ..r
@@ -323,13 +344,14 @@ mod tests {
         }
     }
 
-    fn walk(s: &mut Simulation, start: u32, nr: i64, core: bool) -> (u64, Option<u32>, i64) {
+    fn walk(s: &mut Simulation, start: u32, nr: i64, core: bool) -> (u64, Option<u32>, i64, bool) {
         // The loop's first probe at 10 us, one every 1 us.
         let w = TimedWalk::new(
             ScanReplay { start, nr, core },
             10_000,
             1_000,
             1_000,
+            false,
             false,
             false,
         );
@@ -344,7 +366,7 @@ mod tests {
         // CPU 2, probed at 11 us, idle only from 11.5 us on: busy when probed.
         busy(&mut s, 2, 0, Some(11_500));
         busy(&mut s, 3, 0, Some(11_500));
-        assert_eq!(walk(&mut s, 1, NR_INF, false), (3, Some(3), NR_INF));
+        assert_eq!(walk(&mut s, 1, NR_INF, false), (3, Some(3), NR_INF, false));
         // Idle at the scan's start, taken at 10.5 us before its probe at 11 us: passed.
         busy(&mut s, 1, 0, Some(1));
         busy(&mut s, 2, 10_500, None);
@@ -367,8 +389,8 @@ mod tests {
         let mut s = sim("1");
         busy(&mut s, 5, 0, Some(1));
         // linux-6.0: `if (!--nr) return -1;` before each probe: nr 4 probes CPUs 1, 2, 3.
-        assert_eq!(walk(&mut s, 1, 4, false), (3, None, 0));
-        assert_eq!(walk(&mut s, 1, 6, false), (5, Some(5), 1));
+        assert_eq!(walk(&mut s, 1, 4, false), (3, None, 0, false));
+        assert_eq!(walk(&mut s, 1, 6, false), (5, Some(5), 1, false));
         // Probes due after now see the CPU as it is now.
         s.now = 12_000;
         busy(&mut s, 5, 0, Some(50_000));
@@ -382,11 +404,105 @@ mod tests {
         // (remembered), cores 6-7 .. 14-15 busy (1 probe each), then 0-1: CPU 1 idle only.
         busy(&mut s, 5, 0, Some(1));
         busy(&mut s, 1, 0, Some(1));
-        assert_eq!(walk(&mut s, 2, 60, true), (2 + 2 + 5 + 1, Some(5), 60));
+        // No core was idle: has_idle_cores is cleared as the loop ends.
+        assert_eq!(
+            walk(&mut s, 2, 60, true),
+            (2 + 2 + 5 + 1, Some(5), 60, true)
+        );
         // Core 8-9 freed at 11 us, before the loop's 6th and 7th probes (15 and 16 us).
         busy(&mut s, 8, 0, Some(11_000));
         busy(&mut s, 9, 0, Some(11_000));
-        assert_eq!(walk(&mut s, 2, 60, true), (7, Some(8), 60));
+        assert_eq!(walk(&mut s, 2, 60, true), (7, Some(8), 60, false));
+    }
+
+    /// A linux-6.0 core scan from CPU 2 (its loop: `a_timed_core_scan_...`'s first case),
+    /// walked again at 100 us, its last probe at 50 us, with CPU 5 idle: the remembered CPU.
+    fn core_loop_arrives(s: &mut Simulation) {
+        busy(s, 5, 0, Some(1));
+        let w = TimedWalk::new(
+            ScanReplay {
+                start: 2,
+                nr: NR_INF,
+                core: true,
+            },
+            50_000,
+            10_000,
+            1_000,
+            false,
+            false,
+            true,
+        );
+        let r = Rescan {
+            nr_left: NR_INF,
+            seen_at: 50_000,
+            target: 1,
+            seq: 0,
+            decided_seq: 0,
+            counted_ns: 0,
+            waker_cpu: 0,
+            timed: false,
+            walk: None,
+        };
+        s.tasks[0].state = TaskState::Waking(5);
+        s.arrive_timed(0, r, w);
+    }
+
+    #[test]
+    fn a_core_loop_that_finds_no_idle_core_clears_has_idle_cores_where_it_ends() {
+        // v5.19 / v6.0 fair.c select_idle_cpu: `if (has_idle_core) set_idle_cores(target,
+        // false);` after the loop, so a waker that reads the hint before the loop ends
+        // scans for cores too; a CPU that finds its core idle after that sets it again
+        // (__update_idle_core()).
+        for (seen_at, idle_core_at, cleared) in [
+            (0, None, true),
+            (50_000, None, true),
+            (50_001, None, false),
+            (0, Some(8), false),
+        ] {
+            let mut s = sim("2");
+            s.st.llcs[0].has_idle_cores = true;
+            s.idle_core_seen_at[0] = seen_at;
+            if let Some(c) = idle_core_at {
+                busy(&mut s, c, 0, Some(1));
+                busy(&mut s, c + 1, 0, Some(1));
+            }
+            core_loop_arrives(&mut s);
+            let want = if idle_core_at.is_some() { 8 } else { 5 };
+            assert_eq!(s.tasks[0].state, TaskState::Running(want));
+            assert_eq!(
+                s.st.llcs[0].has_idle_cores, !cleared,
+                "an idle core seen at {seen_at}, idle core {idle_core_at:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_timed_wakeup_leaves_has_idle_cores_set_until_its_core_loop_ends() {
+        // The same loop reached through a wake-up: the decision reads every core busy but
+        // CPU 5, and the hint stays set for the wakers that read it during the loop.
+        for collision in ["timed", "rescan"] {
+            let mut s = sim("2");
+            s.scenario.collision = match collision {
+                "timed" => Collision::Timed,
+                _ => Collision::Rescan,
+            };
+            s.st.defer_idle_cores_clear = collision == "timed";
+            s.st.llcs[0].has_idle_cores = true;
+            busy(&mut s, 5, 0, Some(1));
+            s.tasks[0].state = TaskState::Sleeping;
+            s.tasks[0].prev = 1;
+            s.wake_from(None, 0, 0, false);
+            assert_eq!(s.tasks[0].state, TaskState::Waking(5), "{collision}");
+            assert_eq!(
+                s.st.llcs[0].has_idle_cores,
+                collision == "timed",
+                "{collision}: cleared at the decision only without the walk"
+            );
+            s.now += 16 * 400;
+            s.arrive(0, 5);
+            assert_eq!(s.tasks[0].state, TaskState::Running(5), "{collision}");
+            assert!(!s.st.llcs[0].has_idle_cores, "{collision}: cleared by now");
+        }
     }
 
     /// Loopback netperf at 112 threads on the seed's machine, linux-6.0, 160-210 ms in.

@@ -209,11 +209,13 @@ impl Simulation {
         // as it is until then, so a concurrent wake-up can find it idle too (ttwu_queue runs
         // after select_task_rq).
         let delay = scan_ns + lock_ns;
+        // A core scan that found no idle core clears has_idle_cores when its loop ends: where
+        // the timed walk ends it, else now.
+        let core_miss = self.st.pending_idle_cores_clear.take();
         if delay == 0 {
+            self.clear_idle_cores(core_miss);
             self.enqueue(wakee, out.cpu);
         } else {
-            let t = &mut self.tasks[wakee as usize];
-            t.state = TaskState::Waking(out.cpu);
             // collision=timed: the loop is walked again at its end (timed.rs). Else (rescan's
             // rule) a CPU the scan remembered and went on past is claimed as seen (no second
             // look in the kernel either); one found where the loop stopped is claimed at once,
@@ -228,11 +230,17 @@ impl Simulation {
                             self.st.probe_cost_ns,
                             !out.found_by_scan,
                             self.st.scan_timed,
+                            core_miss.is_some(),
                         )
                     })
                 }
                 _ => None,
             };
+            if walk.is_none() {
+                self.clear_idle_cores(core_miss);
+            }
+            let t = &mut self.tasks[wakee as usize];
+            t.state = TaskState::Waking(out.cpu);
             if walk.is_some()
                 || (out.found_by_scan
                     && self.scenario.collision != Collision::Stack
@@ -466,6 +474,13 @@ impl Simulation {
 }
 
 impl Simulation {
+    /// `set_idle_cores(llc, false)` at the end of a core scan that found no idle core.
+    pub(super) fn clear_idle_cores(&mut self, llc: Option<u32>) {
+        if let Some(l) = llc {
+            self.st.llcs[l as usize].has_idle_cores = false;
+        }
+    }
+
     /// `cpu` spends the next `ns` scanning (after any scan it is still in): the CPU view's
     /// `scanning` band.
     pub(super) fn mark_scanning(&mut self, cpu: u32, ns: u64) {
