@@ -12,7 +12,7 @@ const SCENES = [
   ['SIS_PROP\'s budget', 'llc_weight=112&load=150&preset=linux-5.19', 'trace',
     'SIS_PROP caps the walk at nr, computed from the waker CPU\'s avg_idle and its own avg_scan_cost. Step until a decision scans: its last line reads "Budget nr …", and "the budget nr ran out" when the scan stopped short of an idle CPU.'],
   ['SIS_UTIL\'s cut-off', 'llc_weight=112&load=200&preset=linux-6.0', 'curve',
-    'SIS_UTIL sets nr_idle_scan from the LLC\'s utilisation: the blue curve, 0 past the red cut-off near 85%. The dot is the LLC now; press Play: it stays at 0, no scan, so each netperf pair shares a CPU and wakes its peer there. Seed 000 vs v5.19: 87.9% fewer scans, +197%, 13% less rq lock contention. Model at 224 threads: 88.3% fewer, +132%; remote wake-ups 1.4 M on v5.19, 19701 here.'],
+    'SIS_UTIL sets nr_idle_scan from the LLC\'s utilisation: the blue curve, 0 past the red cut-off near 85%. The dot is the LLC now; press Play: it stays at 0, no scan, so each netperf pair shares a CPU and wakes its peer there. Seed 000 vs v5.19: 87.9% fewer scans, +197%, 13% less rq lock contention. Model at 224 threads: 87.3% fewer, +124%; remote wake-ups 1.4 M on v5.19, 20437 here.'],
   ['The 8-CPU corner case', 'llc_weight=8&smt=1&workload=pinned&preset=linux-6.0', 'cpus',
     'A small LLC: the same curve gives a few CPUs at most, so an idle CPU can go unprobed. Press Step: the dashed green outline marks the idle CPU the scan never probed.'],
   ['select_idle_smt(prev)', 'llc_weight=16&smt=2&load=100&preset=linux-5.13', 'trace',
