@@ -399,7 +399,7 @@ fn sis_util_is_level_at_112_threads_and_6_0_gains_the_seeds_size_at_224() {
     );
     // 3. What vanilla's successes are worth there: its scans run long, and the idle CPU a scan
     //    picked is often another wakee's by the time ttwu_queue queues this one (seed 1 here:
-    //    42% of its wake-ups; docs/sweep-112.txt, seeds 1-3: 41%). linux-6.0's stacked
+    //    41% of its wake-ups; docs/sweep-112.txt, seeds 1-3: 41%). linux-6.0's stacked
     //    wake-ups pick no idle CPU.
     let taken_pct = |r: &sis_core::RunReport| {
         100.0 * r.counters.idle_pick_taken as f64 / r.counters.wakeups.max(1) as f64
