@@ -51,6 +51,14 @@ pub static PLOTTED: &[PlottedMetric] = &[
         key: "scan_cpu_pct",
         label: "select_idle_cpu time, % of CPU time",
     },
+    PlottedMetric {
+        key: "cpu_busy_pct",
+        label: "CPU busy, % of CPU time",
+    },
+    PlottedMetric {
+        key: "idle_pick_taken",
+        label: "idle picks taken by another wake-up first",
+    },
 ];
 
 /// One line per preset of `key`'s mean against load, with its 95% interval where a point
@@ -339,5 +347,14 @@ mod tests {
         );
         base.set_field("nr_expr", "").unwrap();
         assert!(setup.spec(&base).unwrap_err().contains("needs a rule"));
+    }
+
+    /// Every metric the plot offers is a sweep quantity (`quantity()` falls back to the first
+    /// one for an unknown key, which would plot the wrong numbers under the right label).
+    #[test]
+    fn every_plotted_metric_is_a_sweep_quantity() {
+        for m in PLOTTED {
+            assert_eq!(sis_core::analysis::sweep::stats::quantity(m.key).key, m.key);
+        }
     }
 }
