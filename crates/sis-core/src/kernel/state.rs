@@ -359,6 +359,17 @@ impl SchedState {
         }
     }
 
+    /// The LLC whose has_idle_cores a core scan that found no idle core clears: the target's
+    /// (5.13, 02dbb7246c5b), the waker's in 5.12 (fair.c select_idle_cpu: `set_idle_cores(this,
+    /// false)`).
+    pub fn idle_cores_llc(&self, waker_cpu: u32, target: u32) -> u32 {
+        if self.features.idle_cores_this {
+            self.topo.llc_of(waker_cpu)
+        } else {
+            self.topo.llc_of(target)
+        }
+    }
+
     /// `__update_idle_core()`: a CPU going idle sets has_idle_cores when its whole core is idle.
     /// Returns whether it did.
     pub fn update_idle_core(&mut self, cpu: u32) -> bool {

@@ -568,13 +568,7 @@ impl SchedState {
             Walk::Completed => {}
         }
         if core_scan {
-            // linux-5.12 fair.c select_idle_cpu: set_idle_cores(this, false) -- the waker's LLC;
-            // 5.13 (02dbb7246c5b) clears the target's.
-            let clear = if f.idle_cores_this {
-                self.topo.llc_of(w.cpu)
-            } else {
-                llc
-            };
+            let clear = self.idle_cores_llc(w.cpu, target);
             if self.defer_idle_cores_clear {
                 self.pending_idle_cores_clear = Some(clear);
             } else {

@@ -207,13 +207,9 @@ impl Simulation {
                 // v5.19 fair.c select_idle_cpu: `if (has_idle_core) set_idle_cores(target,
                 // false);` as the loop ends (5.12: the waker's LLC), unless a CPU found its
                 // core idle after that (__update_idle_core() sets it again).
-                let l = if self.st.features.idle_cores_this {
-                    self.cpus[r.waker_cpu as usize].llc
-                } else {
-                    llc
-                };
+                let l = self.st.idle_cores_llc(r.waker_cpu, r.target);
                 if self.idle_core_seen_at[l as usize] <= claim_at {
-                    self.st.llcs[l as usize].has_idle_cores = false;
+                    self.clear_idle_cores(Some(l));
                 }
             }
             return self.enqueue(task, dest);
