@@ -257,3 +257,44 @@ fn the_lessons_sis_util_scene_quotes_the_sweep_doc() {
         );
     }
 }
+
+#[test]
+fn the_guides_tbench_bullet_quotes_the_sweep_doc() {
+    let doc = read("docs/sweep-112.txt");
+    let tbench = run_output(
+        &doc,
+        "--workload tbench --llc-weight 112 --smt 2 --presets linux-5.19,linux-6.0",
+    );
+    let (vanilla, gain) = (table(tbench, "preset linux-5.19"), table(tbench, MESSAGES));
+    let success = |v: f64| {
+        if v == 100.0 {
+            "100".to_string()
+        } else {
+            format!("{v:.3}")
+        }
+    };
+    let efficiency = |threads: u32| {
+        let r = &vanilla[&threads];
+        format!("{:.1} / {:.1} / {}", r[0], r[2], success(r[3]))
+    };
+    let seeds = read("guide/src/seeds.md").replace("\n  ", " ");
+    for quote in [
+        format!("has {} and {} there", efficiency(84), efficiency(112)),
+        format!(
+            "({} / {} / {} / {}% at 140-224)",
+            success(vanilla[&140][3]),
+            success(vanilla[&168][3]),
+            success(vanilla[&196][3]),
+            success(vanilla[&224][3])
+        ),
+        format!(
+            "gains {:+.1}% at 140, {:+.1}% at 168 and {:+.1} / {:+.1}% at 196 / 224",
+            gain[&140][1], gain[&168][1], gain[&196][1], gain[&224][1]
+        ),
+    ] {
+        assert!(
+            seeds.contains(&quote),
+            "guide/src/seeds.md's tbench bullet should say {quote:?} (docs/sweep-112.txt)"
+        );
+    }
+}

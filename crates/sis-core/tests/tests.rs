@@ -10,4 +10,5 @@ mod replay_corpus;
 mod replay_delayed;
 mod replay_sync;
 mod scenario_props;
+mod seed_001;
 mod traced;
