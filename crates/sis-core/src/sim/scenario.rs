@@ -238,8 +238,9 @@ scenario_fields! {
     /// netperf/tbench: the reply spends this long on a wire, both ends blocked, and is a
     /// non-sync wake-up from the receiving CPU's softirq. 0 = loopback: the sender wakes the
     /// peer with WF_SYNC from its own context. The default stays 18 us: on loopback each pair
-    /// keeps a CPU busy all the time, so linux-6.0 stops scanning from 112 threads, where the
-    /// seed's still scans at 168 (README, "Where the model differs").
+    /// always has a runnable task, so a stacked LLC never sees an idle CPU again; linux-6.0
+    /// stacks from 140 threads, where the seed's still scans at 168, and linux-5.19 at 196-224
+    /// threads within seconds, where the seed's stayed spread for 100 s (guide, differs.md).
     #[serde(default = "default_wire_us")]
     wire_us: u32 = WIRE_US;
         Kind::Int { min: 0, max: 100_000, only: &[], note: "0 = loopback, no wire" },
