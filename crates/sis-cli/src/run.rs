@@ -18,6 +18,12 @@ pub struct RunArgs {
     /// table or json [default: table]
     #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
     format: Option<String>,
+    /// Also cut the measured window into slices of this length, like 50ms, and show each:
+    /// wake-ups, success and fast rates, runqueues scanned a search, CPU busy, and at its end
+    /// the idle CPUs, has_idle_cores, nr_idle_scan and the LLC's util (JSON: `windows`): a
+    /// duration from 1ms to the measured window, at most 10000 slices [default: none]
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    windows: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -42,20 +48,100 @@ pub fn run(a: &RunArgs) -> Result<String, InputError> {
         "json" => indicatif::ProgressBar::hidden(),
         _ => crate::sweep::progress_bar("run", (sim.end_ns() / 1_000_000) as usize, "ms simulated"),
     };
-    let slice_ns = (sim.end_ns() / 200).max(1_000_000);
-    let report = sim.run_to_end_with(slice_ns, |now, end| {
-        bar.set_length(end / 1_000_000);
-        bar.set_position(now / 1_000_000);
-    });
+    let windows = windows_ns(&a.windows, &sc)?;
+    let mut rows = Vec::new();
+    let report = match windows {
+        Some(w) => sim.run_to_end_in_windows(w, |r| {
+            bar.set_length(r.end_ns.max(1) / 1_000_000);
+            bar.set_position(r.end_ns / 1_000_000);
+            rows.push(r.clone());
+        }),
+        None => {
+            let slice_ns = (sim.end_ns() / 200).max(1_000_000);
+            sim.run_to_end_with(slice_ns, |now, end| {
+                bar.set_length(end / 1_000_000);
+                bar.set_position(now / 1_000_000);
+            })
+        }
+    };
     bar.finish_and_clear();
-    Ok(match format {
-        "json" => {
+    Ok(match (format, windows) {
+        ("json", None) => {
             let mut s = serde_json::to_string_pretty(&report).unwrap_or_default();
             s.push('\n');
             s
         }
-        _ => summary(&report),
+        ("json", Some(_)) => {
+            let mut v = serde_json::to_value(&report).unwrap_or_default();
+            if let Some(o) = v.as_object_mut() {
+                o.insert(
+                    "windows".into(),
+                    serde_json::to_value(&rows).unwrap_or_default(),
+                );
+            }
+            let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        (_, None) => summary(&report),
+        (_, Some(w)) => summary(&report) + "\n" + &windows_table(w, &rows),
     })
+}
+
+/// `--windows`: the slice length, ns, checked against the scenario's measured window.
+fn windows_ns(v: &Option<String>, sc: &sis_core::Scenario) -> Result<Option<u64>, InputError> {
+    let Some(v) = v else { return Ok(None) };
+    // The measured window's length (an auto warm-up that extends keeps it).
+    let window = sc.duration_ns() - sc.warmup_ns().min(sc.duration_ns());
+    let expected = format!(
+        "a duration from 1ms to the measured window ({}), at most 10000 slices",
+        sis_core::sim::fields::format_duration(window)
+    );
+    sis_core::sim::fields::parse_duration_ns(v)
+        .filter(|&ns| ns >= 1_000_000 && ns <= window && window.div_ceil(ns) <= 10_000)
+        .map(Some)
+        .ok_or_else(|| InputError::range("windows", v, &expected))
+}
+
+/// The `--windows` table: one line a slice.
+fn windows_table(slice_ns: u64, rows: &[sis_core::sim::engine::WindowRow]) -> String {
+    let mut s = String::new();
+    s.line(format_args!(
+        "the measured window in slices of {} (--windows): counts in the slice (rq/wake: runqueues \
+         scanned a wake-up); idle CPUs, LLCs with has_idle_cores, nr_idle_scan and util (mean of the LLCs) at its end",
+        sis_core::sim::fields::format_duration(slice_ns)
+    ));
+    s.line(format_args!(
+        "{:>10}{:>11}{:>10}{:>8}{:>10}{:>9}{:>11}{:>12}{:>14}{:>8}",
+        "end_ms",
+        "wake-ups",
+        "success%",
+        "fast%",
+        "rq/wake",
+        "busy%",
+        "idle CPUs",
+        "idle_cores",
+        "nr_idle_scan",
+        "util%"
+    ));
+    for r in rows {
+        let n = r.llc_util_pct.len().max(1) as f64;
+        let m = &r.metrics;
+        s.line(format_args!(
+            "{:>10.1}{:>11}{:>10.3}{:>8.2}{:>10.2}{:>9.2}{:>11}{:>12}{:>14.1}{:>8.1}",
+            r.end_ns as f64 / 1e6,
+            r.wakeups,
+            m.success_rate,
+            m.fast_rate,
+            m.scanned_per_wakeup,
+            r.cpu_busy_pct,
+            r.idle_cpus,
+            format!("{}/{}", r.has_idle_cores, r.nr_idle_scan.len()),
+            r.nr_idle_scan.iter().map(|&x| x as f64).sum::<f64>() / n,
+            r.llc_util_pct.iter().sum::<f64>() / n,
+        ));
+    }
+    s
 }
 
 /// The readable summary of a run.

@@ -589,6 +589,13 @@ fn bad_input_exits_2_with_one_line() {
         ),
         (vec!["merge", "x.json", "--format", "xml"], "format"),
         (vec!["trace", "--wakeups", "0"], "wakeups"),
+        (vec!["run", "--windows", "0"], "windows"),
+        (vec!["run", "--windows", "abc"], "windows"),
+        (
+            vec!["run", "--windows", "500us"],
+            "from 1ms to the measured window",
+        ),
+        (vec!["run", "--windows", "1h"], "windows"),
         (vec!["run", "--llc-wieght", "8"], "--llc-wieght"),
         (vec!["frobnicate"], "frobnicate"),
         (vec![], "subcommand"),
@@ -656,4 +663,29 @@ fn extreme_state_values_do_not_panic() {
         ]);
         assert!(!j.as_array().unwrap().is_empty());
     }
+}
+
+#[test]
+fn run_windows_slices_the_measured_window_and_changes_no_figure() {
+    let with = |extra: &[&'static str]| {
+        let mut a = vec!["run"];
+        a.extend(SMALL);
+        a.extend(extra);
+        a
+    };
+    let sliced = json(&with(&["--windows", "10ms", "--format", "json"]));
+    let rows = sliced["windows"].as_array().expect("a windows array");
+    // 40 ms measured after the 10 ms warm-up: four slices, their wake-ups the run's.
+    assert_eq!(rows.len(), 4);
+    let total: u64 = rows.iter().map(|r| r["wakeups"].as_u64().unwrap()).sum();
+    assert_eq!(total, sliced["wakeups"].as_u64().unwrap());
+    assert!(rows.iter().all(|r| r["len_ns"] == 10_000_000));
+    // The rest of the JSON is the run's report without --windows.
+    let mut report = sliced.clone();
+    report.as_object_mut().unwrap().remove("windows");
+    assert_eq!(report, json(&with(&["--format", "json"])));
+    // The table: the run's summary, then a header and one line a slice.
+    let text = ok(&with(&["--windows", "10ms"]));
+    let tail = text.split("(--windows)").nth(1).expect("the windows table");
+    assert_eq!(tail.lines().count(), 2 + rows.len(), "{tail}");
 }

@@ -14,6 +14,7 @@ mod price_tests;
 mod report;
 mod roles;
 mod runqueue;
+mod series;
 mod switch;
 #[cfg(test)]
 mod tests;
@@ -23,6 +24,7 @@ pub mod warmup;
 
 pub use report::{CpuView, HistogramReport, PerCpu, RunReport, ThroughputReport};
 use runqueue::{LlcLoad, RunList};
+pub use series::WindowRow;
 pub use warmup::WarmupReport;
 
 use crate::error::InputError;

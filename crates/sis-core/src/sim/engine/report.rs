@@ -207,7 +207,7 @@ impl Simulation {
     }
 
     /// The idle time of the CPUs idle now, in the measured window, ns.
-    fn pending_idle(&self) -> u64 {
+    pub(super) fn pending_idle(&self) -> u64 {
         if !self.measuring {
             return 0;
         }
