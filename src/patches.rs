@@ -21,7 +21,7 @@ pub static PATCH_SCENARIOS: &[PatchScenario] = &[
     PatchScenario {
         id: "sis-util-netperf",
         title: "netperf TCP_RR, 112 CPUs",
-        reproduces: "SIS_UTIL v4 (Chen Yu): the netperf schedstat and throughput tables, vanilla (v5.19-rc1: linux-5.19) vs the patch on it, 25-200% of 112 CPUs; 500 ms per point (300 ms warm-up), not 100 s. Not reproduced: the seed's +195% at 196-224 threads (here +0-3%; linux-6.0 gains +124% at 224).",
+        reproduces: "SIS_UTIL v4 (Chen Yu): the netperf schedstat and throughput tables, vanilla (v5.19-rc1: linux-5.19) vs the patch on it, 25-200% of 112 CPUs; 500 ms per point (300 ms warm-up), not 100 s. Not reproduced: the seed's +195% at 196-224 threads (here +0-3%; linux-6.0 gains about +125% at 224).",
         query: "tab=sweep&llcs=1&llc_weight=112&smt=2&workload=netperf&duration=500ms&warmup=300ms&presets=linux-5.19,sis-util-v4&loads=25,50,75,100,125,150,175,200",
     },
     PatchScenario {

@@ -52,7 +52,6 @@ pub fn run(a: &RunArgs) -> Result<String, InputError> {
     let mut rows = Vec::new();
     let report = match windows {
         Some(w) => sim.run_to_end_in_windows(w, |r| {
-            bar.set_length(r.end_ns.max(1) / 1_000_000);
             bar.set_position(r.end_ns / 1_000_000);
             rows.push(r.clone());
         }),
