@@ -65,26 +65,29 @@ pub fn run(a: &RunArgs) -> Result<String, InputError> {
     };
     bar.finish_and_clear();
     Ok(match (format, windows) {
-        ("json", None) => {
-            let mut s = serde_json::to_string_pretty(&report).unwrap_or_default();
-            s.push('\n');
-            s
-        }
-        ("json", Some(_)) => {
-            let mut v = serde_json::to_value(&report).unwrap_or_default();
-            if let Some(o) = v.as_object_mut() {
-                o.insert(
-                    "windows".into(),
-                    serde_json::to_value(&rows).unwrap_or_default(),
-                );
-            }
-            let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
-            s.push('\n');
-            s
-        }
+        ("json", None) => pretty_json(&report),
+        // The report's keys in their order, then `windows`.
+        ("json", Some(_)) => pretty_json(&WithWindows {
+            report: &report,
+            windows: &rows,
+        }),
         (_, None) => summary(&report),
         (_, Some(w)) => summary(&report) + "\n" + &windows_table(w, &rows),
     })
+}
+
+/// `sis run --windows --format json`: the report with a `windows` array after its keys.
+#[derive(serde::Serialize)]
+struct WithWindows<'a> {
+    #[serde(flatten)]
+    report: &'a RunReport,
+    windows: &'a [sis_core::sim::engine::WindowRow],
+}
+
+fn pretty_json(v: &impl serde::Serialize) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s
 }
 
 /// `--windows`: the slice length, ns, checked against the scenario's measured window.

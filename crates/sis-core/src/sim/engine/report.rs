@@ -147,13 +147,24 @@ impl Simulation {
     }
 
     /// [`Simulation::run_to_end`] that calls `progress(now_ns, end_ns)` after each `slice_ns`
-    /// of measured simulated time (the CLI's progress bar), with the same report: the warm-up
-    /// runs event by event (a slice's end would move its 50 ms samples, which are taken at the
-    /// first event after each), and once counting has started a slice's end changes nothing.
+    /// of measured simulated time (the CLI's progress bar), with the same report.
     pub fn run_to_end_with(
         &mut self,
         slice_ns: u64,
         mut progress: impl FnMut(u64, u64),
+    ) -> RunReport {
+        self.run_in_slices(slice_ns, |sim| progress(sim.now, sim.end_ns()))
+    }
+
+    /// Runs to the end, calling `at_slice_end` after each `slice_ns` of the measured window
+    /// (counted from its start; the last slice may be shorter). The warm-up runs event by
+    /// event (a slice's end would move its 50 ms samples, which are taken at the first event
+    /// after each), and once counting has started a slice's end changes nothing, so the
+    /// report is [`Simulation::run_to_end`]'s.
+    pub(super) fn run_in_slices(
+        &mut self,
+        slice_ns: u64,
+        mut at_slice_end: impl FnMut(&Self),
     ) -> RunReport {
         while !self.measuring {
             let Some((t, ev)) = self.events.pop_until(self.end_ns()) else {
@@ -162,15 +173,11 @@ impl Simulation {
             };
             self.process(t, ev);
         }
-        loop {
-            let end = self.end_ns();
-            while self.now < end {
-                self.step_until(self.now.saturating_add(slice_ns.max(1)).min(end));
-                progress(self.now, end);
-            }
-            if self.end_ns() <= end {
-                break;
-            }
+        let mut at = self.count_from_ns();
+        while self.now < self.end_ns() {
+            at = at.saturating_add(slice_ns.max(1)).min(self.end_ns());
+            self.step_until(at);
+            at_slice_end(self);
         }
         self.report()
     }

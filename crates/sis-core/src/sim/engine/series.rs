@@ -86,33 +86,24 @@ impl Simulation {
     }
 
     /// [`Simulation::run_to_end`], calling `each` with every `slice_ns` of the measured window
-    /// as it ends (the last one may be shorter). The warm-up runs event by event, as
-    /// [`Simulation::run_to_end_with`] runs it, so the report is the same.
+    /// as it ends (the last one may be shorter), with the same report.
     pub fn run_to_end_in_windows(
         &mut self,
         slice_ns: u64,
         mut each: impl FnMut(&WindowRow),
     ) -> RunReport {
-        while !self.measuring {
-            let Some((t, ev)) = self.events.pop_until(self.end_ns()) else {
-                return self.run_to_end();
-            };
-            self.process(t, ev);
-        }
         // Counting starts at the warm-up's end, possibly before the first event after it.
-        let mut last = Mark {
-            at: self.count_from_ns(),
-            counters: Counters::default(),
-            idle_ns: 0,
-        };
-        let end = self.end_ns();
-        while self.now < end {
-            self.step_until(last.at.saturating_add(slice_ns.max(1)).min(end));
-            let now = self.mark();
-            each(&self.window_row(&last, &now));
-            last = now;
-        }
-        self.report()
+        let mut last: Option<Mark> = None;
+        self.run_in_slices(slice_ns, |sim| {
+            let from = last.unwrap_or(Mark {
+                at: sim.count_from_ns(),
+                counters: Counters::default(),
+                idle_ns: 0,
+            });
+            let now = sim.mark();
+            each(&sim.window_row(&from, &now));
+            last = Some(now);
+        })
     }
 }
 
