@@ -314,15 +314,16 @@ fn sample_in_autogroups_makes_4_4_the_best_preset() {
             class(&r, "all"),
             (n.autogroups, n.autogroup_moved, n.autogroup_kthreads),
             changed,
+            agree(&r, "all", "keep_prev"),
         )
     };
-    assert_eq!(run(false), (6306, 314, 6401, 6612, (0, 0, 0), 0));
+    assert_eq!(run(false), (6306, 314, 6401, 6612, (0, 0, 0), 0, 6103));
     // 245 choices depended on the groups (the same decision with effective_load() as in the
     // root group picks another).
-    let (all, none_idle, best_other, n, groups, changed) = run(true);
+    let (all, none_idle, best_other, n, groups, changed, keep_prev) = run(true);
     assert_eq!(
-        (all, none_idle, n, groups, changed),
-        (6438, 422, 6612, (19, 3, 28), 245)
+        (all, none_idle, n, groups, changed, keep_prev),
+        (6438, 422, 6612, (19, 3, 28), 245, 6103)
     );
     assert!(all > best_other, "{all} against {best_other}");
     assert!(all * 100 >= n * 97, "{all} of {n}");
@@ -359,4 +360,55 @@ fn the_replay_says_how_many_misses_rest_on_the_scans_budget() {
         r.notes.budget_explained,
         vec![("linux-6.12".to_string(), (0, 3701))]
     );
+}
+
+/// docs/replay.md's one table (its section "The table"): per trace, the wake-ups classified,
+/// the own preset's (bold) and keep_prev's agreement counts, each the figure a test here pins
+/// (CORPUS; the sample's in `sample_in_autogroups_makes_4_4_the_best_preset`), and every trace
+/// of the corpus in it.
+#[test]
+fn docs_replays_one_table_has_every_trace_with_its_pinned_counts() {
+    let path = format!("{}/../../docs/replay.md", env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let section = doc
+        .split("\n## The table\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("docs/replay.md has a section \"The table\"");
+    // (trace, wake-ups, own agrees, keep_prev agrees) as the table gives them.
+    let mut rows: Vec<(String, u64, Option<u64>, Option<u64>)> = Vec::new();
+    let count = |cell: &str| -> u64 {
+        let c = cell.trim();
+        let c = c.rsplit('(').next().unwrap_or(c);
+        c.trim_end_matches(')').replace(',', "").parse().unwrap()
+    };
+    for line in section.lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() < 6 {
+            continue;
+        }
+        if let Some(name) = cells[1].strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
+            assert_eq!(cells[3], "wake-ups", "{line}");
+            rows.push((name.to_string(), count(cells[4]), None, None));
+        } else if let Some(r) = rows.last_mut().filter(|_| cells[1].is_empty()) {
+            if cells[3].starts_with("**`") {
+                r.2 = Some(count(cells[4]));
+            } else if cells[3] == "*keep_prev*" {
+                r.3 = Some(count(cells[4]));
+            }
+        }
+    }
+    let mut expected: Vec<(String, u64, Option<u64>, Option<u64>)> =
+        vec![("many-threads".into(), 6612, Some(6438), Some(6103))];
+    expected.extend(CORPUS.iter().map(|c| {
+        (
+            c.file.trim_end_matches(".ftrace.txt.xz").to_string(),
+            c.all,
+            Some(c.own_agrees),
+            Some(c.keep_prev_agrees),
+        )
+    }));
+    rows.sort();
+    expected.sort();
+    assert_eq!(rows, expected);
 }

@@ -115,4 +115,22 @@ mod tests {
         assert_eq!(t.window(1, 0, 1000, 1000, 1).len(), 1, "at most max");
         assert!(t.window(5, 0, 10, 10, 10).is_empty(), "no such CPU");
     }
+
+    /// The worker keeps a timeline for a trace of any size (a 100 MB one in the browser): past
+    /// MAX_SPANS runs it counts, and keeps no more.
+    #[test]
+    fn at_most_max_spans_runs_are_kept_and_the_rest_counted() {
+        let mut t = Timeline::new(2);
+        let runs = MAX_SPANS as u64 + 1_000;
+        for i in 0..=runs {
+            t.switch((i % 2) as u32, i * 10, 1 + (i % 5) as u32);
+        }
+        // Each switch but each CPU's first ends a run.
+        let kept = t.window(0, 0, u64::MAX, u64::MAX, usize::MAX).len()
+            + t.window(1, 0, u64::MAX, u64::MAX, usize::MAX).len()
+            - 2; // the two runs still going at the end
+        assert_eq!(kept, MAX_SPANS);
+        assert_eq!(t.dropped, runs + 1 - 2 - MAX_SPANS as u64);
+        assert!(t.cpus.iter().map(Vec::capacity).sum::<usize>() < 2 * MAX_SPANS);
+    }
 }
