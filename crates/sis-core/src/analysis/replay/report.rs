@@ -422,6 +422,19 @@ impl ReplayReport {
                 budget.join(", ")
             ));
         }
+        let ceilings = self.ceilings();
+        if !ceilings.is_empty() {
+            let v: Vec<String> = ceilings
+                .iter()
+                .map(|(p, k, all)| format!("{p} {:.1}% ({k})", *k as f64 * 100.0 / *all as f64))
+                .collect();
+            s.line(format_args!(
+                "\nthe most each preset could agree on if every disagreement the flips, WF_SYNC \
+                 or the budget the other way explains went the kernel's way (a ceiling: one \
+                 disagreement can be counted twice): {}",
+                v.join(", ")
+            ));
+        }
         let (placed, kept) = n.delayed_classified;
         if placed > 0 {
             s.line(format_args!(
@@ -434,6 +447,33 @@ impl ReplayReport {
             ));
         }
         s
+    }
+}
+
+impl ReplayReport {
+    /// Per preset whose disagreements the flips, the sync inference or the scan's budget
+    /// explain: the wake-ups it would agree on, at most, had each of those gone the kernel's
+    /// way (the counts may overlap), and the wake-ups classified.
+    pub fn ceilings(&self) -> Vec<(String, u64, u64)> {
+        let n = &self.notes;
+        let Some((_, all)) = self.classes.0.iter().find(|(c, _)| *c == "all") else {
+            return Vec::new();
+        };
+        let of =
+            |v: &[(String, u64)], p: &str| v.iter().find(|(q, _)| q == p).map_or(0, |(_, k)| *k);
+        all.agree
+            .iter()
+            .filter_map(|(p, agree)| {
+                let budget = n
+                    .budget_explained
+                    .iter()
+                    .find(|(q, _)| q == p)
+                    .map_or(0, |(_, (l, s))| l + s);
+                let explained = of(&n.flips_explained, p) + of(&n.sync_explained, p) + budget;
+                (explained > 0)
+                    .then(|| (p.clone(), (agree + explained).min(all.wakeups), all.wakeups))
+            })
+            .collect()
     }
 }
 
