@@ -272,15 +272,18 @@ impl Summary {
 /// A message from the replay worker.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ReplayMsg {
-    /// Bytes of the file read so far, of `total`.
+    /// Bytes of the file read so far, of `total`, and the worker's wasm memory, bytes.
     Progress {
         read: f64,
         total: f64,
+        memory: f64,
     },
-    /// The replay ended: [`Summary::parse`]'s text and the real time it took, ms.
+    /// The replay ended: [`Summary::parse`]'s text, the real time it took, ms, and the
+    /// worker's wasm memory, bytes (its peak: linear memory never shrinks; 0 if not sent).
     Done {
         summary: String,
         ms: f64,
+        memory: f64,
     },
     /// A kept wake-up ([`WakeView::parse`]'s text; "" = none in that direction).
     Record(String),
@@ -332,6 +335,7 @@ impl ReplayJob {
                     ReplayMsg::Done {
                         summary,
                         ms: num("ms"),
+                        memory: num("memory"),
                     }
                 } else if let Some(r) = text("record") {
                     ReplayMsg::Record(r)
@@ -339,6 +343,7 @@ impl ReplayJob {
                     ReplayMsg::Progress {
                         read: num("progress"),
                         total: num("total"),
+                        memory: num("memory"),
                     }
                 });
             });

@@ -5,14 +5,15 @@
 // replay code), starts a replay on the topology query, reads the File in
 // chunks from its stream (gzip through the browser's DecompressionStream; memory stays
 // bounded whatever the file's size), feeds each chunk to replay_feed and posts
-// { progress, total, events } at most every 100 ms, then { summary, ms } or { error }.
+// { progress, total, memory } at most every 100 ms, then { summary, ms, memory } or { error }
+// (memory: the replay wasm's linear memory, bytes, which never shrinks: the peak so far).
 // { op: 'get', pos, step, preset, only }: posts { record } (one kept wake-up, replay_get).
 // The Replay and its kept wake-ups stay here; cancel = the page terminates the worker.
 let bindings = null;
 
 async function replay(m) {
   bindings = await import(new URL('../sisviz-replay-worker.js', import.meta.url).href);
-  await bindings.default();
+  const wasm = await bindings.default();
   const opened = bindings.replay_open(m.query);
   if (opened) throw new Error(opened.replace(/^error: /, ''));
   const file = m.file;
@@ -46,13 +47,14 @@ async function replay(m) {
     const now = performance.now();
     if (now - last > 100) {
       last = now;
-      self.postMessage({ progress: read, total: file.size });
+      self.postMessage({ progress: read, total: file.size, memory: wasm.memory.buffer.byteLength });
     }
   }
   const summary = bindings.replay_end();
   if (summary.startsWith('error: ')) throw new Error(summary.slice(7));
   self.postMessage({ progress: file.size, total: file.size });
-  self.postMessage({ summary, ms: performance.now() - t0 });
+  // The wasm's linear memory never shrinks: its size now is the most the replay held.
+  self.postMessage({ summary, ms: performance.now() - t0, memory: wasm.memory.buffer.byteLength });
 }
 
 self.onmessage = async (e) => {

@@ -3,10 +3,11 @@
 // agreement table's linux-4.4 'all' cell equal to what `sis replay` prints for the same
 // topology (the CLI run here); the disagreements filter lands on wake-ups where the kernel's
 // CPU and the preset's differ; a non-trace file and an .xz file give errors naming the
-// problem; a dropped file is read as a picked one; a 100 MB trace can be cancelled and then read
-// whole; the autogroup box and the hz select give `sis replay --autogroup --hz 250`'s figures. Prints the browser's parse
-// rate (events/s) and the longest frame gap, not gated. Prints `replay e2e: N passed, M failed`
-// last.
+// problem; a dropped file is read as a picked one; a 100 MB trace can be cancelled and then
+// read whole, the worker's memory levelling off; the autogroup box and the hz
+// select give `sis replay --autogroup --hz 250`'s figures. Prints the browser's parse rate
+// (events/s) and the longest frame gap (not gated) and the worker's memory. Prints
+// `replay e2e: N passed, M failed` last.
 //
 //   node tests/e2e/replay.mjs        (after trunk build --release)
 //
@@ -73,6 +74,11 @@ async function openTrace(page, file) {
 const checks = [];
 const check = (name, fn) => checks.push({ name, fn });
 
+// The worker's wasm memory at the end of a replay, MB, as the status line gives it (linear
+// memory never shrinks: the most the replay held); the sample's, set by the sample's check.
+const workerMB = (status) => Number(/; worker memory (\d+) MB/.exec(status)?.[1]);
+let sampleMB = NaN;
+
 check('the autogroup box and the hz select replay the sample as `sis replay --autogroup --hz 250` does; the tab\'s inputs leave the page alone', async (browser) => {
   await withApp(browser, '', async ({ page }) => {
     await page.locator(byId('tab-replay')).click();
@@ -128,6 +134,8 @@ check('the sample, plain and gzipped, matches `sis replay`; the filter steps thr
       if (!t?.includes(want)) throw new Error(`linux-6.0 ${cls}: "${t}" vs ${want}`);
     }
     const rate = /\(([\d.]+) events\/s\)/.exec(status);
+    sampleMB = workerMB(status);
+    if (!(sampleMB > 0)) throw new Error(`no worker memory in "${status}"`);
     console.log(`      browser parse: ${status}`);
     console.log(`      bench: replay parse in the browser ${rate ? rate[1] : '?'} events/s (${cli.trace.events} events)`);
     // The first wake-up is shown; then only disagreements of linux-4.4.
@@ -244,13 +252,35 @@ check('a 100 MB trace: the page keeps drawing frames while it is read, Cancel st
     if (Number(await p.getAttribute('value')) !== at) throw new Error('progress moved after Cancel');
     // Read it whole this time: the table counts 16 copies of the sample's wake-ups.
     await page.evaluate(() => { window.__gap.max = 0; });
-    const status = await openTrace(page, big);
+    // The worker's memory as the status line gives it while reading: [percent read, MB].
+    const seen = [];
+    await page.locator(byId('replay-file')).setInputFiles(big);
+    const status = await waitFor(async () => {
+      const st = await textOf(page, 'replay-status');
+      const m = /: (\d+)%; worker memory (\d+) MB/.exec(st);
+      if (m) seen.push([Number(m[1]), Number(m[2])]);
+      return /events\/s|error/.test(st) ? st : null;
+    }, 60_000, 20);
+    if (!status) throw new Error(`the 100 MB trace did not finish: ${await textOf(page, 'replay-status')}`);
     const gap = await page.evaluate(() => { window.__gap.on = false; return window.__gap.max; });
     if (/error/.test(status)) throw new Error(status);
     const all = await cell(page, 'linux-4.4', 'all');
     const n = Number(/\((\d+)\)/.exec(all ?? '')?.[1]);
     if (!(n > 15 * cli.classes.all.agree['linux-4.4'])) throw new Error(`100 MB linux-4.4 all: "${all}"`);
+    // Bounded: the kept wake-ups are capped (sisviz-replay-worker KEEP*: reached within the
+    // first quarter of this file) and so is the timeline (timeline::MAX_SPANS), so past half
+    // the file the worker's memory grows by under a quarter of the bytes it reads (keeping
+    // every wake-up would take about 4 bytes a byte read here).
+    const mb = workerMB(status);
+    const mid = seen.find(([pct]) => pct >= 50 && pct <= 90);
+    if (!mid) throw new Error(`no progress line between 50% and 90% with the worker's memory: ${JSON.stringify(seen)}`);
+    const grown = (mb - mid[1]) * 1e6;
+    const readSince = size * (100 - mid[0]) / 100;
+    if (!(mb > 0 && grown < readSince / 4)) {
+      throw new Error(`worker memory ${mid[1]} MB at ${mid[0]}%, ${mb} MB at the end of ${(size / 1e6).toFixed(0)} MB`);
+    }
     console.log(`      bench: 100 MB trace in the browser: ${status}; longest frame gap while reading ${gap.toFixed(0)} ms`);
+    console.log(`      bench: worker memory ${sampleMB} MB after the sample alone, ${mid[1]} MB at ${mid[0]}% of 16 copies, ${mb} MB at the end`);
   });
 });
 
