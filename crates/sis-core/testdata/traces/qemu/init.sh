@@ -24,9 +24,21 @@ echo 16384 > $T/buffer_size_kb; echo "buffer_size_kb=$(cat $T/buffer_size_kb)"
 echo 0 > $T/tracing_on
 echo > $T/trace
 for e in sched_switch sched_waking sched_wakeup sched_wakeup_new sched_migrate_task; do echo 1 > $T/events/sched/$e/enable; done
+n=$(nproc)
+case "$(sed -n "s/.*workload=\([a-z]*\).*/\1/p" /proc/cmdline)" in
+pipelines)
+# Held out (session 36; every earlier trace ran the default): n/2 shell pipelines, each
+# looping dd | gzip | gunzip | wc over 1 MiB: a fork and exec per stage per turn, and
+# producer/consumer wake-ups through pipe buffers.
+j=0
+while [ $j -lt $((n / 2)) ]; do
+  (while :; do dd if=/dev/zero bs=4k count=256 2>/dev/null | gzip -1 | gunzip | wc -c >/dev/null; done) &
+  j=$((j + 1))
+done
+;;
+*)
 # The workload: request/response pairs over FIFOs (the client thinks 100 us), bursts of
 # computation with sleeps, and a periodic waker.
-n=$(nproc)
 pairs=$((n / 2 + 1))
 i=0
 while [ $i -lt $pairs ]; do
@@ -41,6 +53,8 @@ while [ $j -lt $((n / 2)) ]; do
   j=$((j + 1))
 done
 (while :; do usleep 500; done) &
+;;
+esac
 usleep 200000
 echo 1 > $T/tracing_on
 secs=$(sed -n "s/.*trace_s=\([0-9]*\).*/\1/p" /proc/cmdline); usleep $(( ${secs:-1} * 1000000 ))
