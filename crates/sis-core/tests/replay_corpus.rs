@@ -47,7 +47,7 @@ fn replayed_with(c: &Case, presets: &[&str]) -> ReplayReport {
 /// amd64 and arm64: CONFIG_HZ=250) and the VM's /proc/config.gz.
 const CORPUS_HZ: u64 = 250;
 
-const CORPUS: [Case; 11] = [
+const CORPUS: [Case; 12] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -89,6 +89,20 @@ const CORPUS: [Case; 11] = [
         all: 6210,
         own_agrees: 5177,
         keep_prev_agrees: 4878,
+    },
+    // Held out as well: the same workload on 6.12 and three LLCs of 4, replayed once with the
+    // model of 360cbde.
+    Case {
+        file: "qemu-x86-12cpu-3llc-6.12-pipelines.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 3,
+        smt: 1,
+        own: "linux-6.12",
+        wakings: 7517,
+        unpaired: 3,
+        all: 7259,
+        own_agrees: 6204,
+        keep_prev_agrees: 5784,
     },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",
