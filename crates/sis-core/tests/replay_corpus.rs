@@ -47,7 +47,7 @@ fn replayed_with(c: &Case, presets: &[&str]) -> ReplayReport {
 /// amd64 and arm64: CONFIG_HZ=250) and the VM's /proc/config.gz.
 const CORPUS_HZ: u64 = 250;
 
-const CORPUS: [Case; 12] = [
+const CORPUS: [Case; 13] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -103,6 +103,20 @@ const CORPUS: [Case; 12] = [
         all: 7259,
         own_agrees: 6204,
         keep_prev_agrees: 5784,
+    },
+    // Held out too: the pipelines on arm64 6.1 with 6 CPUs and no shared cache (one DIE
+    // domain, as the 8-CPU arm64 6.1 trace), replayed once with the model of b6bbaf5.
+    Case {
+        file: "qemu-arm64-6cpu-6.1-pipelines.ftrace.txt.xz",
+        llc_weight: 1,
+        llcs: 6,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 6197,
+        unpaired: 1,
+        all: 5948,
+        own_agrees: 5875,
+        keep_prev_agrees: 5883,
     },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",
