@@ -121,3 +121,46 @@ fn a_miss_the_other_sync_answer_turns_into_an_agreement_is_counted() {
         .to_table()
         .contains("disagreements the sync inference could explain (the same decision with the waker's WF_SYNC the other way picks the kernel's CPU): linux-6.0 1 (0 taken as sync)"));
 }
+
+/// The same wake-up with the `sis_select` kprobe's line after the waking (init.sh
+/// `sis_select=1`): select_task_rq_fair()'s wake flags, 0x18 (WF_TTWU | WF_SYNC) or 0x08.
+fn with_flags(trace: &str, wake_flags: &str) -> String {
+    let waking = "               x-100   [000] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=001\n";
+    assert!(trace.contains(waking));
+    trace.replacen(
+        waking,
+        &format!(
+            "{waking}               x-100   [000] 10.000100: sis_select: (select_task_rq_fair+0x0/0x1840) prev_cpu=1 wake_flags={wake_flags}\n"
+        ),
+        1,
+    )
+}
+
+#[test]
+fn the_kernels_wake_flags_from_the_sis_select_kprobe_replace_the_inference() {
+    let cfg = flat(2, &["linux-6.0"]);
+    let run = |t: String| replay_text(cfg.clone(), t.as_bytes()).unwrap();
+    let agree = |r: &ReplayReport| r.classes.0[0].1.agree[0].1;
+    // The waker blocks 300 us later: not sync by the window, but the kernel passed WF_SYNC,
+    // so wake_affine_idle() takes the waker's CPU, as the kernel did.
+    let read = run(with_flags(&waker_blocks_after(300), "0x18"));
+    let c = &read.notes.counts;
+    assert_eq!((c.sync_read, c.sync_read_sync, c.sync_inferred), (1, 1, 0));
+    assert_eq!(agree(&read), 1);
+    // A flag the trace records is not an inference: no miss is put down to it.
+    assert_eq!(read.notes.sync_explained[0].1, 0);
+    // The waker blocks 10 us later (sync by the window), but the kernel passed no WF_SYNC.
+    let read = run(with_flags(&waker_blocks_after(10), "0x8"));
+    let c = &read.notes.counts;
+    assert_eq!((c.sync_read, c.sync_read_sync, c.sync_inferred), (1, 0, 0));
+    assert_eq!(agree(&read), 0);
+    assert_eq!(read.notes.sync_explained[0].1, 0);
+    // A fork's balancing (WF_FORK 0x04, no WF_TTWU) says nothing of this wake-up.
+    let fork = run(with_flags(&waker_blocks_after(10), "0x4"));
+    let c = &fork.notes.counts;
+    assert_eq!((c.sync_read, c.sync_inferred), (0, 1));
+    assert!(read.to_table().contains(
+        "read: the wake flags of 1 wake-ups from the trace's sis_select kprobe on \
+         select_task_rq_fair(), 0 of them WF_SYNC"
+    ));
+}

@@ -232,8 +232,10 @@ impl Replay {
                 post.put(st, p.waker_cpu);
                 let e = &mut run.explained;
                 e.flips += u64::from(alt == kernel);
-                e.sync += u64::from(alt_sync == kernel);
-                e.sync_was_sync += u64::from(alt_sync == kernel && sync);
+                // A WF_SYNC the trace recorded (sis_select) is not an inference.
+                let sync_inferred = !p.sync_read;
+                e.sync += u64::from(sync_inferred && alt_sync == kernel);
+                e.sync_was_sync += u64::from(sync_inferred && alt_sync == kernel && sync);
             }
             // Would the scan's budget explain the miss? SIS_PROP's rests on what the trace
             // cannot show: avg_idle's cap (2 * max_idle_balance_cost, taken as 2 *

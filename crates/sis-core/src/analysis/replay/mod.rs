@@ -477,6 +477,7 @@ impl Replay {
             } else {
                 ("dest_cpu", dest_cpu)
             }),
+            parse::SchedEvent::Select { prev_cpu, .. } => Some(("prev_cpu", prev_cpu)),
             parse::SchedEvent::Switch { .. } => None,
         };
         for (what, c) in [("[cpu] column", ev.cpu)].into_iter().chain(cpu_of_field) {

@@ -6,7 +6,8 @@ use super::words::{
     find_byte, first_token, next_stop, trim_ascii_start, BYTE_CLASS, EQUALS, SPACE,
 };
 
-/// The five events the replay uses.
+/// The events the replay uses: the five sched tracepoints and, where the trace has it, the
+/// `sis_select` kprobe (testdata/traces/qemu/init.sh).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SchedEvent {
     /// `sched_switch` on `cpu`: `prev_pid` leaves (still runnable when `prev_runnable`,
@@ -32,6 +33,10 @@ pub enum SchedEvent {
         orig_cpu: u32,
         dest_cpu: u32,
     },
+    /// `sis_select`: a kprobe on select_task_rq_fair(p, prev_cpu, wake_flags) (5.8+'s
+    /// arguments), emitted on the waker's CPU between its sched_waking and sched_wakeup: the
+    /// wake flags the kernel passed.
+    Select { prev_cpu: u32, wake_flags: u32 },
 }
 
 /// A parsed event line.
@@ -79,6 +84,7 @@ enum Kind {
     Wakeup,
     WakeupNew,
     Migrate,
+    Select,
 }
 
 impl Kind {
@@ -89,6 +95,7 @@ impl Kind {
             "sched_wakeup" => Kind::Wakeup,
             "sched_wakeup_new" => Kind::WakeupNew,
             "sched_migrate_task" => Kind::Migrate,
+            "sis_select" => Kind::Select,
             _ => return None,
         })
     }
@@ -100,6 +107,7 @@ impl Kind {
             Kind::Wakeup => "sched_wakeup",
             Kind::WakeupNew => "sched_wakeup_new",
             Kind::Migrate => "sched_migrate_task",
+            Kind::Select => "sis_select",
         }
     }
 }
@@ -168,8 +176,12 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
             "an event name and ':' after the timestamp, found '{name_tok}' (truncated line?)"
         )));
     };
-    // perf script: "sched:sched_switch:"; perf may also print a sample period before it.
-    let name = name.strip_prefix("sched:").unwrap_or(name);
+    // perf script: "sched:sched_switch:" ("probe:sis_select:" for a perf probe); perf may
+    // also print a sample period before it.
+    let name = name
+        .strip_prefix("sched:")
+        .or_else(|| name.strip_prefix("probe:"))
+        .unwrap_or(name);
     let Some(kind) = Kind::of(name) else {
         return Ok(Line::OtherEvent);
     };
@@ -202,10 +214,15 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
             orig_cpu: field_u32(f.orig_cpu, "orig_cpu", name)?,
             dest_cpu: field_u32(f.dest_cpu, "dest_cpu", name)?,
         },
+        Kind::Select => SchedEvent::Select {
+            prev_cpu: field_u32(f.prev_cpu, "prev_cpu", name)?,
+            wake_flags: field_hex_u32(f.wake_flags, "wake_flags", name)?,
+        },
     };
     let (comm, prev_comm, prio) = match kind {
         Kind::Switch => (f.next_comm, f.prev_comm, f.next_prio),
         Kind::Migrate => ("", "", f.prio),
+        Kind::Select => ("", "", None),
         _ => (f.comm, "", f.prio),
     };
     Ok(Line::Event(TraceEvent {
@@ -322,6 +339,8 @@ struct Fields<'a> {
     next_pid: Option<&'a str>,
     orig_cpu: Option<&'a str>,
     dest_cpu: Option<&'a str>,
+    prev_cpu: Option<&'a str>,
+    wake_flags: Option<&'a str>,
     /// `comm=` up to the `pid=` field.
     comm: &'a str,
     /// `next_comm=` up to the `next_pid=` field, `prev_comm=` up to `prev_pid=`.
@@ -410,11 +429,29 @@ impl<'a> Fields<'a> {
                 "next_prio" => out.next_prio = Some(val),
                 "orig_cpu" => out.orig_cpu = Some(val),
                 "dest_cpu" => out.dest_cpu = Some(val),
+                "prev_cpu" => out.prev_cpu = Some(val),
+                "wake_flags" => out.wake_flags = Some(val),
                 _ => {}
             }
         }
         out
     }
+}
+
+/// A kprobe's `:x32` field (`0x18`), or a decimal one.
+fn field_hex_u32(v: Option<&str>, key: &str, event: &str) -> Result<u32, LineError> {
+    let v = v.ok_or_else(|| missing(key, event))?;
+    let parsed = match v.strip_prefix("0x") {
+        Some(h) if !h.is_empty() && h.len() <= 8 => u32::from_str_radix(h, 16).ok(),
+        Some(_) => None,
+        None if !v.is_empty() && v.len() <= 9 => v.parse().ok(),
+        None => None,
+    };
+    parsed.ok_or_else(|| {
+        LineError(format!(
+            "{event}: {key}='{v}' is not a 32-bit value (0x1 to 0xffffffff, or decimal)"
+        ))
+    })
 }
 
 fn field_u32(v: Option<&str>, key: &str, event: &str) -> Result<u32, LineError> {
@@ -598,5 +635,37 @@ mod tests {
         let e = parse_line("  bash-1 [000] 1.000001: sched_switch: prev_comm=bash prev_pid=1 prev_prio=120 prev_state=S ==> next_co")
             .unwrap_err();
         assert!(e.0.contains("next_pid"), "{e:?}");
+    }
+
+    #[test]
+    fn the_sis_select_kprobe_gives_the_wake_flags() {
+        let e = ev("              wc-230     [001] d..3.     3.999672: sis_select: (select_task_rq_fair+0x0/0x1840) prev_cpu=1 wake_flags=0x18");
+        assert_eq!(e.cpu, 1);
+        assert_eq!(
+            e.event,
+            SchedEvent::Select {
+                prev_cpu: 1,
+                wake_flags: 0x18
+            }
+        );
+        let e =
+            ev("  gzip 245 [003] 4.197773: probe:sis_select: (ffffffff81) prev_cpu=4 wake_flags=8");
+        assert_eq!(
+            e.event,
+            SchedEvent::Select {
+                prev_cpu: 4,
+                wake_flags: 8
+            }
+        );
+        for bad in [
+            "wake_flags=0x",
+            "wake_flags=0x123456789",
+            "wake_flags=sync",
+            "",
+        ] {
+            let line = format!("  x-1 [000] 1.000000: sis_select: prev_cpu=0 {bad}");
+            let err = parse_line(&line).unwrap_err().0;
+            assert!(err.contains("wake_flags"), "{bad}: {err}");
+        }
     }
 }

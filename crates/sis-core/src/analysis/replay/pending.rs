@@ -103,6 +103,8 @@ pub(crate) struct Pending {
     /// next switch was its exit: a wake-up from do_exit() (replay/lineage.rs).
     pub parent_wake: bool,
     pub waker_exiting: bool,
+    /// `sync` is the kernel's WF_SYNC, read from a `sis_select` kprobe, not inferred.
+    pub sync_read: bool,
 }
 
 impl Pending {
@@ -148,10 +150,35 @@ impl Rebuild {
         }
         if p.unpaired {
             self.counts.unpaired += 1;
+        } else if p.sync_read {
+            self.counts.sync_read += 1;
+            self.counts.sync_read_sync += u64::from(p.sync == Some(true));
         } else if p.sync == Some(true) {
             self.counts.sync_inferred += 1;
         }
         Some(p)
+    }
+
+    /// A `sis_select` kprobe on `cpu`: select_task_rq_fair()'s wake flags for the latest
+    /// waking there. WF_TTWU 0x08 and WF_SYNC 0x10 as 5.8+ kernel/sched/sched.h has them (a
+    /// call without WF_TTWU is fork or exec balancing); the flags replace the sync inference.
+    pub(super) fn select_flags(&mut self, cpu: u32, wake_flags: u32) {
+        const WF_TTWU: u32 = 0x08;
+        const WF_SYNC: u32 = 0x10;
+        if wake_flags & WF_TTWU == 0 {
+            return;
+        }
+        let c = &mut self.cpus[cpu as usize];
+        let Some(seq) = c.select_watch.take() else {
+            return;
+        };
+        if c.sync_watch == Some(seq) {
+            c.sync_watch = None;
+        }
+        if let Some(p) = self.pending_mut(seq) {
+            p.sync = Some(wake_flags & WF_SYNC != 0);
+            p.sync_read = true;
+        }
     }
 
     /// Gives a popped snapshot's buffer back for reuse.

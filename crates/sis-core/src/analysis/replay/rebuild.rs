@@ -92,6 +92,8 @@ pub(crate) struct CpuTrack {
     pub wake_resets: u32,
     /// The latest sched_waking from this CPU whose sync is not yet inferred.
     pub sync_watch: Option<u64>,
+    /// The latest sched_waking from this CPU, until a `sis_select` kprobe gives its flags.
+    pub select_watch: Option<u64>,
     /// SIS_CACHE v2 `rq->cache_hot_timeout`, ns (read only by presets with SIS_CACHE).
     pub cache_hot_timeout: u64,
     /// The cfs_rq's load in each era's form (replay/load.rs).
@@ -253,7 +255,10 @@ impl Rebuild {
     pub fn apply(&mut self, ev: &TraceEvent<'_>, line: u64) {
         let (cpu, comm) = (ev.cpu, ev.comm);
         self.now = self.now.max(ev.time_ns);
-        self.resolve_awaiting(cpu, &ev.event);
+        // The kprobe fires inside the selection: the waking's CPU is named by what follows it.
+        if !matches!(ev.event, SchedEvent::Select { .. }) {
+            self.resolve_awaiting(cpu, &ev.event);
+        }
         // The comms seen pick and name the inferred task groups (replay/group44.rs).
         if self.groups44.is_some() {
             self.group44_event(ev);
@@ -320,6 +325,7 @@ impl Rebuild {
                     self.ev_migrate_delayed(pid, dest_cpu, idle);
                 }
             }
+            SchedEvent::Select { wake_flags, .. } => self.select_flags(cpu, wake_flags),
         }
     }
 
@@ -341,7 +347,7 @@ impl Rebuild {
                 }
                 self.group44_name(pid, comm);
             }
-            SchedEvent::Migrate { .. } => {}
+            SchedEvent::Migrate { .. } | SchedEvent::Select { .. } => {}
         }
     }
 
@@ -630,7 +636,9 @@ impl Rebuild {
             unpaired: false,
             parent_wake,
             waker_exiting: false,
+            sync_read: false,
         });
+        self.cpus[cpu as usize].select_watch = Some(seq);
         self.task(pid).pending = Some(seq);
     }
 

@@ -76,6 +76,9 @@ pub struct RebuildCounts {
     /// sched_wakeup without a pending sched_waking.
     pub wakeups_without_waking: u64,
     pub sync_inferred: u64,
+    /// Wake-ups whose WF_SYNC a `sis_select` kprobe recorded, and how many had it.
+    pub sync_read: u64,
+    pub sync_read_sync: u64,
     /// The sync window (pending.rs `SyncWindow`; 0: the default, SYNC_WINDOW_NS) and the
     /// median local wake-up it was scaled by (0: too few seen, not scaled).
     pub sync_window_ns: u64,
@@ -301,6 +304,14 @@ impl ReplayReport {
             c.tasks_created,
             c.tasks_older
         ));
+        if c.sync_read > 0 {
+            s.line(format_args!(
+                "read: the wake flags of {} wake-ups from the trace's sis_select kprobe on \
+                 select_task_rq_fair(), {} of them WF_SYNC (not inferred; the sync count above \
+                 is of the others)",
+                c.sync_read, c.sync_read_sync
+            ));
+        }
         if c.exit_wakes > 0 {
             s.line(format_args!(
                 "inferred: {} wake-ups of a task's parent by the child exiting next (from \

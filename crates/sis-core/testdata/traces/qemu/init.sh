@@ -24,6 +24,17 @@ echo 16384 > $T/buffer_size_kb; echo "buffer_size_kb=$(cat $T/buffer_size_kb)"
 echo 0 > $T/tracing_on
 echo > $T/trace
 for e in sched_switch sched_waking sched_wakeup sched_wakeup_new sched_migrate_task; do echo 1 > $T/events/sched/$e/enable; done
+# With sis_select=1: a kprobe on select_task_rq_fair(p, prev_cpu, wake_flags) (5.8+'s three
+# arguments) records the wake flags the kernel passed, WF_SYNC among them, which sis replay
+# then reads instead of inferring sync.
+if grep -q "sis_select=1" /proc/cmdline; then
+  case $(uname -m) in
+    x86_64) prev=%si flags=%dx ;;
+    aarch64) prev=%x1 flags=%x2 ;;
+  esac
+  echo "p:sis_select select_task_rq_fair prev_cpu=$prev:s32 wake_flags=$flags:x32" >> $T/kprobe_events
+  echo 1 > $T/events/kprobes/sis_select/enable
+fi
 n=$(nproc)
 case "$(sed -n "s/.*workload=\([a-z]*\).*/\1/p" /proc/cmdline)" in
 pipelines)
