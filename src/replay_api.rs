@@ -103,6 +103,8 @@ pub struct WakeView {
     /// What placed the wakee: 0 the fair path, 1 real-time, 2 deadline (its own class), 3 its
     /// one allowed CPU (a per-CPU kthread: no class hook).
     pub task_class: u8,
+    /// The wake-up's WF_SYNC came from the trace's wake flags (sis_select), not the inference.
+    pub sync_read: bool,
     /// What ran around it: (cpu, start, end, pid), ns relative to the wake-up.
     pub spans: Vec<(u32, i64, i64, u32)>,
     /// The other kept wake-ups in that window: (pos, trace line, time relative to this one,
@@ -129,15 +131,18 @@ impl WakeView {
             v.cpus.push((nr.parse().ok()?, util.parse().ok()?));
         }
         let d = &mut v.decision;
-        // Which wake-up: the decision's id, as the worker's record has it (sync inferred).
+        // Which wake-up: the decision's id, as the worker's record has it (sync 1 inferred, 2
+        // read from the trace's wake flags).
+        let sync = f.n::<u8>("sync")?;
         d.id = WakeupId {
             seq: f.n("seq")?,
             time_ns: f.n("time_ns")?,
             waker_cpu: f.n("waker_cpu")?,
             wakee: f.n("wakee")?,
-            sync: f.n::<u8>("sync")? != 0,
+            sync: sync != 0,
             prev: f.n("prev")?,
         };
+        v.sync_read = sync == 2;
         d.target = f.n("target")?;
         d.has_idle_core = f.n::<u8>("has_idle_core")? != 0;
         d.nr_idle_scan = f.n("nr_idle_scan")?;
@@ -594,5 +599,41 @@ mod tests {
         assert_eq!(replay_open(""), "");
         let e = replay_feed(b"\x00\x01binary\n");
         assert!(e.contains("binary"), "{e}");
+    }
+
+    /// A wake-up whose WF_SYNC the trace's sis_select kprobe recorded crosses as read (sync=2),
+    /// one without as inferred (sync=1 or 0).
+    #[test]
+    fn a_wake_flag_read_from_the_trace_crosses_as_read() {
+        let mut t =
+            String::from("# tracer: nop\n#\n# entries-in-buffer/entries-written: 20/20   #P:8\n");
+        for cpu in 0..8 {
+            t.push_str(&format!(
+                "  <idle>-0 [00{cpu}] 10.00000{cpu}: sched_switch: prev_comm=swapper prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=t{cpu} next_pid={} next_prio=120\n",
+                100 + cpu
+            ));
+        }
+        t.push_str(
+            "  t0-100 [000] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=001\n",
+        );
+        t.push_str("  t0-100 [000] 10.000100: sis_select: (select_task_rq_fair+0x0/0x1840) prev_cpu=1 wake_flags=0x18\n");
+        t.push_str(
+            "  t0-100 [000] 10.000101: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000\n",
+        );
+        t.push_str("  t0-100 [000] 10.000200: sched_switch: prev_comm=t0 prev_pid=100 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120\n");
+        assert_eq!(replay_open(TOPO), "");
+        assert_eq!(replay_feed(t.as_bytes()), "");
+        let s = Summary::parse(&replay_end()).unwrap();
+        assert_eq!(s.trace.kept, 1);
+        let v = WakeView::parse(&replay_get(0, 0, 0, false)).unwrap();
+        assert!(v.decision.id.sync && v.sync_read);
+        // With a fork's flags (no WF_TTWU: ignored) it is inferred: the waker was preempted,
+        // not blocked, so not sync.
+        let t = t.replace("wake_flags=0x18", "wake_flags=0x4");
+        assert_eq!(replay_open(TOPO), "");
+        assert_eq!(replay_feed(t.as_bytes()), "");
+        Summary::parse(&replay_end()).unwrap();
+        let v = WakeView::parse(&replay_get(0, 0, 0, false)).unwrap();
+        assert!(!v.decision.id.sync && !v.sync_read);
     }
 }

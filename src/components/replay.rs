@@ -376,7 +376,7 @@ pub fn ReplayPanel() -> Html {
                 <p class="replay-wakeup" data-testid="replay-wakeup">
                     {format!("Wake-up at trace line {} (t = {} ns): CPU {} wakes pid {}{}, prev CPU {} [{}]. Kernel chose ",
                         v.line, v.decision.id.time_ns, v.decision.id.waker_cpu, v.decision.id.wakee,
-                        if v.decision.id.sync { " (sync, inferred)" } else { "" }, v.decision.id.prev, CLASSES[v.class])}
+                        match (v.decision.id.sync, v.sync_read) { (true, true) => " (sync: WF_SYNC in the trace's wake flags)", (true, false) => " (sync, inferred)", _ => "" }, v.decision.id.prev, CLASSES[v.class])}
                     <b>{"CPU "}<span data-testid="replay-kernel-cpu">{v.kernel}</span></b>
                     {format!(", {} chose ", s.presets.get(preset_i).map_or("", |p| p.as_str()))}
                     <b class={classes!((mine != v.kernel).then_some("differs"))}>{"CPU "}<span data-testid="replay-preset-cpu">{mine}</span></b>

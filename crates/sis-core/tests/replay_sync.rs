@@ -155,6 +155,24 @@ fn the_kernels_wake_flags_from_the_sis_select_kprobe_replace_the_inference() {
     assert_eq!((c.sync_read, c.sync_read_sync, c.sync_inferred), (1, 0, 0));
     assert_eq!(agree(&read), 0);
     assert_eq!(read.notes.sync_explained[0].1, 0);
+    // --show says which sync it was: here the kernel kept b on prev despite WF_SYNC.
+    let kept = with_flags(&waker_blocks_after(300), "0x18").replace(
+        "sched_wakeup: comm=b pid=200 prio=120 target_cpu=000",
+        "sched_wakeup: comm=b pid=200 prio=120 target_cpu=001",
+    );
+    let shown = replay_text(
+        ReplayConfig {
+            show: 1,
+            ..cfg.clone()
+        },
+        kept.as_bytes(),
+    )
+    .unwrap();
+    let d = &shown.disagreements[0];
+    assert_eq!((d.sync_read, d.sync_inferred), (true, false));
+    assert!(d
+        .to_text()
+        .contains("kernel chose cpu 1, sync (read: WF_SYNC in the wake flags)"));
     // A fork's balancing (WF_FORK 0x04, no WF_TTWU) says nothing of this wake-up.
     let fork = run(with_flags(&waker_blocks_after(10), "0x4"));
     let c = &fork.notes.counts;

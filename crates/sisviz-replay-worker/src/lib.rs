@@ -278,7 +278,8 @@ pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
         d.id.time_ns,
         d.id.waker_cpu,
         d.id.wakee,
-        u8::from(d.id.sync),
+        // 1 inferred, 2 read from the trace's wake flags (sis_select).
+        u8::from(d.id.sync) * if r.sync_read { 2 } else { 1 },
         d.id.prev,
         d.target,
         u8::from(d.has_idle_core),

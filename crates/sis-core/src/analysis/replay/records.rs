@@ -47,8 +47,10 @@ pub struct WakeRecord {
     /// The sched_waking's line number.
     pub line: u64,
     /// Which wake-up (`seq` counts the trace's sched_waking events from 1; `sync` is
-    /// inferred: the waker blocked within SYNC_WINDOW_NS).
+    /// inferred: the waker blocked within SYNC_WINDOW_NS, or read: `sync_read`).
     pub id: WakeupId,
+    /// `id.sync` is the kernel's WF_SYNC from the trace's sis_select kprobe.
+    pub sync_read: bool,
     pub waker_pid: Option<u32>,
     /// The CPU of the matching sched_wakeup.
     pub kernel: u32,

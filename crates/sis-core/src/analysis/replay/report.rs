@@ -174,6 +174,8 @@ pub struct Disagreement {
     pub kernel: u32,
     /// Inferred: the waker blocked within SYNC_WINDOW_NS.
     pub sync_inferred: bool,
+    /// Read: the trace's sis_select kprobe gave WF_SYNC in the wake flags.
+    pub sync_read: bool,
     pub class: &'static str,
     /// nr_running of each CPU as the wake-up saw it.
     pub nr_running: Vec<u32>,
@@ -196,6 +198,8 @@ impl Disagreement {
             self.kernel,
             if self.sync_inferred {
                 ", sync (inferred)"
+            } else if self.sync_read {
+                ", sync (read: WF_SYNC in the wake flags)"
             } else {
                 ""
             },
