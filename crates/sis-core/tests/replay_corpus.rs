@@ -47,7 +47,7 @@ fn replayed_with(c: &Case, presets: &[&str]) -> ReplayReport {
 /// amd64 and arm64: CONFIG_HZ=250) and the VM's /proc/config.gz.
 const CORPUS_HZ: u64 = 250;
 
-const CORPUS: [Case; 13] = [
+const CORPUS: [Case; 17] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -117,6 +117,57 @@ const CORPUS: [Case; 13] = [
         all: 5948,
         own_agrees: 5875,
         keep_prev_agrees: 5883,
+    },
+    // With the kernel's wake flags (init.sh sis_select=1: a kprobe on select_task_rq_fair()),
+    // which the replay reads in place of the sync inference. The first was recorded before the
+    // reader was written; the other three after it (6849553), each replayed once with it.
+    Case {
+        file: "qemu-x86-8cpu-2llc-6.1-pipelines-flags.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 2,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 5938,
+        unpaired: 2,
+        all: 5751,
+        own_agrees: 5229,
+        keep_prev_agrees: 4593,
+    },
+    Case {
+        file: "qemu-x86-12cpu-3llc-6.12-pipelines-flags.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 3,
+        smt: 1,
+        own: "linux-6.12",
+        wakings: 4473,
+        unpaired: 5,
+        all: 4250,
+        own_agrees: 3834,
+        keep_prev_agrees: 3313,
+    },
+    Case {
+        file: "qemu-arm64-6cpu-6.1-pipelines-flags.ftrace.txt.xz",
+        llc_weight: 1,
+        llcs: 6,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 7007,
+        unpaired: 0,
+        all: 6778,
+        own_agrees: 6531,
+        keep_prev_agrees: 6691,
+    },
+    Case {
+        file: "qemu-x86-4cpu-6.1-flags.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 1,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 11380,
+        unpaired: 0,
+        all: 11051,
+        own_agrees: 9880,
+        keep_prev_agrees: 9442,
     },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",
@@ -487,5 +538,64 @@ fn the_ceiling_adds_what_the_inferences_explain_to_what_agrees() {
     assert_eq!(
         replayed(c).ceilings(),
         vec![("linux-6.0".to_string(), c.all, c.all)]
+    );
+}
+
+/// Where the trace records the kernel's wake flags (sis_select), the replay reads WF_SYNC
+/// instead of inferring it. On the shell pipelines, whose pipe wake-ups are all WF_SYNC
+/// (pipe_write()'s wake_up_interruptible_sync_poll()) and whose writers are preempted by their
+/// reader rather than blocking, reading it raises the own preset by 5-6 points and where the
+/// kernel moved the task by 25-26; on the FIFO pairs it changes little; on arm64 6.1 with no
+/// shared cache it lowers it, since wake_affine_idle() then takes the waker's CPU for a sync
+/// wake-up wherever the rebuilt wake_wide() is false (its flips start at none).
+#[test]
+fn reading_the_kernels_wake_flags_moves_the_own_preset_as_pipes_need() {
+    let stripped = |c: &Case| {
+        let path = format!("{}/testdata/traces/{}", env!("CARGO_MANIFEST_DIR"), c.file);
+        let text = xz_text(&path);
+        let text = std::str::from_utf8(&text).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|l| !l.contains(" sis_select: "))
+            .flat_map(|l| [l, "\n"])
+            .collect();
+        let topology = topo(c.llc_weight, c.smt, Numbering::Contiguous)
+            .map(|t| TopologySpec { llcs: c.llcs, ..t });
+        let cfg = ReplayConfig {
+            topology,
+            presets: vec![c.own.to_string()],
+            hz: CORPUS_HZ,
+            ..Default::default()
+        };
+        replay_text(cfg, kept.as_bytes()).unwrap()
+    };
+    // (read, stripped) for the own preset overall and where the kernel moved the task.
+    let pairs = |file: &str| {
+        let c = case(file);
+        let (read, inferred) = (replayed(c), stripped(c));
+        assert!(read.notes.counts.sync_read > 0 && inferred.notes.counts.sync_read == 0);
+        (
+            (agree(&read, "all", c.own), agree(&inferred, "all", c.own)),
+            (
+                agree(&read, "kernel_moved", c.own),
+                agree(&inferred, "kernel_moved", c.own),
+            ),
+        )
+    };
+    assert_eq!(
+        pairs("qemu-x86-8cpu-2llc-6.1-pipelines-flags.ftrace.txt.xz"),
+        ((5229, 4924), (848, 546))
+    );
+    assert_eq!(
+        pairs("qemu-x86-12cpu-3llc-6.12-pipelines-flags.ftrace.txt.xz"),
+        ((3834, 3591), (645, 410))
+    );
+    assert_eq!(
+        pairs("qemu-x86-4cpu-6.1-flags.ftrace.txt.xz"),
+        ((9880, 9870), (594, 592))
+    );
+    assert_eq!(
+        pairs("qemu-arm64-6cpu-6.1-pipelines-flags.ftrace.txt.xz"),
+        ((6531, 6711), (78, 78))
     );
 }
