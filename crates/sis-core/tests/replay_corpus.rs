@@ -47,7 +47,7 @@ fn replayed_with(c: &Case, presets: &[&str]) -> ReplayReport {
 /// amd64 and arm64: CONFIG_HZ=250) and the VM's /proc/config.gz.
 const CORPUS_HZ: u64 = 250;
 
-const CORPUS: [Case; 17] = [
+const CORPUS: [Case; 18] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -168,6 +168,20 @@ const CORPUS: [Case; 17] = [
         all: 11051,
         own_agrees: 9880,
         keep_prev_agrees: 9442,
+    },
+    // Also with init.sh sis_idle=1: every available_idle_cpu() call and its answer, which the
+    // replay passes over (scripts/measure/idle_probes.py reads them).
+    Case {
+        file: "qemu-x86-16cpu-6.12-idle-flags.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 2,
+        smt: 1,
+        own: "linux-6.12",
+        wakings: 2429,
+        unpaired: 7,
+        all: 2342,
+        own_agrees: 1997,
+        keep_prev_agrees: 1604,
     },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",

@@ -35,6 +35,20 @@ if grep -q "sis_select=1" /proc/cmdline; then
   echo "p:sis_select select_task_rq_fair prev_cpu=$prev:s32 wake_flags=$flags:x32" >> $T/kprobe_events
   echo 1 > $T/events/kprobes/sis_select/enable
 fi
+# With sis_idle=1: each available_idle_cpu(cpu) call and what it returned, a kprobe and a
+# kretprobe. select_idle_sibling() and select_idle_cpu() are inlined into
+# select_task_rq_fair() in Debian's 6.1 and 6.12; available_idle_cpu() is not, so between a
+# waking's sis_select and its sched_wakeup these are the CPUs the kernel's own path looked at.
+if grep -q "sis_idle=1" /proc/cmdline; then
+  case $(uname -m) in
+    x86_64) cpu=%di ;;
+    aarch64) cpu=%x0 ;;
+  esac
+  echo "p:sis_idle available_idle_cpu cpu=$cpu:s32" >> $T/kprobe_events
+  echo 'r:sis_idle_ret available_idle_cpu ret=$retval:s32' >> $T/kprobe_events
+  echo 1 > $T/events/kprobes/sis_idle/enable
+  echo 1 > $T/events/kprobes/sis_idle_ret/enable
+fi
 n=$(nproc)
 case "$(sed -n "s/.*workload=\([a-z]*\).*/\1/p" /proc/cmdline)" in
 pipelines)
