@@ -449,7 +449,7 @@ fn field_hex_u32(v: Option<&str>, key: &str, event: &str) -> Result<u32, LineErr
     };
     parsed.ok_or_else(|| {
         LineError(format!(
-            "{event}: {key}='{v}' is not a 32-bit value (0x1 to 0xffffffff, or decimal)"
+            "{event}: {key}='{v}' is not a 32-bit value (0x0 to 0xffffffff, or decimal)"
         ))
     })
 }
