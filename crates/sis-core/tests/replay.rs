@@ -163,7 +163,7 @@ fn sample_plain_rule_counts_match_its_readme() {
                     none += 1;
                 }
             }
-            SchedEvent::Migrate { .. } | SchedEvent::Select { .. } => {}
+            _ => {}
         }
     }
     assert_eq!((prev_idle, kept), (5880, 5864));

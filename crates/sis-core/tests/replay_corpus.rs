@@ -613,3 +613,33 @@ fn reading_the_kernels_wake_flags_moves_the_own_preset_as_pipes_need() {
         ((6531, 6711), (78, 78))
     );
 }
+
+/// With init.sh's `sis_idle` kprobes, `--show` lists what the kernel's own select path asked
+/// available_idle_cpu() about. At line 442 it asked about the target (9), 14 and 10, all busy,
+/// and kept 9: its SIS_UTIL scan looked at one CPU where linux-6.12's rebuilt nr_idle_scan of 7
+/// went on to an idle CPU 12.
+#[test]
+fn the_kernels_own_idle_checks_are_shown_beside_the_presets() {
+    let c = case("qemu-x86-16cpu-6.12-idle-flags.ftrace.txt.xz");
+    let path = format!("{}/testdata/traces/{}", env!("CARGO_MANIFEST_DIR"), c.file);
+    let topology = topo(c.llc_weight, c.smt, Numbering::Contiguous)
+        .map(|t| TopologySpec { llcs: c.llcs, ..t });
+    let cfg = ReplayConfig {
+        topology,
+        presets: vec![c.own.to_string()],
+        hz: CORPUS_HZ,
+        show: 1,
+        ..Default::default()
+    };
+    let r = replay_text(cfg, &xz_text(&path)).unwrap();
+    let d = &r.disagreements[0];
+    assert_eq!(d.line, 442);
+    assert_eq!(
+        d.kernel_asked,
+        vec![(9, Some(false)), (14, Some(false)), (10, Some(false))]
+    );
+    let text = d.to_text();
+    assert!(text.contains("  the kernel asked available_idle_cpu(): 9 busy, 14 busy, 10 busy\n"));
+    assert!(text.contains("nr_idle_scan=7"), "{text}");
+    assert_eq!(d.decisions[0].1.result, 12);
+}

@@ -431,6 +431,7 @@ fn disagreement(
         kernel,
         sync_inferred: sync && !p.sync_read,
         sync_read: sync && p.sync_read,
+        kernel_asked: p.kernel_asks.clone(),
         class: CLASSES[class],
         nr_running: p.cpus.iter().map(|c| c.nr_running).collect(),
         util_avg: p.cpus.iter().map(|c| c.util_avg).collect(),

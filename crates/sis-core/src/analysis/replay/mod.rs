@@ -478,7 +478,8 @@ impl Replay {
                 ("dest_cpu", dest_cpu)
             }),
             parse::SchedEvent::Select { prev_cpu, .. } => Some(("prev_cpu", prev_cpu)),
-            parse::SchedEvent::Switch { .. } => None,
+            parse::SchedEvent::IdleAsk { cpu } => Some(("cpu", cpu)),
+            parse::SchedEvent::Switch { .. } | parse::SchedEvent::IdleAnswer { .. } => None,
         };
         for (what, c) in [("[cpu] column", ev.cpu)].into_iter().chain(cpu_of_field) {
             if bad_cpu(c) {

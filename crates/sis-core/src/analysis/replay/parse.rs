@@ -6,8 +6,8 @@ use super::words::{
     find_byte, first_token, next_stop, trim_ascii_start, BYTE_CLASS, EQUALS, SPACE,
 };
 
-/// The events the replay uses: the five sched tracepoints and, where the trace has it, the
-/// `sis_select` kprobe (testdata/traces/qemu/init.sh).
+/// The events the replay uses: the five sched tracepoints and, where the trace has them, the
+/// `sis_select` and `sis_idle` kprobes (testdata/traces/qemu/init.sh).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SchedEvent {
     /// `sched_switch` on `cpu`: `prev_pid` leaves (still runnable when `prev_runnable`,
@@ -37,6 +37,10 @@ pub enum SchedEvent {
     /// arguments), emitted on the waker's CPU between its sched_waking and sched_wakeup: the
     /// wake flags the kernel passed.
     Select { prev_cpu: u32, wake_flags: u32 },
+    /// `sis_idle`: a kprobe on available_idle_cpu(cpu), the CPU the kernel asks about.
+    IdleAsk { cpu: u32 },
+    /// `sis_idle_ret`: its kretprobe, what it was told (`ret=` non-zero: idle).
+    IdleAnswer { idle: bool },
 }
 
 /// A parsed event line.
@@ -85,6 +89,8 @@ enum Kind {
     WakeupNew,
     Migrate,
     Select,
+    IdleAsk,
+    IdleAnswer,
 }
 
 impl Kind {
@@ -96,6 +102,8 @@ impl Kind {
             "sched_wakeup_new" => Kind::WakeupNew,
             "sched_migrate_task" => Kind::Migrate,
             "sis_select" => Kind::Select,
+            "sis_idle" => Kind::IdleAsk,
+            "sis_idle_ret" => Kind::IdleAnswer,
             _ => return None,
         })
     }
@@ -108,6 +116,8 @@ impl Kind {
             Kind::WakeupNew => "sched_wakeup_new",
             Kind::Migrate => "sched_migrate_task",
             Kind::Select => "sis_select",
+            Kind::IdleAsk => "sis_idle",
+            Kind::IdleAnswer => "sis_idle_ret",
         }
     }
 }
@@ -218,11 +228,17 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
             prev_cpu: field_u32(f.prev_cpu, "prev_cpu", name)?,
             wake_flags: field_hex_u32(f.wake_flags, "wake_flags", name)?,
         },
+        Kind::IdleAsk => SchedEvent::IdleAsk {
+            cpu: field_u32(f.cpu, "cpu", name)?,
+        },
+        Kind::IdleAnswer => SchedEvent::IdleAnswer {
+            idle: field_hex_u32(f.ret, "ret", name)? != 0,
+        },
     };
     let (comm, prev_comm, prio) = match kind {
         Kind::Switch => (f.next_comm, f.prev_comm, f.next_prio),
         Kind::Migrate => ("", "", f.prio),
-        Kind::Select => ("", "", None),
+        Kind::Select | Kind::IdleAsk | Kind::IdleAnswer => ("", "", None),
         _ => (f.comm, "", f.prio),
     };
     Ok(Line::Event(TraceEvent {
@@ -341,6 +357,8 @@ struct Fields<'a> {
     dest_cpu: Option<&'a str>,
     prev_cpu: Option<&'a str>,
     wake_flags: Option<&'a str>,
+    cpu: Option<&'a str>,
+    ret: Option<&'a str>,
     /// `comm=` up to the `pid=` field.
     comm: &'a str,
     /// `next_comm=` up to the `next_pid=` field, `prev_comm=` up to `prev_pid=`.
@@ -431,6 +449,8 @@ impl<'a> Fields<'a> {
                 "dest_cpu" => out.dest_cpu = Some(val),
                 "prev_cpu" => out.prev_cpu = Some(val),
                 "wake_flags" => out.wake_flags = Some(val),
+                "cpu" => out.cpu = Some(val),
+                "ret" => out.ret = Some(val),
                 _ => {}
             }
         }
@@ -657,6 +677,11 @@ mod tests {
                 wake_flags: 8
             }
         );
+        let e =
+            ev("  init-472 [013] d..1. 13.199940: sis_idle: (available_idle_cpu+0x4/0x60) cpu=0");
+        assert_eq!(e.event, SchedEvent::IdleAsk { cpu: 0 });
+        let e = ev("  init-472 [013] d..1. 13.199952: sis_idle_ret: (select_task_rq_fair+0xc05/0x17d0 <- available_idle_cpu) ret=1");
+        assert_eq!(e.event, SchedEvent::IdleAnswer { idle: true });
         for bad in [
             "wake_flags=0x",
             "wake_flags=0x123456789",

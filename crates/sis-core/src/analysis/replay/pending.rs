@@ -4,6 +4,7 @@
 use super::classes::ClassWake;
 use super::cpu_view::CpuSnap;
 use super::load::ERAS;
+use super::parse::SchedEvent;
 use super::rebuild::{Rebuild, PAIR_TIMEOUT_NS, SYNC_WINDOW_NS};
 use crate::kernel::select::TaskDuration;
 
@@ -105,6 +106,9 @@ pub(crate) struct Pending {
     pub waker_exiting: bool,
     /// `sync` is the kernel's WF_SYNC, read from a `sis_select` kprobe, not inferred.
     pub sync_read: bool,
+    /// What the kernel's select path asked available_idle_cpu() about, in order, and what it
+    /// was told (`sis_idle` kprobes; None: no answer seen).
+    pub kernel_asks: Vec<(u32, Option<bool>)>,
 }
 
 impl Pending {
@@ -159,10 +163,43 @@ impl Rebuild {
         Some(p)
     }
 
+    /// A waking on `cpu`: the kprobes there until its next other event are its selection's.
+    pub(super) fn watch_probes(&mut self, cpu: u32, seq: u64) {
+        let c = &mut self.cpus[cpu as usize];
+        (c.select_watch, c.asks_for) = (Some(seq), Some(seq));
+    }
+
+    /// The kprobes (init.sh `sis_select`, `sis_idle`) on `cpu`: true when `ev` is one, read
+    /// here (they fire inside a selection, so they name no waking's CPU). Any other event
+    /// there but a waking (which starts its own) ends the asks.
+    pub(super) fn probe_event(&mut self, cpu: u32, ev: &SchedEvent) -> bool {
+        let asking = self.cpus[cpu as usize].asks_for;
+        match *ev {
+            SchedEvent::Select { wake_flags, .. } => self.select_flags(cpu, wake_flags),
+            SchedEvent::IdleAsk { cpu: asked } => {
+                if let Some(p) = asking.and_then(|seq| self.pending_mut(seq)) {
+                    p.kernel_asks.push((asked, None));
+                }
+            }
+            SchedEvent::IdleAnswer { idle } => {
+                if let Some(p) = asking.and_then(|seq| self.pending_mut(seq)) {
+                    if let Some(last) = p.kernel_asks.last_mut() {
+                        last.1 = Some(idle);
+                    }
+                }
+            }
+            _ => {
+                self.cpus[cpu as usize].asks_for = None;
+                return false;
+            }
+        }
+        true
+    }
+
     /// A `sis_select` kprobe on `cpu`: select_task_rq_fair()'s wake flags for the latest
     /// waking there. WF_TTWU 0x08 and WF_SYNC 0x10 as 5.8+ kernel/sched/sched.h has them (a
     /// call without WF_TTWU is fork or exec balancing); the flags replace the sync inference.
-    pub(super) fn select_flags(&mut self, cpu: u32, wake_flags: u32) {
+    fn select_flags(&mut self, cpu: u32, wake_flags: u32) {
         const WF_TTWU: u32 = 0x08;
         const WF_SYNC: u32 = 0x10;
         if wake_flags & WF_TTWU == 0 {

@@ -94,6 +94,8 @@ pub(crate) struct CpuTrack {
     pub sync_watch: Option<u64>,
     /// The latest sched_waking from this CPU, until a `sis_select` kprobe gives its flags.
     pub select_watch: Option<u64>,
+    /// The latest sched_waking here until this CPU's next other event (its `sis_idle` asks).
+    pub asks_for: Option<u64>,
     /// SIS_CACHE v2 `rq->cache_hot_timeout`, ns (read only by presets with SIS_CACHE).
     pub cache_hot_timeout: u64,
     /// The cfs_rq's load in each era's form (replay/load.rs).
@@ -255,10 +257,10 @@ impl Rebuild {
     pub fn apply(&mut self, ev: &TraceEvent<'_>, line: u64) {
         let (cpu, comm) = (ev.cpu, ev.comm);
         self.now = self.now.max(ev.time_ns);
-        // The kprobe fires inside the selection: the waking's CPU is named by what follows it.
-        if !matches!(ev.event, SchedEvent::Select { .. }) {
-            self.resolve_awaiting(cpu, &ev.event);
+        if self.probe_event(cpu, &ev.event) {
+            return;
         }
+        self.resolve_awaiting(cpu, &ev.event);
         // The comms seen pick and name the inferred task groups (replay/group44.rs).
         if self.groups44.is_some() {
             self.group44_event(ev);
@@ -325,7 +327,7 @@ impl Rebuild {
                     self.ev_migrate_delayed(pid, dest_cpu, idle);
                 }
             }
-            SchedEvent::Select { wake_flags, .. } => self.select_flags(cpu, wake_flags),
+            _ => {} // the kprobes: pending.rs probe_event()
         }
     }
 
@@ -347,7 +349,7 @@ impl Rebuild {
                 }
                 self.group44_name(pid, comm);
             }
-            SchedEvent::Migrate { .. } | SchedEvent::Select { .. } => {}
+            _ => {}
         }
     }
 
@@ -637,8 +639,9 @@ impl Rebuild {
             parent_wake,
             waker_exiting: false,
             sync_read: false,
+            kernel_asks: Vec::new(),
         });
-        self.cpus[cpu as usize].select_watch = Some(seq);
+        self.watch_probes(cpu, seq);
         self.task(pid).pending = Some(seq);
     }
 

@@ -176,6 +176,9 @@ pub struct Disagreement {
     pub sync_inferred: bool,
     /// Read: the trace's sis_select kprobe gave WF_SYNC in the wake flags.
     pub sync_read: bool,
+    /// The CPUs the kernel's select path asked available_idle_cpu() about and its answers
+    /// (the trace's `sis_idle` kprobes; empty without them).
+    pub kernel_asked: Vec<(u32, Option<bool>)>,
     pub class: &'static str,
     /// nr_running of each CPU as the wake-up saw it.
     pub nr_running: Vec<u32>,
@@ -204,6 +207,24 @@ impl Disagreement {
                 ""
             },
             self.class));
+        if !self.kernel_asked.is_empty() {
+            let asked: Vec<String> = self
+                .kernel_asked
+                .iter()
+                .map(|(cpu, idle)| {
+                    let told = match idle {
+                        Some(true) => "idle",
+                        Some(false) => "busy",
+                        None => "?",
+                    };
+                    format!("{cpu} {told}")
+                })
+                .collect();
+            s.line(format_args!(
+                "  the kernel asked available_idle_cpu(): {}",
+                asked.join(", ")
+            ));
+        }
         s.line(format_args!("  nr_running {:?}", self.nr_running));
         s.line(format_args!("  util_avg   {:?}", self.util_avg));
         for (name, d) in &self.decisions {
