@@ -105,6 +105,9 @@ pub struct WakeView {
     pub task_class: u8,
     /// The wake-up's WF_SYNC came from the trace's wake flags (sis_select), not the inference.
     pub sync_read: bool,
+    /// What the kernel's own path asked available_idle_cpu() about and its answers (the
+    /// trace's sis_idle kprobes; empty without them).
+    pub kernel_asked: Vec<(u32, Option<bool>)>,
     /// What ran around it: (cpu, start, end, pid), ns relative to the wake-up.
     pub spans: Vec<(u32, i64, i64, u32)>,
     /// The other kept wake-ups in that window: (pos, trace line, time relative to this one,
@@ -174,6 +177,20 @@ impl WakeView {
             t => Some(affine_weight(t)?),
         };
         v.task_class = f.n("task_class").unwrap_or(0);
+        for a in f
+            .text("kernel_asked")
+            .unwrap_or("")
+            .split(',')
+            .filter(|x| !x.is_empty())
+        {
+            let (cpu, idle) = a.split_once(':')?;
+            let idle = match idle {
+                "1" => Some(true),
+                "0" => Some(false),
+                _ => None,
+            };
+            v.kernel_asked.push((cpu.parse().ok()?, idle));
+        }
         for s in f
             .text("spans")
             .unwrap_or("")
@@ -617,6 +634,10 @@ mod tests {
             "  t0-100 [000] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=001\n",
         );
         t.push_str("  t0-100 [000] 10.000100: sis_select: (select_task_rq_fair+0x0/0x1840) prev_cpu=1 wake_flags=0x18\n");
+        t.push_str("  t0-100 [000] 10.000100: sis_idle: (available_idle_cpu+0x4/0x60) cpu=0\n");
+        t.push_str("  t0-100 [000] 10.000100: sis_idle_ret: (select_task_rq_fair+0x34a/0x17d0 <- available_idle_cpu) ret=0\n");
+        t.push_str("  t0-100 [000] 10.000100: sis_idle: (available_idle_cpu+0x4/0x60) cpu=1\n");
+        t.push_str("  t0-100 [000] 10.000100: sis_idle_ret: (select_task_rq_fair+0x34a/0x17d0 <- available_idle_cpu) ret=1\n");
         t.push_str(
             "  t0-100 [000] 10.000101: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000\n",
         );
@@ -627,6 +648,8 @@ mod tests {
         assert_eq!(s.trace.kept, 1);
         let v = WakeView::parse(&replay_get(0, 0, 0, false)).unwrap();
         assert!(v.decision.id.sync && v.sync_read);
+        // The kernel's own asks (sis_idle kprobes) cross as the core kept them.
+        assert_eq!(v.kernel_asked, [(0, Some(false)), (1, Some(true))]);
         // With a fork's flags (no WF_TTWU: ignored) it is inferred: the waker was preempted,
         // not blocked, so not sync.
         let t = t.replace("wake_flags=0x18", "wake_flags=0x4");

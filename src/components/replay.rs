@@ -382,6 +382,12 @@ pub fn ReplayPanel() -> Html {
                     <b class={classes!((mine != v.kernel).then_some("differs"))}>{"CPU "}<span data-testid="replay-preset-cpu">{mine}</span></b>
                     {"."}
                 </p>
+                if !v.kernel_asked.is_empty() {
+                    <p class="hint" data-testid="replay-kernel-asked"
+                        title="The trace's sis_idle kprobes (init.sh sis_idle=1): each available_idle_cpu(cpu) the kernel's own select path called for this wake-up, in order, and its answer. select_idle_sibling() and select_idle_cpu() are inlined into select_task_rq_fair(), so this is what they looked at.">
+                        {format!("The kernel asked available_idle_cpu() about: {}.", kernel_asked_text(&v.kernel_asked))}
+                    </p>
+                }
                 {cpu_bars(v, mine)}
                 <p class="legend" data-testid="replay-cpus-legend">
                     {"Bars: each CPU's util_avg as the wake-up saw it (shaded: idle, nothing queued). "}
@@ -443,6 +449,22 @@ pub fn ReplayPanel() -> Html {
     }
 }
 
+/// "9 busy, 14 busy, 10 idle": the kernel's own available_idle_cpu() asks, in order.
+fn kernel_asked_text(asked: &[(u32, Option<bool>)]) -> String {
+    asked
+        .iter()
+        .map(|(cpu, idle)| {
+            let told = match idle {
+                Some(true) => "idle",
+                Some(false) => "busy",
+                None => "no answer",
+            };
+            format!("CPU {cpu} {told}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,5 +496,14 @@ mod tests {
         let s = s.reduce(RunAction::Msg(2, ReplayMsg::Failed("late".into())));
         assert!(s.cancelled);
         assert_eq!(s.error.as_deref(), Some("presets x"));
+    }
+
+    #[test]
+    fn the_kernels_asks_read_in_order_with_their_answers() {
+        assert_eq!(
+            kernel_asked_text(&[(9, Some(false)), (14, None), (12, Some(true))]),
+            "CPU 9 busy, CPU 14 no answer, CPU 12 idle"
+        );
+        assert_eq!(kernel_asked_text(&[]), "");
     }
 }

@@ -268,7 +268,7 @@ pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
         "pos={pos} index={} line={} kernel={} class={} chosen={} cpus={cpus} seq={} time_ns={} \
          waker_cpu={} wakee={} sync={} prev={} target={} has_idle_core={} nr_idle_scan={} \
          result={} recent_used_cpu={} nr_before={} nr_after={} scan_end={} decided_by={} \
-         steps={steps} missed_idle={} task_class={} affine={}",
+         steps={steps} missed_idle={} task_class={} affine={} kernel_asked={}",
         r.index,
         r.line,
         r.kernel,
@@ -315,6 +315,11 @@ pub fn encode_view(pos: usize, r: &WakeRecord, d: &Decision) -> String {
                 u8::from(a.this_wins)
             )
         }),
+        // The kernel's own available_idle_cpu() asks (cpu:1 idle, cpu:0 busy, cpu:- unknown).
+        list(r.kernel_asked.iter().map(|(cpu, idle)| format!(
+            "{cpu}:{}",
+            idle.map_or("-", |i| if i { "1" } else { "0" })
+        ))),
     )
 }
 

@@ -387,6 +387,7 @@ fn record(
         line: p.line,
         id,
         sync_read: p.sync_read,
+        kernel_asked: p.kernel_asks.clone(),
         waker_pid: p.waker_pid,
         kernel,
         class,

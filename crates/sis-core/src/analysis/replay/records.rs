@@ -51,6 +51,9 @@ pub struct WakeRecord {
     pub id: WakeupId,
     /// `id.sync` is the kernel's WF_SYNC from the trace's sis_select kprobe.
     pub sync_read: bool,
+    /// What the kernel's select path asked available_idle_cpu() about, and its answers (the
+    /// trace's `sis_idle` kprobes; empty without them).
+    pub kernel_asked: Vec<(u32, Option<bool>)>,
     pub waker_pid: Option<u32>,
     /// The CPU of the matching sched_wakeup.
     pub kernel: u32,
