@@ -4,6 +4,7 @@
 //! runqueue probe's cost is taken in the same time.
 
 use crate::replay::{flat, HDR};
+use sis_core::analysis::replay::parse::{parse_line, Line, SchedEvent};
 use sis_core::analysis::replay::{replay_text, ReplayConfig, ReplayReport};
 use std::fmt::Write;
 
@@ -144,6 +145,8 @@ fn the_kernels_wake_flags_from_the_sis_select_kprobe_replace_the_inference() {
     // The waker blocks 300 us later: not sync by the window, but the kernel passed WF_SYNC,
     // so wake_affine_idle() takes the waker's CPU, as the kernel did.
     let read = run(with_flags(&waker_blocks_after(300), "0x18"));
+    // The kprobe is read, not counted among the sched events.
+    assert_eq!(read.trace.events, run(waker_blocks_after(300)).trace.events);
     let c = &read.notes.counts;
     assert_eq!((c.sync_read, c.sync_read_sync, c.sync_inferred), (1, 1, 0));
     assert_eq!(agree(&read), 1);
@@ -181,4 +184,46 @@ fn the_kernels_wake_flags_from_the_sis_select_kprobe_replace_the_inference() {
         "read: the wake flags of 1 wake-ups from the trace's sis_select kprobe on \
          select_task_rq_fair(), 0 of them WF_SYNC"
     ));
+}
+
+/// The kprobes' lines (init.sh `sis_select`, `sis_idle`), as ftrace and perf print them.
+#[test]
+fn the_sis_select_and_sis_idle_kprobes_parse() {
+    fn ev(line: &str) -> sis_core::analysis::replay::parse::TraceEvent<'_> {
+        match parse_line(line) {
+            Ok(Line::Event(e)) => e,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+    let e = ev("              wc-230     [001] d..3.     3.999672: sis_select: (select_task_rq_fair+0x0/0x1840) prev_cpu=1 wake_flags=0x18");
+    assert_eq!(e.cpu, 1);
+    assert_eq!(
+        e.event,
+        SchedEvent::Select {
+            prev_cpu: 1,
+            wake_flags: 0x18
+        }
+    );
+    let e = ev("  gzip 245 [003] 4.197773: probe:sis_select: (ffffffff81) prev_cpu=4 wake_flags=8");
+    assert_eq!(
+        e.event,
+        SchedEvent::Select {
+            prev_cpu: 4,
+            wake_flags: 8
+        }
+    );
+    let e = ev("  init-472 [013] d..1. 13.199940: sis_idle: (available_idle_cpu+0x4/0x60) cpu=0");
+    assert_eq!(e.event, SchedEvent::IdleAsk { cpu: 0 });
+    let e = ev("  init-472 [013] d..1. 13.199952: sis_idle_ret: (select_task_rq_fair+0xc05/0x17d0 <- available_idle_cpu) ret=1");
+    assert_eq!(e.event, SchedEvent::IdleAnswer { idle: true });
+    for bad in [
+        "wake_flags=0x",
+        "wake_flags=0x123456789",
+        "wake_flags=sync",
+        "",
+    ] {
+        let line = format!("  x-1 [000] 1.000000: sis_select: prev_cpu=0 {bad}");
+        let err = parse_line(&line).unwrap_err().0;
+        assert!(err.contains("wake_flags"), "{bad}: {err}");
+    }
 }

@@ -495,7 +495,8 @@ impl Replay {
                 ));
             }
         }
-        self.counts.events += 1;
+        // `events` counts sched events; the kprobes (sis_select, sis_idle) are read, not counted.
+        self.counts.events += u64::from(!ev.event.is_kprobe());
         let t = &mut self.time_order;
         if ev.time_ns < t.last_ns {
             t.backwards += 1;

@@ -43,6 +43,16 @@ pub enum SchedEvent {
     IdleAnswer { idle: bool },
 }
 
+impl SchedEvent {
+    /// One of init.sh's kprobes (`sis_select`, `sis_idle`, `sis_idle_ret`), not a sched event.
+    pub fn is_kprobe(&self) -> bool {
+        matches!(
+            self,
+            SchedEvent::Select { .. } | SchedEvent::IdleAsk { .. } | SchedEvent::IdleAnswer { .. }
+        )
+    }
+}
+
 /// A parsed event line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TraceEvent<'a> {
@@ -655,42 +665,5 @@ mod tests {
         let e = parse_line("  bash-1 [000] 1.000001: sched_switch: prev_comm=bash prev_pid=1 prev_prio=120 prev_state=S ==> next_co")
             .unwrap_err();
         assert!(e.0.contains("next_pid"), "{e:?}");
-    }
-
-    #[test]
-    fn the_sis_select_kprobe_gives_the_wake_flags() {
-        let e = ev("              wc-230     [001] d..3.     3.999672: sis_select: (select_task_rq_fair+0x0/0x1840) prev_cpu=1 wake_flags=0x18");
-        assert_eq!(e.cpu, 1);
-        assert_eq!(
-            e.event,
-            SchedEvent::Select {
-                prev_cpu: 1,
-                wake_flags: 0x18
-            }
-        );
-        let e =
-            ev("  gzip 245 [003] 4.197773: probe:sis_select: (ffffffff81) prev_cpu=4 wake_flags=8");
-        assert_eq!(
-            e.event,
-            SchedEvent::Select {
-                prev_cpu: 4,
-                wake_flags: 8
-            }
-        );
-        let e =
-            ev("  init-472 [013] d..1. 13.199940: sis_idle: (available_idle_cpu+0x4/0x60) cpu=0");
-        assert_eq!(e.event, SchedEvent::IdleAsk { cpu: 0 });
-        let e = ev("  init-472 [013] d..1. 13.199952: sis_idle_ret: (select_task_rq_fair+0xc05/0x17d0 <- available_idle_cpu) ret=1");
-        assert_eq!(e.event, SchedEvent::IdleAnswer { idle: true });
-        for bad in [
-            "wake_flags=0x",
-            "wake_flags=0x123456789",
-            "wake_flags=sync",
-            "",
-        ] {
-            let line = format!("  x-1 [000] 1.000000: sis_select: prev_cpu=0 {bad}");
-            let err = parse_line(&line).unwrap_err().0;
-            assert!(err.contains("wake_flags"), "{bad}: {err}");
-        }
     }
 }
