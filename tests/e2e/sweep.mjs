@@ -192,7 +192,11 @@ check('compare view steps both kernels and tables compare%', async (browser) => 
     await page.locator(byId('tab-compare')).click();
     await setControl(page, 'compare-preset-a', 'linux-6.0');
     await setControl(page, 'compare-preset-b', 'sis-util-idle-aware');
+    // The first click starts the warm-up (both runs under A's kernel, on animation frames);
+    // steps count only once it is over, which the note says. A step clicked before is a no-op.
     await page.locator(byId('compare-run')).click();
+    const warm = await waitFor(async () => /switched to its kernel at/.test(await textOf(page, 'compare-note')), 60_000);
+    if (!warm) throw new Error(`compare did not warm up: "${await textOf(page, 'compare-note')}"`);
     await page.locator(byId('compare-step-10')).click();
     const n = await waitFor(async () => (await page.locator(byId('compare-pair')).count()) >= 10);
     if (!n) throw new Error('compare log did not fill');
