@@ -30,16 +30,27 @@ fn replayed(c: &Case) -> ReplayReport {
 
 /// `c` on its topology with `presets`.
 fn replayed_with(c: &Case, presets: &[&str]) -> ReplayReport {
-    let path = format!("{}/testdata/traces/{}", env!("CARGO_MANIFEST_DIR"), c.file);
-    let topology = topo(c.llc_weight, c.smt, Numbering::Contiguous)
-        .map(|t| TopologySpec { llcs: c.llcs, ..t });
-    let cfg = ReplayConfig {
-        topology,
+    replay_text(cfg_of(c, presets), &text_of(c)).unwrap()
+}
+
+/// The replay `c` needs: its machine's topology, CONFIG_HZ and `presets`.
+fn cfg_of(c: &Case, presets: &[&str]) -> ReplayConfig {
+    ReplayConfig {
+        topology: topo(c.llc_weight, c.smt, Numbering::Contiguous)
+            .map(|t| TopologySpec { llcs: c.llcs, ..t }),
         presets: presets.iter().map(|p| p.to_string()).collect(),
         hz: CORPUS_HZ,
         ..Default::default()
-    };
-    replay_text(cfg, &xz_text(&path)).unwrap()
+    }
+}
+
+/// `c`'s trace, decompressed.
+fn text_of(c: &Case) -> Vec<u8> {
+    xz_text(&format!(
+        "{}/testdata/traces/{}",
+        env!("CARGO_MANIFEST_DIR"),
+        c.file
+    ))
 }
 
 /// Every kernel of the corpus ran at HZ=250: Debian's configs (linux-config-5.10 5.10.223-1, the
@@ -565,23 +576,14 @@ fn the_ceiling_adds_what_the_inferences_explain_to_what_agrees() {
 #[test]
 fn reading_the_kernels_wake_flags_moves_the_own_preset_as_pipes_need() {
     let stripped = |c: &Case| {
-        let path = format!("{}/testdata/traces/{}", env!("CARGO_MANIFEST_DIR"), c.file);
-        let text = xz_text(&path);
-        let text = std::str::from_utf8(&text).unwrap();
-        let kept: String = text
+        let text = text_of(c);
+        let kept: String = std::str::from_utf8(&text)
+            .unwrap()
             .lines()
             .filter(|l| !l.contains(" sis_select: "))
             .flat_map(|l| [l, "\n"])
             .collect();
-        let topology = topo(c.llc_weight, c.smt, Numbering::Contiguous)
-            .map(|t| TopologySpec { llcs: c.llcs, ..t });
-        let cfg = ReplayConfig {
-            topology,
-            presets: vec![c.own.to_string()],
-            hz: CORPUS_HZ,
-            ..Default::default()
-        };
-        replay_text(cfg, kept.as_bytes()).unwrap()
+        replay_text(cfg_of(c, &[c.own]), kept.as_bytes()).unwrap()
     };
     // (read, stripped) for the own preset overall and where the kernel moved the task.
     let pairs = |file: &str| {
@@ -621,17 +623,11 @@ fn reading_the_kernels_wake_flags_moves_the_own_preset_as_pipes_need() {
 #[test]
 fn the_kernels_own_idle_checks_are_shown_beside_the_presets() {
     let c = case("qemu-x86-16cpu-6.12-idle-flags.ftrace.txt.xz");
-    let path = format!("{}/testdata/traces/{}", env!("CARGO_MANIFEST_DIR"), c.file);
-    let topology = topo(c.llc_weight, c.smt, Numbering::Contiguous)
-        .map(|t| TopologySpec { llcs: c.llcs, ..t });
     let cfg = ReplayConfig {
-        topology,
-        presets: vec![c.own.to_string()],
-        hz: CORPUS_HZ,
         show: 1,
-        ..Default::default()
+        ..cfg_of(c, &[c.own])
     };
-    let r = replay_text(cfg, &xz_text(&path)).unwrap();
+    let r = replay_text(cfg, &text_of(c)).unwrap();
     let d = &r.disagreements[0];
     assert_eq!(d.line, 442);
     assert_eq!(
