@@ -291,3 +291,35 @@ fn a_pid_above_every_earlier_one_is_a_new_task_and_only_it_leaves_the_new_task_r
     assert!((15..=30).contains(&new_residue), "{new_residue}");
     assert_eq!(old_residue, 0);
 }
+
+/// The cfs_rq util that SIS_UTIL sums, as the kernel keeps it (replay/util.rs): a forked
+/// task joins its CPU with post_init_entity_util_avg()'s share (half the room an idle cfs_rq
+/// leaves, 512), and a task that wakes elsewhere takes its util with it: the new CPU holds it
+/// at once (attach_entity_load_avg()); the old one, idle, still shows it until its next
+/// update applies the removal (remove_entity_load_avg()'s `removed`).
+#[test]
+fn a_tasks_util_joins_its_new_cpu_at_once_and_leaves_an_idle_one_at_its_next_update() {
+    let mut r = b_starts_on_cpu1(
+        "               a-100   [000] 1.000010: sched_wakeup_new: comm=b pid=200 prio=120 target_cpu=001\n",
+    );
+    let w = "               a-100   [000] 1.000020: sched_waking: comm=c pid=300 prio=120 target_cpu=002\n";
+    r.feed_text(w.as_bytes()).unwrap();
+    let born = r.cpu_states()[1].util_avg;
+    assert!((505..=520).contains(&born), "{born}");
+    // b runs to 1.010 and sleeps; at 1.012 a wakes it onto CPU2.
+    let s = "               b-200   [001] 1.010000: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n               a-100   [000] 1.012000: sched_waking: comm=b pid=200 prio=120 target_cpu=001\n               a-100   [000] 1.012001: sched_migrate_task: comm=b pid=200 prio=120 orig_cpu=1 dest_cpu=2\n               a-100   [000] 1.012002: sched_wakeup: comm=b pid=200 prio=120 target_cpu=002\n               a-100   [000] 1.012010: sched_waking: comm=d pid=400 prio=120 target_cpu=003\n";
+    r.feed_text(s.as_bytes()).unwrap();
+    let moved = r.cpu_states();
+    let (old, new) = (moved[1].util_avg, moved[2].util_avg);
+    // About 512 * y^10 + 1024 * (1 - y^10) = 611 when it slept, decayed a little since.
+    assert!((560..=640).contains(&new), "{new}");
+    assert!(
+        old * 10 >= new * 9,
+        "{old} on the idle old CPU against {new}"
+    );
+    // CPU1 runs a task again: its update takes b's util off.
+    let e = "          <idle>-0     [001] 1.013000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120\n               a-100   [000] 1.013010: sched_waking: comm=e pid=500 prio=120 target_cpu=003\n";
+    r.feed_text(e.as_bytes()).unwrap();
+    let after = r.cpu_states()[1].util_avg;
+    assert!(after < old / 10, "{after} after the update, {old} before");
+}

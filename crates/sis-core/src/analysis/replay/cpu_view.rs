@@ -116,7 +116,7 @@ impl CpuTrack {
     pub(super) fn snap(&self) -> CpuSnap {
         CpuSnap {
             nr_running: self.nr_running(),
-            util_avg: self.pelt.util_avg,
+            util_avg: self.pelt.load_avg.min(u64::from(u32::MAX)) as u32,
             util_est: 0,
             ttwu_pending: false,
             avg_idle: self.avg_idle,

@@ -166,6 +166,11 @@ impl Rebuild {
         }
         let old = self.task(pid).load.cfs_cpu;
         let old_avg = self.task(pid).load.avg_cpu;
+        // enqueue_entity() -> update_load_avg(): the cfs_rq's util up to now first.
+        self.cpu_pelt(cpu);
+        if old != cpu {
+            self.util_move(old, cpu, pid);
+        }
         if old == cpu {
             self.se_update(pid, false);
         } else if let Some(oc) = self.cpus.get(old as usize) {
@@ -274,6 +279,7 @@ impl Rebuild {
     /// its dequeue.)
     pub(crate) fn load_task_dead(&mut self, pid: u32) {
         let cpu = self.task(pid).load.cfs_cpu;
+        self.util_task_dead(cpu, pid);
         if (cpu as usize) < self.cpus.len() {
             // linux-4.4 fair.c task_dead_fair() (4.3 on) did the same for its groups' cfs_rqs.
             self.group44_remove(cpu, pid);

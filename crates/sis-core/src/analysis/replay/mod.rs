@@ -23,6 +23,7 @@ mod tasks;
 pub mod timeline;
 #[cfg(test)]
 mod ttwu_tests;
+mod util;
 mod words;
 
 pub use load::load_era;
@@ -304,6 +305,8 @@ impl Replay {
         for p in &self.names {
             eras[load::load_era(p)] = true;
         }
+        // 5.7+'s load_avg in any case: the util signal all presets share reads it (util.rs).
+        eras[2] = true;
         let mut rb = Rebuild::new(topo, self.names.len(), eras);
         rb.track_eevdf = self.names.iter().any(|p| p.features.delay_dequeue);
         rb.hz = self.cfg.hz;

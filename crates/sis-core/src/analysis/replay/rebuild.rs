@@ -8,7 +8,7 @@ use super::classes::{pinned_cpu, TaskClass};
 pub use super::cpu_view::CpuSnap;
 use super::load::{CpuLoad, TaskLoad, ERAS};
 use super::parse::{SchedEvent, TraceEvent};
-use crate::kernel::pelt::SchedAvg;
+use crate::kernel::pelt::{LoadAvg, SchedAvg};
 use crate::kernel::select::{record_wakee, TaskDuration, WakeeFlips};
 use crate::kernel::state::MIGRATION_COST_NS;
 use crate::kernel::topology::Topology;
@@ -69,6 +69,8 @@ pub(crate) struct Task {
     pub group: u32,
     /// First seen with a pid above every earlier one: created during the trace.
     pub created: bool,
+    /// Its sched_wakeup_new seen, its first cfs_rq not yet joined (replay/util.rs).
+    pub util_new: bool,
     /// The task that forked it in the trace (replay/lineage.rs; 0: not seen).
     pub parent: u32,
 }
@@ -82,7 +84,10 @@ pub(crate) struct CpuTrack {
     /// Bumped when the CPU switches to idle: the kernel runs idle only with an empty
     /// runqueue, so whatever the rebuild still thought queued here has left.
     pub epoch: u32,
-    pub pelt: SchedAvg,
+    /// The cfs_rq's util (replay/util.rs), and what tasks that left took off it, not yet
+    /// applied.
+    pub pelt: LoadAvg,
+    pub removed_util: u64,
     pub pelt_started: bool,
     pub avg_idle: u64,
     pub idle_stamp: u64,
@@ -141,6 +146,7 @@ pub(crate) struct Rebuild {
     pub balance_seq: u64,
     pub sync_window: super::pending::SyncWindow,
     pub next_balance_ns: u64,
+    pub next_blocked_ns: u64,
     pub now: u64,
     /// The traced kernel's CONFIG_HZ (`ReplayConfig::hz`).
     pub hz: u64,
@@ -187,6 +193,7 @@ impl Rebuild {
             balance_seq: 0,
             sync_window: Default::default(),
             next_balance_ns: 0,
+            next_blocked_ns: 0,
             hz: REPLAY_HZ,
             now: 0,
             counts: RebuildCounts::default(),
@@ -214,18 +221,6 @@ impl Rebuild {
         c.queued.push(pid);
         let e = c.epoch;
         self.task(pid).state = TaskState::Queued(cpu, e);
-    }
-
-    /// The CPU's PELT up to now (`running`: a task other than idle ran since the last update).
-    fn cpu_pelt(&mut self, cpu: u32) {
-        let c = &mut self.cpus[cpu as usize];
-        if !c.pelt_started {
-            c.pelt.last_update_time = self.now & !1023;
-            c.pelt_started = true;
-            return;
-        }
-        let running = matches!(c.curr, Some(p) if p != 0);
-        c.pelt.update(self.now, running);
     }
 
     /// Takes `pid` off whatever runqueue the rebuild has it on.
@@ -572,8 +567,8 @@ impl Rebuild {
         }
         let mut cpus = self.pool.pop().unwrap_or_default();
         cpus.clear();
+        self.util_blocked_update();
         for c in 0..n {
-            self.cpu_pelt(c);
             self.cpus[c as usize].loads = self.cpu_loads(c);
             cpus.push(self.cpu_snap(c));
         }
@@ -677,7 +672,7 @@ impl Rebuild {
             if new {
                 let t = self.task(pid);
                 let w = crate::kernel::pelt::prio_to_weight(t.prio);
-                t.created = true;
+                (t.created, t.util_new) = (true, true);
                 t.load.init_new(w, true);
             }
             self.enqueue(target, pid);

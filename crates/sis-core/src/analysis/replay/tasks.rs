@@ -105,6 +105,7 @@ impl Rebuild {
                 // its history is unknown.
                 load: TaskLoad::new_task(now, 1024, created),
                 created,
+                util_new: false,
                 parent: 0,
             },
         )

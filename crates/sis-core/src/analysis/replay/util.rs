@@ -1,0 +1,167 @@
+//! The cfs_rq util_avg that cpu_util_cfs() reads (SIS_UTIL's sum, util_est's partner), kept
+//! as the kernel keeps it: not the CPU's own running history but a signal that accrues while
+//! a task runs there and takes each task's util with it. A task that wakes on another CPU
+//! leaves the old cfs_rq (remove_entity_load_avg()) and joins the new (attach); a dead task
+//! leaves (task_dead_fair()); a new task joins with the share post_init_entity_util_avg()
+//! gives it, not with nothing. The CPU's signal is a [`LoadAvg`] with input
+//! SCHED_CAPACITY_SCALE while running: the kernel's util steps (`util_sum += contrib <<
+//! SCHED_CAPACITY_SHIFT`, `util_avg = util_sum / divider`) without a cap, since a cfs_rq that
+//! took on two tasks' util holds more than a CPU can run until it decays.
+
+use super::rebuild::Rebuild;
+use crate::kernel::pelt::{prio_to_weight, LoadAvg, PELT_MIN_DIVIDER};
+use crate::kernel::throttle::SCHED_CAPACITY_SCALE;
+
+/// v6.12 fair.c update_cfs_rq_load_avg(), its `removed` util: `sub_positive()` of the avg and
+/// of `avg * divider` from the sum, the sum kept at least `util_avg * PELT_MIN_DIVIDER`
+/// (5.18 "sched/pelt: Relax the sync of util_sum with util_avg").
+pub(crate) fn remove_util(cfs: &mut LoadAvg, util_avg: u64) {
+    let divider = PELT_MIN_DIVIDER + u64::from(cfs.period_contrib);
+    cfs.load_avg = cfs.load_avg.saturating_sub(util_avg);
+    cfs.load_sum = cfs.load_sum.saturating_sub(util_avg * divider);
+    cfs.load_sum = cfs.load_sum.max(cfs.load_avg * PELT_MIN_DIVIDER);
+}
+
+/// v6.12 fair.c post_init_entity_util_avg() of a new fair task on a cfs_rq at `cfs_util`
+/// and `cfs_load`: a share of the cfs_rq's util by weight, at most half of the capacity the
+/// cfs_rq leaves (`cpu_scale` 1024: the rebuild's CPUs are symmetric); nothing if none is
+/// left.
+pub(crate) fn post_init_util(cfs_util: u64, cfs_load: u64, se_weight: u64) -> Option<u64> {
+    let cap = (SCHED_CAPACITY_SCALE as i64 - cfs_util as i64) / 2;
+    if cap <= 0 {
+        return None;
+    }
+    if cfs_util == 0 {
+        return Some(cap as u64);
+    }
+    Some((cfs_util * se_weight / (cfs_load + 1)).min(cap as u64))
+}
+
+/// v6.12 fair.c nohz_balancer_kick(): an idle CPU's blocked util is brought up to date every
+/// `LOAD_AVG_PERIOD` ms (`nohz.next_blocked`, NOHZ_STATS_KICK); between, it is what its last
+/// update left.
+const BLOCKED_PERIOD_NS: u64 = crate::kernel::pelt::LOAD_AVG_PERIOD * 1_000_000;
+
+impl Rebuild {
+    /// update_cfs_rq_load_avg() of `cpu` up to now: the util that tasks which left took off
+    /// is subtracted first (`removed`, synced to the cfs_rq's clock when they left), then the
+    /// signal accrues while a task ran and decays.
+    pub(super) fn cpu_pelt(&mut self, cpu: u32) {
+        let c = &mut self.cpus[cpu as usize];
+        if !c.pelt_started {
+            c.pelt.last_update_time = self.now & !1023;
+            c.pelt_started = true;
+            return;
+        }
+        let removed = std::mem::take(&mut c.removed_util);
+        if removed != 0 {
+            remove_util(&mut c.pelt, removed);
+        }
+        let running = matches!(c.curr, Some(p) if p != 0);
+        c.pelt.update(self.now, u64::from(running) << 10, 1);
+    }
+
+    /// The cfs_rq util each CPU holds when a wake-up or the balancer reads it: a CPU that runs
+    /// a task is brought up to now (its tick keeps it within a jiffy), an idle one keeps what
+    /// its last update left (its idle entry) until the next blocked-load update.
+    pub(super) fn util_blocked_update(&mut self) {
+        let blocked = self.now >= self.next_blocked_ns;
+        if blocked {
+            self.next_blocked_ns = self.now + BLOCKED_PERIOD_NS;
+        }
+        for c in 0..self.cpus.len() as u32 {
+            if blocked || matches!(self.cpus[c as usize].curr, Some(p) if p != 0) {
+                self.cpu_pelt(c);
+            }
+        }
+    }
+
+    /// The CPU whose cfs_rq holds `pid`'s util (its load's, replay/load.rs) becomes `cpu`:
+    /// the old one loses the task's util synced to its clock (at its next update), and `cpu`'s,
+    /// brought up to now by the enqueue (update_load_avg() before DO_ATTACH), takes it on (v6.12 fair.c
+    /// attach_entity_load_avg(): the task's clock and window take the cfs_rq's and its sum is
+    /// rebuilt from its avg). A task whose sched_wakeup_new the trace shows starts with
+    /// post_init_entity_util_avg()'s share (wake_up_new_task()).
+    pub(crate) fn util_move(&mut self, old: u32, cpu: u32, pid: u32) {
+        if let Some(at) = self.cpus.get(old as usize).map(|c| c.pelt.last_update_time) {
+            let t = self.task(pid);
+            t.pelt.update(at, false);
+            self.cpus[old as usize].removed_util += u64::from(t.pelt.util_avg);
+        }
+        let (created, prio) = {
+            let t = self.task(pid);
+            (std::mem::take(&mut t.util_new), t.prio)
+        };
+        if created {
+            let c = &self.cpus[cpu as usize];
+            // The cfs_rq's load_avg in 5.7+'s form whatever the presets (replay/mod.rs keeps
+            // it): one util signal for all, 6.12's delayed tasks' weight left out of it.
+            let cfs_load = c.load.avg[0].load_avg;
+            if let Some(u) = post_init_util(c.pelt.load_avg, cfs_load, prio_to_weight(prio)) {
+                self.task(pid).pelt.util_avg = u as u32;
+            }
+        }
+        let ca = self.cpus[cpu as usize].pelt;
+        let divider = PELT_MIN_DIVIDER + u64::from(ca.period_contrib);
+        let se = &mut self.task(pid).pelt;
+        se.last_update_time = ca.last_update_time;
+        se.period_contrib = ca.period_contrib;
+        se.util_sum = u64::from(se.util_avg) * divider;
+        let (avg, sum) = (u64::from(se.util_avg), se.util_sum);
+        self.cpus[cpu as usize].pelt.attach(avg, sum);
+    }
+
+    /// task_dead_fair() -> remove_entity_load_avg(): a dead task's util, synced to its
+    /// cfs_rq's clock, leaves that cfs_rq.
+    pub(crate) fn util_task_dead(&mut self, cpu: u32, pid: u32) {
+        let Some(at) = self.cpus.get(cpu as usize).map(|c| c.pelt.last_update_time) else {
+            return;
+        };
+        let t = self.task(pid);
+        t.pelt.update(at, false);
+        self.cpus[cpu as usize].removed_util += u64::from(t.pelt.util_avg);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// post_init_entity_util_avg()'s three cases: an empty cfs_rq gives half the capacity,
+    /// a busy one a weight share capped at half of what is left, a full one nothing.
+    #[test]
+    fn a_new_task_gets_a_weight_share_of_util_capped_at_half_the_room_left() {
+        assert_eq!(post_init_util(0, 0, 1024), Some(512));
+        // 300 * 1024 / (2048 + 1) = 149; cap (1024 - 300) / 2 = 362.
+        assert_eq!(post_init_util(300, 2048, 1024), Some(149));
+        // 600 * 1024 / 601 = 1022, capped at (1024 - 600) / 2 = 212.
+        assert_eq!(post_init_util(600, 600, 1024), Some(212));
+        assert_eq!(post_init_util(1023, 5000, 1024), None);
+        assert_eq!(post_init_util(1400, 5000, 1024), None);
+    }
+
+    /// Removal takes the avg and `avg * divider` off, never below zero, and keeps the sum
+    /// at least `util_avg * PELT_MIN_DIVIDER`.
+    #[test]
+    fn removing_a_tasks_util_never_goes_below_zero_and_keeps_the_sum_in_step() {
+        let mut cfs = LoadAvg {
+            load_avg: 700,
+            load_sum: 700 * PELT_MIN_DIVIDER + 500,
+            period_contrib: 0,
+            last_update_time: 0,
+        };
+        remove_util(&mut cfs, 200);
+        assert_eq!(cfs.load_avg, 500);
+        assert_eq!(cfs.load_sum, 500 * PELT_MIN_DIVIDER + 500);
+        remove_util(&mut cfs, 900);
+        assert_eq!((cfs.load_avg, cfs.load_sum), (0, 0));
+        let mut cfs = LoadAvg {
+            load_avg: 400,
+            load_sum: 100 * PELT_MIN_DIVIDER,
+            period_contrib: 10,
+            last_update_time: 0,
+        };
+        remove_util(&mut cfs, 100);
+        assert_eq!(cfs.load_sum, 300 * PELT_MIN_DIVIDER);
+    }
+}

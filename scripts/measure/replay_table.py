@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Regenerates docs/replay.md's one table ("The table") from `sis replay --format json`.
+
+For every trace of tests/replay_corpus.rs's CORPUS (its topology and own preset read from
+there), every preset is replayed once; the rows are the wake-ups per class, the own preset,
+the best preset where it is another, and keep_prev. The trace's name and "kernel, machine"
+cells are kept from the table as it stands; the sample's rows (many-threads, replayed with
+--autogroup) are kept as they are. Not part of the build or the tests (the test
+docs_replays_one_table_has_every_trace_with_its_pinned_counts checks the result):
+
+  cargo build --release -p sis-cli && python3 scripts/measure/replay_table.py
+"""
+import json
+import re
+import subprocess
+
+CORPUS = "crates/sis-core/tests/replay_corpus.rs"
+DOC = "docs/replay.md"
+CLASSES = ["all", "prev_idle", "prev_busy_some_idle", "none_idle", "kernel_moved", "rt"]
+BASELINES = ("keep_prev", "waker_cpu")
+
+
+def cases():
+    src = open(CORPUS).read()
+    for blk in re.findall(r'file: "[^"]+",.*?keep_prev_agrees: \d+,', src, re.S):
+        g = lambda k: re.search(k + r': "?([^",]+)"?,', blk)[1]
+        yield g("file"), g("llc_weight"), g("llcs"), g("smt"), g("own")
+
+
+def cell(classes, name, cls):
+    n = classes[cls]["wakeups"]
+    if n == 0:
+        return "-"
+    a = classes[cls]["agree"][name]
+    return f"{a * 100 / n:.1f} ({a})"
+
+
+def rows(file, w, llcs, smt, own):
+    cmd = ["target/release/sis", "replay", "--trace", f"crates/sis-core/testdata/traces/{file}",
+           "--llc-weight", w, "--llcs", llcs, "--smt", smt, "--hz", "250", "--format", "json"]
+    c = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)["classes"]
+    agree = c["all"]["agree"]
+    presets = [p for p in agree if p not in BASELINES]
+    best = max(presets, key=lambda p: (agree[p], p == own))
+    line = lambda label, name: "| | | " + label + " | " + " | ".join(cell(c, name, k) for k in CLASSES) + " |"
+    out = ["| | | wake-ups | " + " | ".join(f"{c[k]['wakeups']:,}" for k in CLASSES) + " |"]
+    if agree[best] == agree[own]:
+        out.append(line(f"**`{own}` (own, the best)**", own))
+    else:
+        out.append(line(f"**`{own}` (own)**", own))
+        out.append(line(f"`{best}` (the best)", best))
+    out.append(line("*keep_prev*", "keep_prev"))
+    return out
+
+
+def main():
+    doc = open(DOC).read().split("\n")
+    for file, w, llcs, smt, own in cases():
+        name = file.removesuffix(".ftrace.txt.xz")
+        start = next(i for i, l in enumerate(doc) if l.startswith(f"| `{name}` |"))
+        end = start + 1
+        while end < len(doc) and doc[end].startswith("| | |"):
+            end += 1
+        new = rows(file, w, llcs, smt, own)
+        head = doc[start].split(" | ")[:2]
+        new[0] = " | ".join(head) + new[0][3:]
+        doc[start:end] = new
+    open(DOC, "w").write("\n".join(doc))
+
+
+main()
