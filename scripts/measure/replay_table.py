@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates docs/replay.md's one table ("The table") from `sis replay --format json`.
+"""Regenerates docs/replay.md's one table ("The table") from `sis replay --format json`, and
+the ceiling table under it from `sis replay`'s notes.
 
 For every trace of tests/replay_corpus.rs's CORPUS (its topology and own preset read from
 there), every preset is replayed once; the rows are the wake-ups per class, the own preset,
@@ -53,8 +54,34 @@ def rows(file, w, llcs, smt, own):
     return out
 
 
+def ceiling_row(name, file, w, llcs, smt, own):
+    """The ceiling table's row: misses, and how many the flips, WF_SYNC and the scan's budget
+    (whole LLC / floor) the other way explain, and the ceiling they put on `own`."""
+    cmd = ["target/release/sis", "replay", "--trace", f"crates/sis-core/testdata/traces/{file}",
+           "--llc-weight", w, "--llcs", llcs, "--smt", smt, "--hz", "250", "--presets", own]
+    text = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    note = lambda start: next((l.rsplit(": " + own + " ", 1)[1] for l in text.split("\n")
+                               if l.startswith(start)), None)
+    row = next(l for l in text.split("\n") if l.startswith(own + " "))
+    misses = int(re.search(r"\((\d+)\)", row)[1])
+    allw = int(next(l for l in text.split("\n") if l.split()[:1] == ["wake-ups"]).split()[1])
+    flips = note("disagreements the wake-up flips")
+    sync = note("disagreements the sync inference")
+    budget = note("disagreements the scan's budget")
+    most = note("the most each preset")
+    return (f"| `{name}` | `{own}` | {allw - misses:,} | {flips or 0} | "
+            f"{sync.split()[0] if sync else '(read)'} | "
+            f"{' / '.join(f'{int(n):,}' for n in (budget or '0 / 0').split(' / '))} | "
+            f"{most.split()[0]} |")
+
+
 def main():
     doc = open(DOC).read().split("\n")
+    for file, w, llcs, smt, own in cases():
+        name = file.removesuffix(".ftrace.txt.xz")
+        i = next((i for i, l in enumerate(doc) if l.startswith(f"| `{name}` | `{own}` |")), None)
+        if i is not None:
+            doc[i] = ceiling_row(name, file, w, llcs, smt, own)
     for file, w, llcs, smt, own in cases():
         name = file.removesuffix(".ftrace.txt.xz")
         start = next(i for i, l in enumerate(doc) if l.startswith(f"| `{name}` |"))
