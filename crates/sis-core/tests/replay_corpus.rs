@@ -639,3 +639,35 @@ fn the_kernels_own_idle_checks_are_shown_beside_the_presets() {
     assert!(text.contains("nr_idle_scan=6"), "{text}");
     assert_eq!(d.decisions[0].1.result, 12);
 }
+
+/// The kernel's own `nr_idle_scan`, read where its select_idle_cpu() loop asked about k CPUs
+/// and was told busy each time (replay/kernel_scan.rs), checks the rebuilt util: on the x86
+/// 6.12 trace with idle probes the loop is the call site `select_task_rq_fair+0x68b`, and
+/// over its 903 readings the rebuilt `nr_idle_scan` of linux-6.12 (the cfs_rq util as the
+/// kernel keeps it, replay/util.rs) is the kernel's in 285 and one apart in 363 (each CPU's
+/// own running history, the rebuild's util before session 37, gave 219 and 358). Presets
+/// without SIS_UTIL have no reading.
+#[test]
+fn the_kernels_nr_idle_scan_read_from_its_loop_checks_the_rebuilt_one() {
+    let c = case("qemu-x86-16cpu-6.12-idle-flags.ftrace.txt.xz");
+    let r = replayed_with(c, &["linux-6.12", "linux-5.10"]);
+    assert_eq!(
+        r.notes.kernel_nr_idle_scan,
+        vec![
+            (
+                "linux-6.12".to_string(),
+                Some((0x68b, [903, 285, 363, 115, 140]))
+            ),
+            ("linux-5.10".to_string(), None),
+        ]
+    );
+    assert!(r
+        .to_table()
+        .contains("smaller by 2+: linux-6.12 (at +0x68b) 285 of 903 / 363 / 115 / 140\n"));
+    // A trace without the probes has none to read.
+    let r = replayed(case("qemu-x86-16cpu-6.12.ftrace.txt.xz"));
+    assert_eq!(
+        r.notes.kernel_nr_idle_scan,
+        vec![("linux-6.12".to_string(), None)]
+    );
+}

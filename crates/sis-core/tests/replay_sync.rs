@@ -215,7 +215,21 @@ fn the_sis_select_and_sis_idle_kprobes_parse() {
     let e = ev("  init-472 [013] d..1. 13.199940: sis_idle: (available_idle_cpu+0x4/0x60) cpu=0");
     assert_eq!(e.event, SchedEvent::IdleAsk { cpu: 0 });
     let e = ev("  init-472 [013] d..1. 13.199952: sis_idle_ret: (select_task_rq_fair+0xc05/0x17d0 <- available_idle_cpu) ret=1");
-    assert_eq!(e.event, SchedEvent::IdleAnswer { idle: true });
+    assert_eq!(
+        e.event,
+        SchedEvent::IdleAnswer {
+            idle: true,
+            site: 0xc05
+        }
+    );
+    let e = ev("  init-472 [013] d..1. 13.2: sis_idle_ret: ret=0");
+    assert_eq!(
+        e.event,
+        SchedEvent::IdleAnswer {
+            idle: false,
+            site: 0
+        }
+    );
     for bad in [
         "wake_flags=0x",
         "wake_flags=0x123456789",

@@ -145,6 +145,12 @@ impl Replay {
                     st.update_idle_cpu_scan(llc);
                 }
             }
+            // The kernel's own budget where the trace shows its loop (replay/kernel_scan.rs).
+            if run.preset.features.sis_util && p.sync_read && !p.kernel_ask_sites.is_empty() {
+                let (asks, sites, llcs) = (&p.kernel_asks, &p.kernel_ask_sites, &st.llcs);
+                let nr = |l: u32| llcs[l as usize].nr_idle_scan;
+                run.scan_tally.wakeup(asks, sites, &st.topo, nr);
+            }
             let recent = Some(wakee_recent[i]).filter(|c| *c != u32::MAX);
             let wakee = Wakee {
                 prev: p.prev,

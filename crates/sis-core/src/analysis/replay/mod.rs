@@ -12,6 +12,7 @@ mod cpu_view;
 mod eevdf;
 mod evaluate;
 mod group44;
+mod kernel_scan;
 mod lineage;
 mod load;
 pub mod parse;
@@ -154,6 +155,7 @@ struct PresetRun {
     autogroup_changed: u64,
     /// Disagreements an inference the other way turns into agreements.
     explained: evaluate::Explained,
+    scan_tally: kernel_scan::ScanTally,
     /// Per CPU, the rebuild's wake_avg_idle resets this preset has taken (load_snapshot).
     wake_seen: Vec<u32>,
     /// The snapshot epoch this preset's state holds (records::SnapGens).
@@ -173,8 +175,7 @@ pub struct Replay {
     counts: TraceCounts,
     cpus_seen: CpuMask,
     class_wakeups: [u64; N_CLASSES],
-    /// Per class, how often the two baselines chose the kernel's CPU: keeping prev, and the
-    /// waker's CPU (BASELINES' order).
+    /// Per class, how often keep_prev and waker_cpu (BASELINES) chose the kernel's CPU.
     baseline_agree: [[u64; N_CLASSES]; 2],
     on_rq: u64,
     /// Wake-ups of stop tasks (select_task_rq_stop: their own CPU), left out.
@@ -291,6 +292,7 @@ impl Replay {
                 wakelist_changed: 0,
                 autogroup_changed: 0,
                 explained: evaluate::Explained::default(),
+                scan_tally: Default::default(),
                 wake_seen: vec![0; n as usize],
                 loaded: 0,
             })
@@ -305,8 +307,7 @@ impl Replay {
         for p in &self.names {
             eras[load::load_era(p)] = true;
         }
-        // 5.7+'s load_avg in any case: the util signal all presets share reads it (util.rs).
-        eras[2] = true;
+        eras[2] = true; // 5.7+'s load_avg in any case: the one util signal reads it (util.rs)
         let mut rb = Rebuild::new(topo, self.names.len(), eras);
         rb.track_eevdf = self.names.iter().any(|p| p.features.delay_dequeue);
         rb.hz = self.cfg.hz;
@@ -668,6 +669,7 @@ impl Replay {
                 sync_explained: per(&self.runs, |r| r.explained.sync),
                 sync_explained_was_sync: per(&self.runs, |r| r.explained.sync_was_sync),
                 budget_explained: per(&self.runs, |r| r.explained.budget()),
+                kernel_nr_idle_scan: per(&self.runs, |r| r.scan_tally.result()),
                 delayed_classified: self.delayed_classified,
                 probe_cost_ns: evaluate::probe_cost_ns(
                     self.cfg.probe_cost_ns,

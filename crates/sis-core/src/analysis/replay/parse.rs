@@ -39,8 +39,10 @@ pub enum SchedEvent {
     Select { prev_cpu: u32, wake_flags: u32 },
     /// `sis_idle`: a kprobe on available_idle_cpu(cpu), the CPU the kernel asks about.
     IdleAsk { cpu: u32 },
-    /// `sis_idle_ret`: its kretprobe, what it was told (`ret=` non-zero: idle).
-    IdleAnswer { idle: bool },
+    /// `sis_idle_ret`: its kretprobe, what it was told (`ret=` non-zero: idle), and the
+    /// call site it returned to (the offset in `(select_task_rq_fair+0x68b/0x17d0 <- ...)`;
+    /// 0 if the line has none).
+    IdleAnswer { idle: bool, site: u32 },
 }
 
 impl SchedEvent {
@@ -243,6 +245,7 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
         },
         Kind::IdleAnswer => SchedEvent::IdleAnswer {
             idle: field_hex_u32(f.ret, "ret", name)? != 0,
+            site: call_site(&rest[name_tok.len()..]),
         },
     };
     let (comm, prev_comm, prio) = match kind {
@@ -469,6 +472,13 @@ impl<'a> Fields<'a> {
 }
 
 /// A kprobe's `:x32` field (`0x18`), or a decimal one.
+/// A kretprobe's call site: the hex offset after `+0x` in its leading `(caller+0x68b/...`.
+fn call_site(detail: &str) -> u32 {
+    let head = detail.trim_start().split(' ').next().unwrap_or("");
+    let hex = head.split_once("+0x").map_or("", |(_, h)| h);
+    u32::from_str_radix(hex.split('/').next().unwrap_or(""), 16).unwrap_or(0)
+}
+
 fn field_hex_u32(v: Option<&str>, key: &str, event: &str) -> Result<u32, LineError> {
     let v = v.ok_or_else(|| missing(key, event))?;
     let parsed = match v.strip_prefix("0x") {

@@ -109,6 +109,8 @@ pub(crate) struct Pending {
     /// What the kernel's select path asked available_idle_cpu() about, in order, and what it
     /// was told (`sis_idle` kprobes; None: no answer seen).
     pub kernel_asks: Vec<(u32, Option<bool>)>,
+    /// Each answered ask's call site (IdleAnswer `site`), by the asks' index.
+    pub kernel_ask_sites: Vec<u32>,
 }
 
 impl Pending {
@@ -181,10 +183,12 @@ impl Rebuild {
                     p.kernel_asks.push((asked, None));
                 }
             }
-            SchedEvent::IdleAnswer { idle } => {
+            SchedEvent::IdleAnswer { idle, site } => {
                 if let Some(p) = asking.and_then(|seq| self.pending_mut(seq)) {
                     if let Some(last) = p.kernel_asks.last_mut() {
                         last.1 = Some(idle);
+                        p.kernel_ask_sites.resize(p.kernel_asks.len(), 0);
+                        p.kernel_ask_sites[p.kernel_asks.len() - 1] = site;
                     }
                 }
             }

@@ -635,6 +635,7 @@ impl Rebuild {
             waker_exiting: false,
             sync_read: false,
             kernel_asks: Vec::new(),
+            kernel_ask_sites: Vec::new(),
         });
         self.watch_probes(cpu, seq);
         self.task(pid).pending = Some(seq);

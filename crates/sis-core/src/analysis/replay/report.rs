@@ -151,6 +151,11 @@ pub struct ReplayNotes {
     /// gets (the whole LLC), and, of the rest, with its floor (SIS_PROP's 4 probes, none
     /// under SIS_AVG_CPU; SIS_UTIL's none).
     pub budget_explained: Vec<(String, (u64, u64))>,
+    /// Per preset with SIS_UTIL, on a trace with `sis_idle` probes: the kernel's
+    /// `nr_idle_scan` read from its select_idle_cpu() loop (replay/kernel_scan.rs) against the
+    /// rebuilt one, as (the loop's call site, [readings, equal, one apart, rebuilt larger by
+    /// 2+, rebuilt smaller by 2+]).
+    pub kernel_nr_idle_scan: Vec<(String, Option<KernelScanReading>)>,
     /// Classified wake-ups that DELAY_DEQUEUE presets placed on prev by the delayed
     /// inference alone (ttwu_runnable), and how many of them the kernel kept on prev.
     pub delayed_classified: (u64, u64),
@@ -268,6 +273,10 @@ impl From<ReplayError> for InputError {
         e.error
     }
 }
+
+/// The kernel's `nr_idle_scan` read from its loop: (the loop's call site, [readings, equal,
+/// one apart, rebuilt larger by 2+, rebuilt smaller by 2+]).
+pub type KernelScanReading = (u32, [u64; 5]);
 
 impl ReplayReport {
     /// The agreement table: per class, the wake-ups and each preset's agreement in percent.
@@ -448,6 +457,27 @@ impl ReplayReport {
             .filter(|(_, (l, s))| l + s > 0)
             .map(|(p, (l, s))| format!("{p} {l} / {s}"))
             .collect();
+        let read: Vec<String> = n
+            .kernel_nr_idle_scan
+            .iter()
+            .filter_map(|(p, r)| r.map(|(site, t)| (p, site, t)))
+            .filter(|(_, _, t)| t[0] > 0)
+            .map(|(p, site, t)| {
+                format!(
+                    "{p} (at +{site:#x}) {} of {} / {} / {} / {}",
+                    t[1], t[0], t[2], t[3], t[4]
+                )
+            })
+            .collect();
+        if !read.is_empty() {
+            s.line(format_args!(
+                "\nthe kernel's nr_idle_scan, read from its select_idle_cpu() loop (the sis_idle \
+                 call site that repeats within a wake-up; where it asked about k >= 1 CPUs, all \
+                 busy, nr_idle_scan was k), against the rebuilt one: equal of readings / one \
+                 apart / rebuilt larger by 2+ / smaller by 2+: {}",
+                read.join(", ")
+            ));
+        }
         if !budget.is_empty() {
             s.line(format_args!(
                 "\ndisagreements the scan's budget could explain (SIS_PROP's rests on \
