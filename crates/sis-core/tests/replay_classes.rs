@@ -323,3 +323,36 @@ fn a_tasks_util_joins_its_new_cpu_at_once_and_leaves_an_idle_one_at_its_next_upd
     let after = r.cpu_states()[1].util_avg;
     assert!(after < old / 10, "{after} after the update, {old} before");
 }
+
+/// A forked task's `recent_used_cpu` is the CPU that forked it (v4.16+ core.c
+/// wake_up_new_task(): `p->recent_used_cpu = task_cpu(p)` before the fork balance), so its
+/// first wake-up's select_idle_sibling() has it to try; a task first seen waking has none.
+#[test]
+fn a_forked_task_wakes_first_with_its_forking_cpu_as_recent_used_cpu() {
+    let cfg = ReplayConfig {
+        keep: 10,
+        ..four_cpus(&["linux-6.0"])
+    };
+    let mut r = Replay::new(cfg).unwrap();
+    let mut t = String::from(HDR);
+    for c in 1..4 {
+        t += &format!("          <idle>-0     [00{c}] 1.000000: sched_switch: prev_comm=swapper/{c} prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x{c} next_pid={c}0 next_prio=120\n");
+    }
+    t += "          <idle>-0     [000] 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120\n";
+    // a forks b on CPU0; fork balance puts it on CPU2, where it runs and sleeps.
+    t += "               a-100   [000] 1.000010: sched_wakeup_new: comm=b pid=200 prio=120 target_cpu=002\n";
+    t += "              x2-20    [002] 1.000020: sched_switch: prev_comm=x2 prev_pid=20 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120\n";
+    t += "               b-200   [002] 1.000500: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=x2 next_pid=20 next_prio=120\n";
+    // a wakes b, and an older task c it has not seen before.
+    t += "               a-100   [000] 1.001000: sched_waking: comm=b pid=200 prio=120 target_cpu=002\n";
+    t += "               a-100   [000] 1.001001: sched_wakeup: comm=b pid=200 prio=120 target_cpu=002\n";
+    t += "               a-100   [000] 1.001010: sched_waking: comm=c pid=50 prio=120 target_cpu=003\n";
+    t += "               a-100   [000] 1.001011: sched_wakeup: comm=c pid=50 prio=120 target_cpu=003\n";
+    r.feed_text(t.as_bytes()).unwrap();
+    let _ = r.end().unwrap();
+    let recs = r.records();
+    assert_eq!(recs.len(), 2, "{recs:?}");
+    let recent = |i: usize| r.decision(&recs[i], 0).unwrap().recent_used_cpu;
+    assert_eq!(recent(0), Some(0));
+    assert_eq!(recent(1), None);
+}

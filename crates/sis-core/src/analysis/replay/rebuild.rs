@@ -675,6 +675,9 @@ impl Rebuild {
                 let w = crate::kernel::pelt::prio_to_weight(t.prio);
                 (t.created, t.util_new) = (true, true);
                 t.load.init_new(w, true);
+                // v4.16+ core.c wake_up_new_task(): `p->recent_used_cpu = task_cpu(p)`, the
+                // forking CPU, which emits the sched_wakeup_new.
+                t.recent.fill(cpu);
             }
             self.enqueue(target, pid);
         }
