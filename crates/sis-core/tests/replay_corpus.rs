@@ -69,7 +69,7 @@ const CORPUS: [Case; 18] = [
         wakings: 22702,
         unpaired: 22702 - 22681,
         all: 22667,
-        own_agrees: 17272,
+        own_agrees: 17433,
         keep_prev_agrees: 20615,
     },
     // Debian's kernels under QEMU (qemu/record.sh, qemu/init.sh), topology from sysfs and
@@ -112,7 +112,7 @@ const CORPUS: [Case; 18] = [
         wakings: 7517,
         unpaired: 3,
         all: 7259,
-        own_agrees: 6254,
+        own_agrees: 6255,
         keep_prev_agrees: 5784,
     },
     // Held out too: the pipelines on arm64 6.1 with 6 CPUs and no shared cache (one DIE
@@ -153,7 +153,7 @@ const CORPUS: [Case; 18] = [
         wakings: 4473,
         unpaired: 5,
         all: 4250,
-        own_agrees: 3871,
+        own_agrees: 3886,
         keep_prev_agrees: 3313,
     },
     Case {
@@ -191,7 +191,7 @@ const CORPUS: [Case; 18] = [
         wakings: 2429,
         unpaired: 7,
         all: 2342,
-        own_agrees: 2061,
+        own_agrees: 2088,
         keep_prev_agrees: 1604,
     },
     Case {
@@ -216,7 +216,7 @@ const CORPUS: [Case; 18] = [
         wakings: 4960,
         unpaired: 8,
         all: 4736,
-        own_agrees: 4119,
+        own_agrees: 4141,
         keep_prev_agrees: 3346,
     },
     // 32 and 64 CPUs, one host thread for all vCPUs (qemu/record.sh QEMU_ACCEL): two and
@@ -242,7 +242,7 @@ const CORPUS: [Case; 18] = [
         wakings: 3123,
         unpaired: 10,
         all: 2926,
-        own_agrees: 2469,
+        own_agrees: 2476,
         keep_prev_agrees: 2176,
     },
     // arm64 `virt` gives no cache topology: the only domain is DIE, without
@@ -270,7 +270,7 @@ const CORPUS: [Case; 18] = [
         wakings: 3867,
         unpaired: 0,
         all: 3728,
-        own_agrees: 3579,
+        own_agrees: 3580,
         keep_prev_agrees: 3400,
     },
     // 5.10 on 4 cores x 2 threads (`-cpu Skylake-Client`): SMT domains 0-1, 2-3, ..., MC 0-7.
@@ -357,7 +357,7 @@ fn the_6_18_trace_kept_prev_where_every_preset_moves_the_wakee() {
 
 /// EEVDF's delayed dequeue, inferred from lag rebuilt from the trace (replay/eevdf.rs), is a
 /// mechanism of 6.12 and later: linux-6.12 (6.7's path with it) agrees with the kernel more
-/// often than linux-6.7 on Debian's x86 6.12 trace on 16 CPUs (once less on 64), and less often
+/// often than linux-6.7 on Debian's x86 6.12 traces on 16 and 64 CPUs, and less often
 /// on the 5.10 and 6.1 traces, whose kernels have no delayed dequeue: there a block it calls
 /// delayed was a plain one and the kernel selected a CPU.
 #[test]
@@ -369,10 +369,10 @@ fn delayed_dequeue_moves_6_12s_rows_and_costs_where_the_kernel_has_none() {
             agree(&r, "all", "linux-6.12"),
         )
     };
-    assert_eq!(both("qemu-x86-16cpu-6.12.ftrace.txt.xz"), (4107, 4119));
-    assert_eq!(both("qemu-x86-64cpu-6.12.ftrace.txt.xz"), (2470, 2469));
-    assert_eq!(both("qemu-x86-32cpu-6.1.ftrace.txt.xz"), (2598, 2589));
-    assert_eq!(both("qemu-x86-8cpu-5.10.ftrace.txt.xz"), (5089, 4982));
+    assert_eq!(both("qemu-x86-16cpu-6.12.ftrace.txt.xz"), (4107, 4141));
+    assert_eq!(both("qemu-x86-64cpu-6.12.ftrace.txt.xz"), (2470, 2476));
+    assert_eq!(both("qemu-x86-32cpu-6.1.ftrace.txt.xz"), (2598, 2597));
+    assert_eq!(both("qemu-x86-8cpu-5.10.ftrace.txt.xz"), (5089, 5011));
 }
 
 /// How much of a figure rests on an inference. The delayed inference alone places a wake-up
@@ -386,10 +386,13 @@ fn the_replay_says_how_often_a_choice_rests_on_the_delayed_and_sync_inferences()
     let r = replayed_with(case("qemu-x86-16cpu-6.12.ftrace.txt.xz"), &["linux-6.12"]);
     assert_eq!(r.notes.delayed_classified, (236, 214));
     assert_eq!(agree(&r, "all", "keep_prev") * 1000 / class(&r, "all"), 706);
-    assert_eq!(r.notes.sync_explained, vec![("linux-6.12".to_string(), 85)]);
+    assert_eq!(
+        r.notes.sync_explained,
+        vec![("linux-6.12".to_string(), 101)]
+    );
     assert_eq!(
         r.notes.sync_explained_was_sync,
-        vec![("linux-6.12".to_string(), 19)]
+        vec![("linux-6.12".to_string(), 20)]
     );
     let r = replayed_with(case("qemu-x86-8cpu-5.10.ftrace.txt.xz"), &["linux-6.12"]);
     assert_eq!(r.notes.delayed_classified, (582, 479));
@@ -474,7 +477,7 @@ fn the_replay_says_how_many_misses_rest_on_the_scans_budget() {
         ]
     );
     let r = replayed(case("vm2-mixed-6.18.ftrace.txt.xz"));
-    assert_eq!(class(&r, "all") - agree(&r, "all", "linux-6.12"), 5395);
+    assert_eq!(class(&r, "all") - agree(&r, "all", "linux-6.12"), 5234);
     assert_eq!(
         r.notes.budget_explained,
         vec![("linux-6.12".to_string(), (2, 3695))]
@@ -539,8 +542,9 @@ fn docs_replays_one_table_has_every_trace_with_its_pinned_counts() {
 
 /// The replay's ceiling per preset: had every disagreement that wake_wide()'s flips, WF_SYNC
 /// or the scan's budget the other way explains gone the kernel's way, the preset would agree
-/// on at most this many. On Debian's x86 6.12 on 16 CPUs it is under 97% for linux-6.12 (the
-/// issue's target), so the rest of its misses rest on something other than those inputs.
+/// on at most this many. On Debian's x86 6.12 on 16 CPUs it is now over 97% for linux-6.12
+/// (the target; under it before session 37's util, recent_used_cpu and delayed-sync
+/// fixes), so those inputs alone could carry it there.
 #[test]
 fn the_ceiling_adds_what_the_inferences_explain_to_what_agrees() {
     let c = case("qemu-x86-16cpu-6.12.ftrace.txt.xz");
@@ -550,14 +554,14 @@ fn the_ceiling_adds_what_the_inferences_explain_to_what_agrees() {
     let explained = n.flips_explained[0].1 + n.sync_explained[0].1 + l + s;
     assert_eq!(
         (n.flips_explained[0].1, n.sync_explained[0].1, l, s),
-        (48, 85, 102, 231)
+        (49, 101, 102, 231)
     );
     assert_eq!(
         r.ceilings(),
         vec![("linux-6.12".to_string(), c.own_agrees + explained, c.all)]
     );
-    assert_eq!(c.own_agrees + explained, 4585);
-    assert!((c.own_agrees + explained) * 100 < c.all * 97);
+    assert_eq!(c.own_agrees + explained, 4624);
+    assert!((c.own_agrees + explained) * 100 >= c.all * 97);
     // arm64 6.1: every miss is one the flips explain, and the ceiling stops at every wake-up.
     let c = case("qemu-arm64-8cpu-6.1.ftrace.txt.xz");
     assert_eq!(
@@ -604,7 +608,7 @@ fn reading_the_kernels_wake_flags_moves_the_own_preset_as_pipes_need() {
     );
     assert_eq!(
         pairs("qemu-x86-12cpu-3llc-6.12-pipelines-flags.ftrace.txt.xz"),
-        ((3871, 3611), (665, 413))
+        ((3886, 3614), (680, 416))
     );
     assert_eq!(
         pairs("qemu-x86-4cpu-6.1-flags.ftrace.txt.xz"),

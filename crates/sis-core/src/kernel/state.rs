@@ -53,6 +53,9 @@ pub struct Rq {
     /// wakelist and not yet activated. Set by the replay from the trace; the simulator
     /// activates a wakee when it chooses its CPU, so it never sets it.
     pub ttwu_pending: bool,
+    /// v6.12 `cfs_h_nr_delayed()`: of `nr_running`, the fair tasks left queued `sched_delayed`
+    /// (DELAY_DEQUEUE). Set by the replay; the simulator's runqueues have none.
+    pub nr_delayed: u32,
 }
 
 impl Default for Rq {
@@ -72,6 +75,7 @@ impl Default for Rq {
             cache_hot_timeout: 0,
             load_avg: 0,
             ttwu_pending: false,
+            nr_delayed: 0,
         }
     }
 }

@@ -119,7 +119,8 @@ pub(super) fn load_snapshot(
     let delayed = st.features.delay_dequeue;
     let load = |rq: &mut crate::kernel::state::Rq, s: &rebuild::CpuSnap, seen: &mut u32| {
         rq.load_avg = s.load[era];
-        rq.nr_running = s.nr_running + if delayed { s.delayed } else { 0 };
+        rq.nr_delayed = if delayed { s.delayed } else { 0 };
+        rq.nr_running = s.nr_running + rq.nr_delayed;
         rq.nr_sched_idle = 0;
         rq.pelt.util_avg = s.util_avg;
         rq.pelt.util_est.enqueued = s.util_est;

@@ -100,7 +100,10 @@ impl SchedState {
                 this
             });
         }
-        if sync && rq(this).nr_running == 1 {
+        // 6.12.37+ stable and 6.15 fair.c wake_affine_idle() (aa3ee4f0b754, "sched/fair: Fixup
+        // wake_up_sync() vs DELAYED_DEQUEUE"): `(rq->nr_running - cfs_h_nr_delayed(rq)) == 1`.
+        // Where nothing is delayed (every other era) it is linux-4.14's `nr_running == 1`.
+        if sync && rq(this).nr_running.saturating_sub(rq(this).nr_delayed) == 1 {
             return Some(this);
         }
         // linux-5.11 fair.c wake_affine_idle: if (available_idle_cpu(prev_cpu)) return prev_cpu;
@@ -366,5 +369,31 @@ mod tests {
             (2, HZ_NS + 1),
             "halved, then +1"
         );
+    }
+}
+
+#[cfg(test)]
+mod delayed_tests {
+    use crate::kernel::features::preset;
+    use crate::kernel::state::SchedState;
+    use crate::kernel::topology::{Topology, TopologySpec};
+
+    /// 6.12.37+ / 6.15 wake_affine_idle() (aa3ee4f0b754): a sync waker's CPU is taken when it
+    /// runs only the waker once the tasks left queued `sched_delayed` are not counted; with one
+    /// real task more it is not.
+    #[test]
+    fn a_sync_wakeup_takes_the_wakers_cpu_past_its_delayed_tasks() {
+        let topo = Topology::new(TopologySpec::one_llc(4)).unwrap();
+        let mut st = SchedState::new(topo, preset("linux-6.12").unwrap().features, 117, 0);
+        for c in 0..4 {
+            st.rqs[c].nr_running = 1;
+        }
+        // CPU0 runs the waker and holds two delayed tasks (rq->nr_running 3).
+        st.rqs[0].nr_running = 3;
+        st.rqs[0].nr_delayed = 2;
+        assert_eq!(st.wake_affine_idle(0, 1, true), Some(0));
+        assert_eq!(st.wake_affine_idle(0, 1, false), None);
+        st.rqs[0].nr_delayed = 1;
+        assert_eq!(st.wake_affine_idle(0, 1, true), None);
     }
 }
