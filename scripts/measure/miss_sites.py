@@ -2,7 +2,7 @@
 """Where a preset's misses part from the kernel's own select path, on a trace recorded with
 init.sh's `sis_select=1 sis_idle=1` (a kprobe on select_task_rq_fair(), a kprobe and a
 kretprobe on available_idle_cpu()). Each kretprobe names its call site; SITES maps the
-offsets of Debian's 6.12.107 amd64 build (the qemu-x86-16cpu-6.12-idle-flags trace) to the
+offsets of Debian's 6.12.107 and 6.1.170 amd64 builds (the two -idle-flags traces) to the
 check they are, read from the order the asks come in (wake_affine_idle()'s this_cpu and prev,
 select_idle_sibling()'s target, prev and recent_used_cpu, select_idle_cpu()'s loop: the one
 that repeats). Given `sis replay --show N` of one preset on the same trace, each
@@ -18,8 +18,14 @@ import re
 import sys
 
 EVENT = re.compile(r"\s*(.+?)-(\d+)\s+\[(\d+)\]\s+\S+\s+([\d.]+): (\w+): (.*)")
-SITES = {"0x7c4": "wa_this", "0x807": "wa_prev", "0x16a0": "wa_prev", "0x34a": "target",
-         "0x15a5": "prev", "0x12bf": "recent", "0x68b": "loop"}
+SITES = {
+    # Debian 6.12.107 amd64 (qemu-x86-16cpu-6.12-idle-flags)
+    "0x7c4": "wa_this", "0x807": "wa_prev", "0x16a0": "wa_prev", "0x34a": "target",
+    "0x15a5": "prev", "0x12bf": "recent", "0x68b": "loop",
+    # Debian 6.1.170 amd64 (qemu-x86-16cpu-6.1-idle-flags)
+    "0xce5": "wa_this", "0xd25": "wa_prev", "0x623": "target", "0x1449": "prev",
+    "0x1330": "recent", "0x8f2": "loop",
+}
 
 
 def kernel_paths(path):

@@ -8,6 +8,7 @@ mod replay;
 mod replay_classes;
 mod replay_corpus;
 mod replay_delayed;
+mod replay_probes;
 mod replay_sync;
 mod scenario_props;
 mod seed_001;
