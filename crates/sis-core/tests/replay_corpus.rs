@@ -58,7 +58,7 @@ pub(crate) fn text_of(c: &Case) -> Vec<u8> {
 /// amd64 and arm64: CONFIG_HZ=250) and the VM's /proc/config.gz.
 const CORPUS_HZ: u64 = 250;
 
-const CORPUS: [Case; 19] = [
+const CORPUS: [Case; 20] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -206,6 +206,20 @@ const CORPUS: [Case; 19] = [
         all: 3170,
         own_agrees: 2841,
         keep_prev_agrees: 2224,
+    },
+    // The same machine and kernel as the 6.12 idle-probe trace, with the balancer's sis_lb
+    // kprobe too: the LLCs' nr_idle_scan read, not rebuilt (session 37, held out).
+    Case {
+        file: "qemu-x86-16cpu-6.12-lb-idle-flags.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 2,
+        smt: 1,
+        own: "linux-6.12",
+        wakings: 4850,
+        unpaired: 4,
+        all: 4615,
+        own_agrees: 4362,
+        keep_prev_agrees: 3300,
     },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",

@@ -222,6 +222,24 @@ fn the_sis_select_and_sis_idle_kprobes_parse() {
             site: 0xc05
         }
     );
+    let e = ev("  <idle>-0 [008] ..s1. 7.845156: sis_lb: (sched_balance_rq+0x0/0xf20) cpu=8 idle=1 span=8 nr=3");
+    assert_eq!(
+        e.event,
+        SchedEvent::Balance {
+            cpu: 8,
+            idle: 1,
+            span: 8,
+            nr: Some(3)
+        }
+    );
+    // A domain with no shared LLC state: its nr is a fault, not a value.
+    let e = ev("  x-1 [000] ..s1. 7.8: sis_lb: (sched_balance_rq+0x0/0xf20) cpu=0 idle=0 span=16 nr=(fault)");
+    assert!(matches!(e.event, SchedEvent::Balance { nr: None, .. }));
+    for bad in ["idle=x span=8", "span=8", "idle=1"] {
+        let line =
+            format!("  x-1 [000] 1.0: sis_lb: (sched_balance_rq+0x0/0xf20) cpu=0 {bad} nr=1");
+        assert!(parse_line(&line).is_err(), "{bad}");
+    }
     let e = ev("  init-472 [013] d..1. 13.2: sis_idle_ret: ret=0");
     assert_eq!(
         e.event,

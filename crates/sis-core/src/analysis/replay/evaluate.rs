@@ -145,6 +145,15 @@ impl Replay {
                     st.update_idle_cpu_scan(llc);
                 }
             }
+            // The kernel's nr_idle_scan where a `sis_lb` kprobe shows it (replay/kernel_scan.rs).
+            if !p.lb_nr.is_empty()
+                && st.nr_expr.is_none()
+                && super::kernel_scan::reads_kernel_nr_idle_scan(&run.preset.features)
+            {
+                for (l, nr) in p.lb_nr.iter().enumerate().filter(|(_, n)| **n != u32::MAX) {
+                    st.llcs[l].nr_idle_scan = *nr;
+                }
+            }
             // The kernel's own budget where the trace shows its loop (replay/kernel_scan.rs).
             if run.preset.features.sis_util && p.sync_read && !p.kernel_ask_sites.is_empty() {
                 let (asks, sites, llcs) = (&p.kernel_asks, &p.kernel_ask_sites, &st.llcs);

@@ -13,7 +13,53 @@
 //! offset that is differs per build, so the tally is kept for every site and reported for
 //! the one that repeats most often.
 
+use super::rebuild::Rebuild;
+use crate::kernel::features::Features;
 use crate::kernel::topology::Topology;
+
+/// How long a wake-up waits for the next `sis_lb` reading of an LLC before it is replayed with
+/// the rebuilt `nr_idle_scan` there: an LLC's CPUs balance at their domain's interval, tens of
+/// ms apart at most while any is idle (v6.12 fair.c sched_balance_domains()).
+pub(super) const LB_WAIT_NS: u64 = 100_000_000;
+
+/// `enum cpu_idle_type`'s CPU_NEWLY_IDLE (2 in 6.1's order and in 6.10+'s).
+const CPU_NEWLY_IDLE: u32 = 2;
+
+/// A preset whose budget is the kernel's own SIS_UTIL `nr_idle_scan` (not SIS_PROP's, not one
+/// of the posted variants' formulas): where a trace shows the kernel's, it reads that.
+pub(super) fn reads_kernel_nr_idle_scan(f: &Features) -> bool {
+    f.sis_util
+        && !f.sis_prop
+        && !f.sis_util_rfc
+        && !f.sis_util_small_llc
+        && !f.sis_util_idle_aware
+        && !f.replaces_sis()
+}
+
+impl Rebuild {
+    /// A `sis_lb` kprobe (init.sh `sis_lb=1`): sched_balance_rq() entered for `cpu`. For a
+    /// domain as wide as the LLC, `nr` is the LLC's nr_idle_scan now, which every wake-up
+    /// waiting for it reads; unless the balance is newly idle (v6.12 update_idle_cpu_scan():
+    /// `env->idle == CPU_NEWLY_IDLE` returns), it then writes a new one, not known until the
+    /// next entry.
+    pub(super) fn lb_reading(&mut self, cpu: u32, idle: u32, span: u32, nr: Option<u32>) {
+        let Some(nr) = nr.filter(|_| cpu < self.topo.nr_cpus()) else {
+            return;
+        };
+        if span != self.topo.llc_weight() {
+            return;
+        }
+        let llc = self.topo.llc_of(cpu) as usize;
+        let n = self.topo.spec.llcs as usize;
+        let lb = self.lb_nr.get_or_insert_with(|| vec![None; n]);
+        for p in self.pending.iter_mut() {
+            if p.lb_nr.get(llc) == Some(&u32::MAX) {
+                p.lb_nr[llc] = nr;
+            }
+        }
+        lb[llc] = (idle == CPU_NEWLY_IDLE).then_some(nr);
+    }
+}
 
 /// The kernel's `nr_idle_scan` at one wake-up as its loop at `site` shows it: (the LLC it
 /// scanned, the CPUs it asked about), where every one was busy and all were in one LLC with

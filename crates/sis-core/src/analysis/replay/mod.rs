@@ -180,8 +180,7 @@ pub struct Replay {
     on_rq: u64,
     /// Wake-ups of stop tasks (select_task_rq_stop: their own CPU), left out.
     stop_wakeups: u64,
-    /// Classified wake-ups that DELAY_DEQUEUE presets place by the delayed inference alone
-    /// (ttwu_runnable on prev), and how many of them the kernel kept on prev.
+    /// Wake-ups DELAY_DEQUEUE presets placed by the delayed inference alone, kept on prev.
     delayed_classified: (u64, u64),
     disagreements: Vec<Disagreement>,
     header_cpus: Option<u32>,
@@ -201,9 +200,8 @@ pub struct Replay {
     timeline: Option<timeline::Timeline>,
 }
 
-/// Events whose timestamp is before the previous event's: ftrace's per-CPU `local` clock can
-/// step back by a few µs where CPUs' buffers merge; larger steps mean a concatenated or edited
-/// trace. Counted and reported (`Replay::time_order`), never silently accepted.
+/// Events timed before the previous event: ftrace's per-CPU `local` clock steps back a few µs
+/// where buffers merge, more means an edited trace. Counted (`Replay::time_order`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TimeOrder {
     pub last_ns: u64,
@@ -471,19 +469,21 @@ impl Replay {
         }
         let nr = self.rb.as_ref().map_or(0, |r| r.topo.nr_cpus());
         let bad_cpu = |c: u32| c >= nr;
+        use parse::SchedEvent as E;
         let cpu_of_field = match ev.event {
-            parse::SchedEvent::Waking { target_cpu, .. }
-            | parse::SchedEvent::Wakeup { target_cpu, .. } => Some(("target_cpu", target_cpu)),
-            parse::SchedEvent::Migrate {
+            E::Waking { target_cpu, .. } | E::Wakeup { target_cpu, .. } => {
+                Some(("target_cpu", target_cpu))
+            }
+            E::Migrate {
                 orig_cpu, dest_cpu, ..
             } => Some(if bad_cpu(orig_cpu) {
                 ("orig_cpu", orig_cpu)
             } else {
                 ("dest_cpu", dest_cpu)
             }),
-            parse::SchedEvent::Select { prev_cpu, .. } => Some(("prev_cpu", prev_cpu)),
-            parse::SchedEvent::IdleAsk { cpu } => Some(("cpu", cpu)),
-            parse::SchedEvent::Switch { .. } | parse::SchedEvent::IdleAnswer { .. } => None,
+            E::Select { prev_cpu, .. } => Some(("prev_cpu", prev_cpu)),
+            E::IdleAsk { cpu } | E::Balance { cpu, .. } => Some(("cpu", cpu)),
+            E::Switch { .. } | E::IdleAnswer { .. } => None,
         };
         for (what, c) in [("[cpu] column", ev.cpu)].into_iter().chain(cpu_of_field) {
             if bad_cpu(c) {

@@ -3,7 +3,8 @@
 //! tracepoints (`comm tid [cpu] secs.frac: sched:event: fields`). No allocation per line.
 
 use super::words::{
-    find_byte, first_token, next_stop, trim_ascii_start, BYTE_CLASS, EQUALS, SPACE,
+    call_site, find_byte, first_token, next_stop, probe_field, trim_ascii_start, BYTE_CLASS,
+    EQUALS, SPACE,
 };
 
 /// The events the replay uses: the five sched tracepoints and, where the trace has them, the
@@ -43,6 +44,15 @@ pub enum SchedEvent {
     /// call site it returned to (the offset in `(select_task_rq_fair+0x68b/0x17d0 <- ...)`;
     /// 0 if the line has none).
     IdleAnswer { idle: bool, site: u32 },
+    /// `sis_lb`: a sched_balance_rq() entry on `cpu` (init.sh), its `idle` type (2: newly
+    /// idle, which does not write nr_idle_scan), its domain's `span` weight and the LLC's
+    /// `nr_idle_scan` as it stood (None: the domain has no shared LLC state).
+    Balance {
+        cpu: u32,
+        idle: u32,
+        span: u32,
+        nr: Option<u32>,
+    },
 }
 
 impl SchedEvent {
@@ -50,7 +60,10 @@ impl SchedEvent {
     pub fn is_kprobe(&self) -> bool {
         matches!(
             self,
-            SchedEvent::Select { .. } | SchedEvent::IdleAsk { .. } | SchedEvent::IdleAnswer { .. }
+            SchedEvent::Select { .. }
+                | SchedEvent::IdleAsk { .. }
+                | SchedEvent::IdleAnswer { .. }
+                | SchedEvent::Balance { .. }
         )
     }
 }
@@ -103,6 +116,7 @@ enum Kind {
     Select,
     IdleAsk,
     IdleAnswer,
+    Balance,
 }
 
 impl Kind {
@@ -116,6 +130,7 @@ impl Kind {
             "sis_select" => Kind::Select,
             "sis_idle" => Kind::IdleAsk,
             "sis_idle_ret" => Kind::IdleAnswer,
+            "sis_lb" => Kind::Balance,
             _ => return None,
         })
     }
@@ -130,6 +145,7 @@ impl Kind {
             Kind::Select => "sis_select",
             Kind::IdleAsk => "sis_idle",
             Kind::IdleAnswer => "sis_idle_ret",
+            Kind::Balance => "sis_lb",
         }
     }
 }
@@ -247,11 +263,20 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
             idle: field_hex_u32(f.ret, "ret", name)? != 0,
             site: call_site(&rest[name_tok.len()..]),
         },
+        Kind::Balance => {
+            let detail = &rest[name_tok.len()..];
+            SchedEvent::Balance {
+                cpu: field_u32(f.cpu, "cpu", name)?,
+                idle: field_u32(probe_field(detail, "idle="), "idle", name)?,
+                span: field_u32(probe_field(detail, "span="), "span", name)?,
+                nr: probe_field(detail, "nr=").and_then(|v| v.parse().ok()),
+            }
+        }
     };
     let (comm, prev_comm, prio) = match kind {
         Kind::Switch => (f.next_comm, f.prev_comm, f.next_prio),
         Kind::Migrate => ("", "", f.prio),
-        Kind::Select | Kind::IdleAsk | Kind::IdleAnswer => ("", "", None),
+        Kind::Select | Kind::IdleAsk | Kind::IdleAnswer | Kind::Balance => ("", "", None),
         _ => (f.comm, "", f.prio),
     };
     Ok(Line::Event(TraceEvent {
@@ -472,13 +497,6 @@ impl<'a> Fields<'a> {
 }
 
 /// A kprobe's `:x32` field (`0x18`), or a decimal one.
-/// A kretprobe's call site: the hex offset after `+0x` in its leading `(caller+0x68b/...`.
-fn call_site(detail: &str) -> u32 {
-    let head = detail.trim_start().split(' ').next().unwrap_or("");
-    let hex = head.split_once("+0x").map_or("", |(_, h)| h);
-    u32::from_str_radix(hex.split('/').next().unwrap_or(""), 16).unwrap_or(0)
-}
-
 fn field_hex_u32(v: Option<&str>, key: &str, event: &str) -> Result<u32, LineError> {
     let v = v.ok_or_else(|| missing(key, event))?;
     let parsed = match v.strip_prefix("0x") {

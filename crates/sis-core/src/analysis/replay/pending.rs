@@ -3,6 +3,7 @@
 
 use super::classes::ClassWake;
 use super::cpu_view::CpuSnap;
+use super::kernel_scan::LB_WAIT_NS;
 use super::load::ERAS;
 use super::parse::SchedEvent;
 use super::rebuild::{Rebuild, PAIR_TIMEOUT_NS, SYNC_WINDOW_NS};
@@ -111,6 +112,9 @@ pub(crate) struct Pending {
     pub kernel_asks: Vec<(u32, Option<bool>)>,
     /// Each answered ask's call site (IdleAnswer `site`), by the asks' index.
     pub kernel_ask_sites: Vec<u32>,
+    /// Per LLC, the kernel's nr_idle_scan at this wake-up as the trace's `sis_lb` kprobe shows
+    /// it (u32::MAX: not yet known; empty: the trace shows none; replay/kernel_scan.rs).
+    pub lb_nr: Vec<u32>,
 }
 
 impl Pending {
@@ -140,6 +144,10 @@ impl Rebuild {
                 return None;
             }
         }
+        // The LLCs' nr_idle_scan a `sis_lb` kprobe shows at their next balance.
+        if !end && head.lb_nr.contains(&u32::MAX) && now - head.time_ns <= LB_WAIT_NS {
+            return None;
+        }
         if head.sync.is_none() {
             if end || now - head.time_ns > self.sync_window.ns {
                 head.sync = Some(false);
@@ -153,6 +161,9 @@ impl Rebuild {
             if t.pending == Some(p.seq) {
                 t.pending = None;
             }
+        }
+        if !p.lb_nr.is_empty() && !p.lb_nr.contains(&u32::MAX) {
+            self.counts.nr_idle_scan_read += 1;
         }
         if p.unpaired {
             self.counts.unpaired += 1;
@@ -169,6 +180,12 @@ impl Rebuild {
     pub(super) fn watch_probes(&mut self, cpu: u32, seq: u64) {
         let c = &mut self.cpus[cpu as usize];
         (c.select_watch, c.asks_for) = (Some(seq), Some(seq));
+        if let Some(lb) = self.lb_nr.as_ref() {
+            let known: Vec<u32> = lb.iter().map(|v| v.unwrap_or(u32::MAX)).collect();
+            if let Some(p) = self.pending_mut(seq) {
+                p.lb_nr = known;
+            }
+        }
     }
 
     /// The kprobes (init.sh `sis_select`, `sis_idle`) on `cpu`: true when `ev` is one, read
@@ -178,6 +195,12 @@ impl Rebuild {
         let asking = self.cpus[cpu as usize].asks_for;
         match *ev {
             SchedEvent::Select { wake_flags, .. } => self.select_flags(cpu, wake_flags),
+            SchedEvent::Balance {
+                cpu,
+                idle,
+                span,
+                nr,
+            } => self.lb_reading(cpu, idle, span, nr),
             SchedEvent::IdleAsk { cpu: asked } => {
                 if let Some(p) = asking.and_then(|seq| self.pending_mut(seq)) {
                     p.kernel_asks.push((asked, None));

@@ -81,11 +81,9 @@ pub(crate) struct CpuTrack {
     pub curr: Option<u32>,
     /// Tasks queued here and not running (woken and not yet switched in, or preempted).
     pub queued: Vec<u32>,
-    /// Bumped when the CPU switches to idle: the kernel runs idle only with an empty
-    /// runqueue, so whatever the rebuild still thought queued here has left.
+    /// Bumped when the CPU goes idle (its runqueue is empty: what the rebuild queued left).
     pub epoch: u32,
-    /// The cfs_rq's util (replay/util.rs), and what tasks that left took off it, not yet
-    /// applied.
+    /// The cfs_rq's util (replay/util.rs), and the util of tasks that left, not yet applied.
     pub pelt: LoadAvg,
     pub removed_util: u64,
     pub pelt_started: bool,
@@ -147,13 +145,15 @@ pub(crate) struct Rebuild {
     pub sync_window: super::pending::SyncWindow,
     pub next_balance_ns: u64,
     pub next_blocked_ns: u64,
+    /// Per LLC, its nr_idle_scan as the trace's `sis_lb` kprobe last showed it (None: none
+    /// seen, or a balance that writes it began since: replay/kernel_scan.rs).
+    pub lb_nr: Option<Vec<Option<u32>>>,
     pub now: u64,
     /// The traced kernel's CONFIG_HZ (`ReplayConfig::hz`).
     pub hz: u64,
     pub counts: RebuildCounts,
     pub(super) pool: Vec<Vec<CpuSnap>>,
-    /// Each CPU's idle task's record_wakee() state (it is `current` for wake-ups from an
-    /// interrupt on an idle CPU).
+    /// Each CPU's idle task's record_wakee() state (`current` for an idle CPU's interrupt).
     idle_flips: Vec<WakeeFlips>,
     /// The load signals kept (the others cost nothing).
     pub eras: [bool; ERAS],
@@ -161,8 +161,7 @@ pub(crate) struct Rebuild {
     pub track_eevdf: bool,
     /// `--autogroup` with a 4.4 preset: the inferred task groups (replay/group44.rs).
     pub groups44: Option<super::group44::Groups44>,
-    /// The highest pid seen so far (0: none yet): a task first seen above it was created
-    /// during the trace.
+    /// The highest pid seen so far (0: none yet): a task first seen above it is new.
     pub max_pid: u32,
 }
 
@@ -194,6 +193,7 @@ impl Rebuild {
             sync_window: Default::default(),
             next_balance_ns: 0,
             next_blocked_ns: 0,
+            lb_nr: None,
             hz: REPLAY_HZ,
             now: 0,
             counts: RebuildCounts::default(),
@@ -636,6 +636,7 @@ impl Rebuild {
             sync_read: false,
             kernel_asks: Vec::new(),
             kernel_ask_sites: Vec::new(),
+            lb_nr: Vec::new(),
         });
         self.watch_probes(cpu, seq);
         self.task(pid).pending = Some(seq);

@@ -79,6 +79,8 @@ pub struct RebuildCounts {
     /// Wake-ups whose WF_SYNC a `sis_select` kprobe recorded, and how many had it.
     pub sync_read: u64,
     pub sync_read_sync: u64,
+    /// Wake-ups whose LLCs' nr_idle_scan a `sis_lb` kprobe showed (replay/kernel_scan.rs).
+    pub nr_idle_scan_read: u64,
     /// The sync window (pending.rs `SyncWindow`; 0: the default, SYNC_WINDOW_NS) and the
     /// median local wake-up it was scaled by (0: too few seen, not scaled).
     pub sync_window_ns: u64,
@@ -346,6 +348,14 @@ impl ReplayReport {
                 c.sync_read, c.sync_read_sync
             ));
         }
+        if c.nr_idle_scan_read > 0 {
+            s.line(format_args!(
+                "read: the LLCs' nr_idle_scan at {} wake-ups from the trace's sis_lb kprobe on \
+                 sched_balance_rq() (presets with the kernel's own SIS_UTIL scan it, not the \
+                 one rebuilt from util)",
+                c.nr_idle_scan_read
+            ));
+        }
         if c.exit_wakes > 0 {
             s.line(format_args!(
                 "inferred: {} wake-ups of a task's parent by the child exiting next (from \
@@ -473,8 +483,9 @@ impl ReplayReport {
             s.line(format_args!(
                 "\nthe kernel's nr_idle_scan, read from its select_idle_cpu() loop (the sis_idle \
                  call site that repeats within a wake-up; where it asked about k >= 1 CPUs, all \
-                 busy, nr_idle_scan was k), against the rebuilt one: equal of readings / one \
-                 apart / rebuilt larger by 2+ / smaller by 2+: {}",
+                 busy, nr_idle_scan was k), against the preset's (rebuilt, or read from \
+                 sis_lb): equal of readings / one apart / the preset's larger by 2+ / smaller \
+                 by 2+: {}",
                 read.join(", ")
             ));
         }

@@ -93,6 +93,18 @@ pub(super) fn find_byte(b: &[u8], mut j: usize, needle: u8) -> Option<usize> {
     b.get(j..)?.iter().position(|c| *c == needle).map(|k| j + k)
 }
 
+/// A kprobe's `key=value` field that parse.rs's `Fields` does not keep (`key` with its `=`).
+pub(super) fn probe_field<'a>(detail: &'a str, key: &str) -> Option<&'a str> {
+    detail.split(' ').find_map(|t| t.strip_prefix(key))
+}
+
+/// A kretprobe's call site: the hex offset after `+0x` in its leading `(caller+0x68b/...`.
+pub(super) fn call_site(detail: &str) -> u32 {
+    let head = detail.trim_start().split(' ').next().unwrap_or("");
+    let hex = head.split_once("+0x").map_or("", |(_, h)| h);
+    u32::from_str_radix(hex.split('/').next().unwrap_or(""), 16).unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,6 +49,14 @@ if grep -q "sis_idle=1" /proc/cmdline; then
   echo 1 > $T/events/kprobes/sis_idle/enable
   echo 1 > $T/events/kprobes/sis_idle_ret/enable
 fi
+# With sis_lb=1 (6.10+, BTF arguments: CONFIG_PROBE_EVENTS_BTF_ARGS): each periodic or idle
+# balance's sched_balance_rq() entry, its domain's width and the LLC's nr_idle_scan as it
+# stood before this balance wrote it (update_idle_cpu_scan(), in update_sd_lb_stats()).
+if grep -q "sis_lb=1" /proc/cmdline; then
+  echo 'p:sis_lb sched_balance_rq cpu=this_cpu idle=idle span=sd->span_weight nr=sd->shared->nr_idle_scan' >> $T/kprobe_events \
+    && echo 1 > $T/events/kprobes/sis_lb/enable
+  cat $T/error_log 2>/dev/null | tail -3
+fi
 n=$(nproc)
 case "$(sed -n "s/.*workload=\([a-z]*\).*/\1/p" /proc/cmdline)" in
 pipelines)
