@@ -13,10 +13,13 @@ and see it busy (the rebuild's idle view is wrong there)? Not part of the build 
   python3 scripts/measure/idle_probes.py TRACE.ftrace.txt SHOW.txt
 """
 import collections
+import os
 import re
 import sys
 
-EVENT = re.compile(r"\s*(.+?)-(\d+)\s+\[(\d+)\]\s+\S+\s+([\d.]+): (\w+): (.*)")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from miss_sites import kernel_paths  # noqa: E402
+
 MISS = re.compile(
     r"line (\d+) t=\d+ns: waker cpu (\d+) \(pid \d+\) wakes pid \d+, prev (\d+), "
     r"kernel chose cpu (\d+)"
@@ -24,23 +27,9 @@ MISS = re.compile(
 
 
 def kernel_calls(trace_path):
-    """Per sched_waking line (1-based): [(cpu asked about, idle?)] on the waker's CPU."""
-    calls, current = {}, {}
-    with open(trace_path) as f:
-        for n, line in enumerate(f, 1):
-            m = EVENT.match(line)
-            if not m:
-                continue
-            cpu, kind, rest = int(m[3]), m[5], m[6]
-            if kind == "sched_waking":
-                current[cpu] = n
-                calls[n] = []
-            elif kind == "sis_idle" and cpu in current:
-                asked = int(re.search(r"cpu=(-?\d+)", rest)[1])
-                calls[current[cpu]].append([asked, None])
-            elif kind == "sis_idle_ret" and cpu in current and calls[current[cpu]]:
-                calls[current[cpu]][-1][1] = int(re.search(r"ret=(-?\d+)", rest)[1]) != 0
-    return calls
+    """Per sched_waking line (1-based): [(cpu asked about, idle?)] by its WF_TTWU select."""
+    return {n: [(cpu, idle) for _, cpu, idle in asks]
+            for n, asks in kernel_paths(trace_path).items()}
 
 
 def misses(show_path):

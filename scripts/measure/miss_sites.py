@@ -79,4 +79,5 @@ def main(trace, show):
         print(f"{n:5d}  {name}")
 
 
-main(*sys.argv[1:3])
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
