@@ -242,6 +242,12 @@ impl Rebuild {
         if let Some(p) = self.pending_mut(seq) {
             p.sync = Some(wake_flags & WF_SYNC != 0);
             p.sync_read = true;
+            // v6.12 core.c try_to_wake_up(): a task still on its runqueue (sched_delayed
+            // among them) is woken by ttwu_runnable() before select_task_rq() is reached, so
+            // a selection shows it was not.
+            if std::mem::take(&mut p.delayed) {
+                self.counts.delayed_selected += 1;
+            }
         }
     }
 

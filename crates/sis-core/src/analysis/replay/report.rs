@@ -101,6 +101,9 @@ pub struct RebuildCounts {
     /// (replay/eevdf.rs), and the wake-ups that found their task so.
     pub delayed_dequeues: u64,
     pub delayed_wakeups: u64,
+    /// Of those wake-ups, the ones a `sis_select` kprobe shows went through
+    /// select_task_rq_fair(): not delayed after all (replay/pending.rs `select_flags`).
+    pub delayed_selected: u64,
     /// `--autogroup` (replay/group44.rs): groups inferred, tasks that joined one (their
     /// creator's or their comm's), sleeping tasks moved to the group of their new comm, and
     /// kernel threads left in the root.
@@ -378,6 +381,13 @@ impl ReplayReport {
                  task in the root cfs_rq), {} wake-ups of a task still delayed on prev \
                  (ttwu_runnable: no CPU selected)",
                 c.delayed_dequeues, c.delayed_wakeups
+            ));
+        }
+        if c.delayed_selected > 0 {
+            s.line(format_args!(
+                "read: {} of those wake-ups went through select_task_rq_fair() (the trace's \
+                 sis_select kprobe), which ttwu_runnable() would have skipped: not delayed",
+                c.delayed_selected
             ));
         }
         s.push('\n');
