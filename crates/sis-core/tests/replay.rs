@@ -313,9 +313,19 @@ fn a_cpu_with_a_wakeup_on_its_wakelist_is_not_idle() {
     assert_eq!(class(&r, "none_idle"), 1);
     // With a migration the pending CPU is its dest_cpu; an activation that follows at once
     // on the waker's CPU (ttwu_queue took the lock) leaves nothing pending.
-    let migrated = format!(
-        "{HDR}{head}{b_waking}               a-100   [000] 10.000003: sched_migrate_task: comm=b pid=200 prio=120 orig_cpu=1 dest_cpu=0\n{c_waking}"
+    let migrate = "               a-100   [000] 10.000003: sched_migrate_task: comm=b pid=200 prio=120 orig_cpu=1 dest_cpu=0\n";
+    // The dest is taken from the migration itself (set_task_cpu() ran, ttwu_queue() follows),
+    // before the waker's CPU shows anything else; an activation at once is no wakelist.
+    let mut r = sis_core::analysis::replay::Replay::new(two_cpus()).unwrap();
+    r.feed_text(format!("{HDR}{head}{b_waking}{migrate}").as_bytes())
+        .unwrap();
+    assert!(r.cpu_states()[0].ttwu_pending);
+    let at_once = format!(
+        "{HDR}{head}{b_waking}{migrate}               a-100   [000] 10.000004: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000\n{c_waking}"
     );
+    let r = replay_text(two_cpus(), at_once.as_bytes()).unwrap();
+    assert_eq!(r.notes.counts.wakelist_pending, 0);
+    let migrated = format!("{HDR}{head}{b_waking}{migrate}{c_waking}");
     let mut r = sis_core::analysis::replay::Replay::new(two_cpus()).unwrap();
     r.feed_text(migrated.as_bytes()).unwrap();
     let cpus = r.cpu_states();

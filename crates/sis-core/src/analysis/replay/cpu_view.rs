@@ -46,17 +46,24 @@ impl Rebuild {
         let Some((pid, prev)) = self.cpus[cpu as usize].awaiting.take() else {
             return;
         };
+        let pending = self.tasks.get(&pid).is_some_and(|t| t.pending.is_some());
         match *ev {
-            // Moved: its sched_wakeup may still follow here at once, so keep watching.
+            // Moved: set_task_cpu() ran, and ttwu_queue() now either activates it on dest (its
+            // sched_wakeup follows here at once) or queues it on dest's wakelist. Either way
+            // dest is taken from now on (v6.12 core.c try_to_wake_up()), so it is marked at
+            // once, counted as queued only if no sched_wakeup follows here.
             SchedEvent::Migrate {
                 pid: p, dest_cpu, ..
-            } if p == pid => self.cpus[cpu as usize].awaiting = Some((pid, dest_cpu)),
+            } if p == pid => {
+                if pending {
+                    self.wakelist_add(pid, dest_cpu, false);
+                }
+                self.cpus[cpu as usize].awaiting = Some((pid, dest_cpu));
+            }
             // Activated at once (ttwu_queue took the target's lock): nothing pending.
             SchedEvent::Wakeup { pid: p, .. } if p == pid => {}
             // Not if its sched_wakeup came first (from the target, before any event here).
-            _ if self.tasks.get(&pid).is_some_and(|t| t.pending.is_some()) => {
-                self.wakelist_add(pid, prev)
-            }
+            _ if pending => self.wakelist_add(pid, prev, true),
             _ => {}
         }
     }
@@ -67,14 +74,18 @@ impl Rebuild {
         self.cpus[cpu as usize].awaiting = Some((pid, prev));
     }
 
-    fn wakelist_add(&mut self, pid: u32, target: u32) {
+    /// `pid` on `target`'s wakelist; `queued`: known to be (counted), not only chosen.
+    fn wakelist_add(&mut self, pid: u32, target: u32, queued: bool) {
         if target as usize >= self.cpus.len() {
+            return;
+        }
+        self.counts.wakelist_pending += u64::from(queued);
+        if self.tasks.get(&pid).and_then(|t| t.wakelist_cpu) == Some(target) {
             return;
         }
         self.wakelist_done(pid);
         self.task(pid).wakelist_cpu = Some(target);
         self.cpus[target as usize].ttwu_pending += 1;
-        self.counts.wakelist_pending += 1;
     }
 
     /// `pid` was activated (its sched_wakeup, or it ran): off its target's wakelist.
