@@ -58,7 +58,7 @@ pub(crate) fn text_of(c: &Case) -> Vec<u8> {
 /// amd64 and arm64: CONFIG_HZ=250) and the VM's /proc/config.gz.
 const CORPUS_HZ: u64 = 250;
 
-const CORPUS: [Case; 20] = [
+const CORPUS: [Case; 21] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -220,6 +220,19 @@ const CORPUS: [Case; 20] = [
         all: 4615,
         own_agrees: 4434,
         keep_prev_agrees: 3300,
+    },
+    // The same with ftrace's global clock (init.sh `sis_clock=global`).
+    Case {
+        file: "qemu-x86-16cpu-6.12-lb-idle-flags-global.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 2,
+        smt: 1,
+        own: "linux-6.12",
+        wakings: 2624,
+        unpaired: 5,
+        all: 2522,
+        own_agrees: 2412,
+        keep_prev_agrees: 1654,
     },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",

@@ -22,6 +22,9 @@ echo "autogroup=$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)"; ca
 echo "===END INFO==="
 echo 16384 > $T/buffer_size_kb; echo "buffer_size_kb=$(cat $T/buffer_size_kb)"
 echo 0 > $T/tracing_on
+# With sis_clock=global: ftrace's global clock, one ordering for all CPUs, in place of the
+# per-CPU `local` clock, whose stamps can disagree across CPUs by more than an event's gap.
+grep -q "sis_clock=global" /proc/cmdline && echo global > $T/trace_clock
 echo > $T/trace
 for e in sched_switch sched_waking sched_wakeup sched_wakeup_new sched_migrate_task; do echo 1 > $T/events/sched/$e/enable; done
 # With sis_select=1: a kprobe on select_task_rq_fair(p, prev_cpu, wake_flags) (5.8+'s three
