@@ -217,10 +217,32 @@ impl Rebuild {
             }
             _ => {
                 self.cpus[cpu as usize].asks_for = None;
+                self.no_selection(cpu);
                 return false;
             }
         }
         true
+    }
+
+    /// Another event on `cpu` before the latest waking there had its `sis_select`: in a trace
+    /// that carries the kprobe, select_task_rq_fair() was not called for it. v6.12 core.c
+    /// try_to_wake_up() skips select_task_rq() for a task still on its runqueue
+    /// (ttwu_runnable(): a sched_delayed one, or one not yet switched out), and
+    /// select_task_rq() skips the class's hook for a task with one allowed CPU; either way
+    /// the task stays on its CPU, for every preset, as a pinned one does.
+    fn no_selection(&mut self, cpu: u32) {
+        let Some(seq) = self.cpus[cpu as usize].select_watch.take() else {
+            return;
+        };
+        if self.counts.selects_seen == 0 {
+            return;
+        }
+        if let Some(p) = self.pending_mut(seq) {
+            if p.pinned.is_none() {
+                p.pinned = Some(p.prev);
+                self.counts.unselected += 1;
+            }
+        }
     }
 
     /// A `sis_select` kprobe on `cpu`: select_task_rq_fair()'s wake flags for the latest
@@ -232,6 +254,7 @@ impl Rebuild {
         if wake_flags & WF_TTWU == 0 {
             return;
         }
+        self.counts.selects_seen += 1;
         let c = &mut self.cpus[cpu as usize];
         let Some(seq) = c.select_watch.take() else {
             return;

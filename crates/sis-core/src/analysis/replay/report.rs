@@ -81,6 +81,10 @@ pub struct RebuildCounts {
     pub sync_read_sync: u64,
     /// Wake-ups whose LLCs' nr_idle_scan a `sis_lb` kprobe showed (replay/kernel_scan.rs).
     pub nr_idle_scan_read: u64,
+    /// `sis_select` kprobes with WF_TTWU seen, and wakings the kernel selected no CPU for
+    /// (none came before the waker's CPU moved on: replay/pending.rs `no_selection`).
+    pub selects_seen: u64,
+    pub unselected: u64,
     /// The sync window (pending.rs `SyncWindow`; 0: the default, SYNC_WINDOW_NS) and the
     /// median local wake-up it was scaled by (0: too few seen, not scaled).
     pub sync_window_ns: u64,
@@ -349,6 +353,14 @@ impl ReplayReport {
                  select_task_rq_fair(), {} of them WF_SYNC (not inferred; the sync count above \
                  is of the others)",
                 c.sync_read, c.sync_read_sync
+            ));
+        }
+        if c.unselected > 0 {
+            s.line(format_args!(
+                "read: {} wake-ups went without select_task_rq_fair() (no sis_select kprobe \
+                 before the waker's CPU moved on: ttwu_runnable() or one allowed CPU), left on \
+                 their CPU for every preset",
+                c.unselected
             ));
         }
         if c.nr_idle_scan_read > 0 {
