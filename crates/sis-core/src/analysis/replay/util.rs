@@ -77,11 +77,11 @@ impl Rebuild {
     }
 
     /// The CPU whose cfs_rq holds `pid`'s util (its load's, replay/load.rs) becomes `cpu`:
-    /// the old one loses the task's util synced to its clock (at its next update), and `cpu`'s,
-    /// brought up to now by the enqueue (update_load_avg() before DO_ATTACH), takes it on (v6.12 fair.c
-    /// attach_entity_load_avg(): the task's clock and window take the cfs_rq's and its sum is
-    /// rebuilt from its avg). A task whose sched_wakeup_new the trace shows starts with
-    /// post_init_entity_util_avg()'s share (wake_up_new_task()).
+    /// the old one loses the task's util synced to its clock (at its next update), and
+    /// `cpu`'s, brought up to now by the enqueue (update_load_avg() before DO_ATTACH), takes
+    /// it on (v6.12 fair.c attach_entity_load_avg(): the task's clock and window take the
+    /// cfs_rq's and its sum is rebuilt from its avg). A task whose sched_wakeup_new the trace
+    /// shows starts with post_init_entity_util_avg()'s share (wake_up_new_task()).
     pub(crate) fn util_move(&mut self, old: u32, cpu: u32, pid: u32) {
         if let Some(at) = self.cpus.get(old as usize).map(|c| c.pelt.last_update_time) {
             let t = self.task(pid);
