@@ -279,7 +279,7 @@ impl Rebuild {
     /// its dequeue.)
     pub(crate) fn load_task_dead(&mut self, pid: u32) {
         let cpu = self.task(pid).load.cfs_cpu;
-        self.util_task_dead(cpu, pid);
+        self.util_leave(cpu, pid);
         if (cpu as usize) < self.cpus.len() {
             // linux-4.4 fair.c task_dead_fair() (4.3 on) did the same for its groups' cfs_rqs.
             self.group44_remove(cpu, pid);

@@ -83,11 +83,7 @@ impl Rebuild {
     /// cfs_rq's and its sum is rebuilt from its avg). A task whose sched_wakeup_new the trace
     /// shows starts with post_init_entity_util_avg()'s share (wake_up_new_task()).
     pub(crate) fn util_move(&mut self, old: u32, cpu: u32, pid: u32) {
-        if let Some(at) = self.cpus.get(old as usize).map(|c| c.pelt.last_update_time) {
-            let t = self.task(pid);
-            t.pelt.update(at, false);
-            self.cpus[old as usize].removed_util += u64::from(t.pelt.util_avg);
-        }
+        self.util_leave(old, pid);
         let (created, prio) = {
             let t = self.task(pid);
             (std::mem::take(&mut t.util_new), t.prio)
@@ -111,9 +107,10 @@ impl Rebuild {
         self.cpus[cpu as usize].pelt.attach(avg, sum);
     }
 
-    /// task_dead_fair() -> remove_entity_load_avg(): a dead task's util, synced to its
-    /// cfs_rq's clock, leaves that cfs_rq.
-    pub(crate) fn util_task_dead(&mut self, cpu: u32, pid: u32) {
+    /// remove_entity_load_avg() (a task that moved away, or task_dead_fair()'s): the task's
+    /// util, synced to `cpu`'s cfs_rq clock, leaves that cfs_rq at its next update. Nothing
+    /// where `cpu` holds none (u32::MAX).
+    pub(crate) fn util_leave(&mut self, cpu: u32, pid: u32) {
         let Some(at) = self.cpus.get(cpu as usize).map(|c| c.pelt.last_update_time) else {
             return;
         };
