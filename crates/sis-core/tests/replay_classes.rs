@@ -164,10 +164,12 @@ fn b_starts_on_cpu1(wake: &str) -> Replay {
 /// 5.7+'s load_avg as the kernel keeps it around a task's birth and death: a forked task is
 /// attached "seen as heavy" (linux-5.10 fair.c init_entity_runnable_average() gives it its
 /// weight as load_avg, attach_entity_load_avg() rebuilds load_sum from it), and a task that
-/// exits takes its blocked load off its CPU (task_dead_fair() -> remove_entity_load_avg()),
-/// where one that sleeps leaves it there.
+/// exits takes its blocked load off its CPU (task_dead_fair() -> remove_entity_load_avg()) at
+/// that cfs_rq's next update (update_cfs_rq_load_avg() takes `removed` off first): until
+/// then cpu_load() still counts it, as the kernel's own value read at an enqueue shows
+/// (init.sh `sis_load`). One that sleeps leaves its load there, decaying.
 #[test]
-fn a_new_task_starts_heavy_and_a_dead_one_takes_its_load_away() {
+fn a_new_task_starts_heavy_and_a_dead_one_takes_its_load_away_at_the_next_update() {
     let run = |state: &str| {
         // a forks b onto CPU1; b runs 2 ms.
         let mut r = b_starts_on_cpu1(
@@ -179,9 +181,13 @@ fn a_new_task_starts_heavy_and_a_dead_one_takes_its_load_away() {
         // b leaves its CPU in `state`; the next wake-up's snapshot.
         let s = format!("               b-200   [001] 1.002100: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state={state} ==> next_comm=swapper/1 next_pid=0 next_prio=120\n               a-100   [000] 1.002200: sched_waking: comm=d pid=400 prio=120 target_cpu=002\n");
         r.feed_text(s.as_bytes()).unwrap();
-        (young, r.cpu_states()[1].load[2])
+        let after = r.cpu_states()[1].load[2];
+        // 40 ms on, past the nohz blocked-load update of idle CPU1 (every 32 ms).
+        let w = "               a-100   [000] 1.042200: sched_waking: comm=e pid=500 prio=120 target_cpu=002\n";
+        r.feed_text(w.as_bytes()).unwrap();
+        (young, after, r.cpu_states()[1].load[2])
     };
-    let (young, slept) = run("S");
+    let (young, slept, slept_later) = run("S");
     // Two periods into its life its load has decayed from 1024 by about y^2, not built up
     // from 0 (which would be about 2048 * 1024 / 47742 = 44).
     assert!((950..=1024).contains(&young), "{young}");
@@ -189,10 +195,61 @@ fn a_new_task_starts_heavy_and_a_dead_one_takes_its_load_away() {
         slept > young * 9 / 10,
         "{slept} after sleeping, {young} before"
     );
-    let (_, dead) = run("Z");
-    assert!(dead < young / 20, "{dead} after exiting, {young} before");
-    let (_, dead) = run("X");
-    assert!(dead < young / 20, "{dead} after exiting, {young} before");
+    // 40 ms of decay: about y^39, 0.43.
+    assert!(
+        (young * 3 / 10..young / 2).contains(&slept_later),
+        "{slept_later} 40 ms into its sleep, {young} before"
+    );
+    for state in ["Z", "X"] {
+        let (_, dead, dead_later) = run(state);
+        assert!(
+            dead > young * 9 / 10,
+            "{dead} just after exiting, {young} before"
+        );
+        assert_eq!(
+            dead_later, 0,
+            "{state}: after CPU1's next update, {young} before"
+        );
+    }
+}
+
+/// A sleeping task's load leaves its old CPU at its wake-up's set_task_cpu() (the trace's
+/// sched_migrate_task), not at its enqueue elsewhere: v6.1 and v6.12 migrate_task_rq_fair() ->
+/// remove_entity_load_avg(), taken off at the old cfs_rq's next update. So the old CPU still
+/// counts it until it updates, and an update there before the wakee's sched_wakeup (another
+/// task's enqueue) takes it off.
+#[test]
+fn a_waking_tasks_load_leaves_its_old_cpu_at_its_migration() {
+    // a forks b onto CPU1; b runs 2 ms and sleeps; a wakes b onto CPU2.
+    let mut r = b_starts_on_cpu1(
+        "               a-100   [000] 1.000010: sched_wakeup_new: comm=b pid=200 prio=120 target_cpu=001\n",
+    );
+    let mut feed = |text: &str| {
+        r.feed_text(text.as_bytes()).unwrap();
+        r.cpu_states()[1].load[2]
+    };
+    let t = "               b-200   [001] 1.002100: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+               a-100   [000] 1.003000: sched_waking: comm=b pid=200 prio=120 target_cpu=002
+               a-100   [000] 1.003001: sched_migrate_task: comm=b pid=200 prio=120 orig_cpu=1 dest_cpu=2
+               a-100   [000] 1.003002: sched_waking: comm=c pid=300 prio=120 target_cpu=003
+";
+    let pending = feed(t);
+    // y wakes on CPU1 (an enqueue there: the cfs_rq updates), then a wakes d: CPU1 holds y's
+    // load alone, with b's sched_wakeup on CPU2 still to come.
+    let t =
+        "          <idle>-0     [001] 1.003005: sched_waking: comm=y pid=9 prio=120 target_cpu=001
+          <idle>-0     [001] 1.003006: sched_wakeup: comm=y pid=9 prio=120 target_cpu=001
+               a-100   [000] 1.003010: sched_waking: comm=d pid=400 prio=120 target_cpu=003
+";
+    let updated = feed(t);
+    assert!(
+        pending > 900,
+        "b's load pending removal still counts: {pending}"
+    );
+    assert!(
+        (900..1100).contains(&updated),
+        "y's load alone once CPU1 updated, b's taken off: {updated} (b's {pending})"
+    );
 }
 
 /// cpu_util_cfs() reads the larger of util_avg and the runqueue's util_est (UTIL_EST, 4.17

@@ -8,9 +8,14 @@
 //! replay/group44.rs for `--autogroup`).
 
 use super::rebuild::Rebuild;
+use super::util::sub_removed;
 use crate::kernel::features::Preset;
 use crate::kernel::pelt::{prio_to_weight, LoadAvg, PELT_MIN_DIVIDER};
 use crate::kernel::pelt4::{Load4, Pelt4};
+
+/// v6.12 kernel/sched/sched.h enqueue flags (the same values since 4.x).
+const ENQUEUE_WAKEUP: u32 = 0x01;
+const ENQUEUE_MIGRATED: u32 = 0x40;
 
 /// How many load signals there are, in [`load_era`]'s order.
 pub const ERAS: usize = 4;
@@ -44,6 +49,10 @@ pub(crate) struct TaskLoad {
     /// task, whose load goes with it at once (`detach_task()`/`attach_task()`), while to the
     /// 5.7+ signal it is a sleeping task whose load stays until it wakes elsewhere.
     pub avg_cpu: [u32; 2],
+    /// Its next enqueue is a queued task's move (the balancer's detach_task() or
+    /// move_queued_task()): its load and util leave the old cfs_rq at once (DO_DETACH), not at
+    /// that cfs_rq's next update as a sleeping task's do (remove_entity_load_avg()).
+    pub migrating: bool,
 }
 
 impl TaskLoad {
@@ -56,6 +65,7 @@ impl TaskLoad {
             }; 2],
             cfs_cpu: u32::MAX,
             avg_cpu: [u32::MAX; 2],
+            migrating: false,
         }
     }
 
@@ -92,6 +102,9 @@ impl TaskLoad {
 pub(crate) struct CpuLoad {
     /// [5.7+, 6.12 with DELAY_DEQUEUE], as [`TaskLoad::avg`].
     pub avg: [LoadAvg; 2],
+    /// `cfs_rq->removed.load_avg` of each: the load of tasks that left (migrated or died),
+    /// taken off at the cfs_rq's next update; until then cpu_load() still counts it.
+    pub removed: [u64; 2],
     pub cfs4: [Load4; 2],
 }
 
@@ -112,7 +125,7 @@ impl Rebuild {
     }
 
     /// update_cfs_rq_load_avg() of every era up to now, at the weight held until now.
-    fn cfs_update(&mut self, cpu: u32) {
+    pub(super) fn cfs_update(&mut self, cpu: u32) {
         let w = self.runnable_weight(cpu);
         let now = self.now;
         let eras = self.eras;
@@ -122,6 +135,10 @@ impl Rebuild {
             0
         };
         let c = &mut self.cpus[cpu as usize].load;
+        // v6.12 fair.c update_cfs_rq_load_avg(): the removed load first, then the decay.
+        for (a, r) in c.avg.iter_mut().zip(&mut c.removed) {
+            sub_removed(a, std::mem::take(r));
+        }
         if eras[2] {
             c.avg[0].update(now, w, 1);
         }
@@ -164,37 +181,15 @@ impl Rebuild {
         if pid == 0 {
             return;
         }
-        let old = self.task(pid).load.cfs_cpu;
         let old_avg = self.task(pid).load.avg_cpu;
         // enqueue_entity() -> update_load_avg(): the cfs_rq's util up to now first.
         self.cpu_pelt(cpu);
-        if old != cpu {
-            self.util_move(old, cpu, pid);
-        }
-        if old == cpu {
+        let migrating = std::mem::take(&mut self.task(pid).load.migrating);
+        if self.task(pid).load.cfs_cpu == cpu {
             self.se_update(pid, false);
-        } else if let Some(oc) = self.cpus.get(old as usize) {
-            // remove_entity_load_avg(): synced to the old cfs_rq's clock, then taken off.
-            let sync4 = oc.load.cfs4.map(|l| l.last_update_time);
-            let now = self.now;
-            let t = self.task(pid);
-            for ((l, era), at) in t.load.se4.iter_mut().zip(PELT4).zip(sync4) {
-                l.update(era, at, 0);
-            }
-            let w = prio_to_weight(t.prio);
-            for ta in &mut t.load.avg {
-                ta.update(now, 0, w);
-            }
-            self.group44_remove(old, pid);
-        }
-        // Each `avg` signal held by another cfs_rq leaves it (6.12's may have gone ahead with
-        // the balancer's move of a delayed task, load_move_delayed()).
-        let w = prio_to_weight(self.task(pid).prio);
-        for (k, oc) in old_avg.into_iter().enumerate() {
-            let ta = self.task(pid).load.avg[k];
-            if let Some(c) = self.cpus.get_mut(oc as usize).filter(|_| oc != cpu) {
-                c.load.avg[k].detach(ta.load_avg, ta.load_sum * w);
-            }
+        } else {
+            self.load_leave(pid, cpu, migrating);
+            self.util_attach(cpu, pid);
         }
         self.cfs_update(cpu);
         let t = self.task(pid);
@@ -220,6 +215,47 @@ impl Rebuild {
             }
         }
         self.group44_enqueue(cpu, pid, moved);
+    }
+
+    /// `pid`'s load and util leave the cfs_rq that holds them for `dest`'s. A sleeping task
+    /// leaves at its wake-up's set_task_cpu() (the trace's sched_migrate_task):
+    /// migrate_task_rq_fair() -> remove_entity_load_avg(), synced to the old cfs_rq's clock
+    /// and taken off at that cfs_rq's next update. A queued task the balancer moves
+    /// (`migrating`) is detached at once (v6.12 dequeue_entity(), DO_DETACH).
+    pub(crate) fn load_leave(&mut self, pid: u32, dest: u32, migrating: bool) {
+        let old = self.task(pid).load.cfs_cpu;
+        if old != dest {
+            self.util_leave(old, pid, migrating);
+        }
+        if let Some(oc) = self.cpus.get(old as usize).filter(|_| old != dest) {
+            let sync4 = oc.load.cfs4.map(|l| l.last_update_time);
+            let t = self.task(pid);
+            for ((l, era), at) in t.load.se4.iter_mut().zip(PELT4).zip(sync4) {
+                l.update(era, at, 0);
+            }
+            t.load.cfs_cpu = u32::MAX;
+            self.group44_remove(old, pid);
+        }
+        // Each `avg` signal held by another cfs_rq leaves it (6.12's may have gone ahead with
+        // the balancer's move of a delayed task, load_move_delayed()).
+        let w = prio_to_weight(self.task(pid).prio);
+        for k in 0..2 {
+            let oc = self.task(pid).load.avg_cpu[k];
+            let Some(at) = self.cpus.get(oc as usize).filter(|_| oc != dest) else {
+                continue;
+            };
+            let at = at.load.avg[k].last_update_time;
+            let ta = &mut self.task(pid).load.avg[k];
+            ta.update(at, 0, w);
+            let (avg, sum) = (ta.load_avg, ta.load_sum * w);
+            self.task(pid).load.avg_cpu[k] = u32::MAX;
+            let c = &mut self.cpus[oc as usize].load;
+            if migrating {
+                c.avg[k].detach(avg, sum);
+            } else {
+                c.removed[k] += avg;
+            }
+        }
     }
 
     /// attach_entity_load_avg() of `pid`'s signal `k` (of `avg`) to `cpu`'s cfs_rq.
@@ -275,11 +311,11 @@ impl Rebuild {
     }
 
     /// task_dead_fair() -> remove_entity_load_avg() (5.7+): a dead task's load, synced to
-    /// its cfs_rq's clock, leaves that cfs_rq's load_avg. (4.x's runnable load lost it at
-    /// its dequeue.)
+    /// its cfs_rq's clock, leaves that cfs_rq's load_avg at its next update. (4.x's runnable
+    /// load lost it at its dequeue.)
     pub(crate) fn load_task_dead(&mut self, pid: u32) {
         let cpu = self.task(pid).load.cfs_cpu;
-        self.util_leave(cpu, pid);
+        self.util_leave(cpu, pid, false);
         if (cpu as usize) < self.cpus.len() {
             // linux-4.4 fair.c task_dead_fair() (4.3 on) did the same for its groups' cfs_rqs.
             self.group44_remove(cpu, pid);
@@ -299,8 +335,8 @@ impl Rebuild {
             // sync_entity_load_avg(): decayed, not accrued, up to the cfs_rq's last update.
             let ta = &mut self.task(pid).load.avg[k];
             ta.update(at, 0, w);
-            let (avg, sum) = (ta.load_avg, ta.load_sum * w);
-            self.cpus[c as usize].load.avg[k].detach(avg, sum);
+            let avg = ta.load_avg;
+            self.cpus[c as usize].load.removed[k] += avg;
         }
     }
 
@@ -327,6 +363,40 @@ impl Rebuild {
         self.se_update(pid, true);
         self.cfs_update(cpu);
         self.group44_touch(cpu, pid);
+    }
+
+    /// A `sis_load` reading (init.sh): the kernel's cfs_rq load_avg and util_avg on `cpu` as
+    /// its update at `lut` left them, against the rebuild's (its 5.7+ load, 6.12's if kept)
+    /// brought to the same update, the removed load and util taken off first as the kernel's
+    /// update does. A balancer's move (migrated, not woken) is left out: the rebuild attached
+    /// that task at its sched_migrate_task, before this enqueue.
+    pub(crate) fn load_reading(&mut self, cpu: u32, flags: u32, kernel: [u64; 2], lut: u64) {
+        let k = match (self.eras[3], self.eras[2]) {
+            (true, _) => 1,
+            (false, true) => 0,
+            _ => return,
+        };
+        if flags & ENQUEUE_MIGRATED != 0 && flags & ENQUEUE_WAKEUP == 0 {
+            return;
+        }
+        let w = self.runnable_weight(cpu) + if k == 1 { self.delayed_weight(cpu) } else { 0 };
+        let c = &self.cpus[cpu as usize];
+        let running = matches!(c.curr, Some(p) if p != 0);
+        let (mut load, mut util) = (c.load.avg[k], c.pelt);
+        if lut >= load.last_update_time + 1024 {
+            sub_removed(&mut load, c.load.removed[k]);
+            load.update(lut, w, 1);
+        }
+        if lut >= util.last_update_time + 1024 {
+            sub_removed(&mut util, c.removed_util);
+            util.update(lut, u64::from(running) << 10, 1);
+        }
+        self.counts.load_read += 1;
+        for (i, rebuilt) in [load.load_avg, util.load_avg].into_iter().enumerate() {
+            let diff = rebuilt.abs_diff(kernel[i]);
+            self.counts.load_read_close[i] += u64::from(diff * 10 <= kernel[i]);
+            self.counts.load_read_diff[i] += diff;
+        }
     }
 
     /// What wake_affine reads of `cpu` in each era. A CPU that runs a task is brought up to

@@ -482,7 +482,7 @@ impl Replay {
                 ("dest_cpu", dest_cpu)
             }),
             E::Select { prev_cpu, .. } => Some(("prev_cpu", prev_cpu)),
-            E::IdleAsk { cpu } | E::Balance { cpu, .. } => Some(("cpu", cpu)),
+            E::IdleAsk { cpu } | E::Balance { cpu, .. } | E::Load { cpu, .. } => Some(("cpu", cpu)),
             E::Switch { .. } | E::IdleAnswer { .. } => None,
         };
         for (what, c) in [("[cpu] column", ev.cpu)].into_iter().chain(cpu_of_field) {

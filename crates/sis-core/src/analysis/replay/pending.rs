@@ -201,6 +201,13 @@ impl Rebuild {
                 span,
                 nr,
             } => self.lb_reading(cpu, idle, span, nr),
+            SchedEvent::Load {
+                cpu,
+                flags,
+                load,
+                util,
+                lut,
+            } => self.load_reading(cpu, flags, [load, util], lut),
             SchedEvent::IdleAsk { cpu: asked } => {
                 if let Some(p) = asking.and_then(|seq| self.pending_mut(seq)) {
                     p.kernel_asks.push((asked, None));

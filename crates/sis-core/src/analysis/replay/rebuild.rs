@@ -15,10 +15,9 @@ use crate::kernel::topology::Topology;
 use std::collections::VecDeque;
 
 /// A waker that blocks (switches out not runnable) within this time after its sched_waking
-/// is taken as a sync waker (WF_SYNC: "the waker is about to sleep"). The trace does not
-/// record the flag; this is an inference, labelled as one. It is the window on a machine
-/// whose local wake-up takes 1 us; on another the window scales with its own
-/// (pending.rs `SyncWindow`).
+/// is taken as a sync waker (WF_SYNC: "the waker is about to sleep"): an inference, labelled
+/// as one. It is the window on a machine whose local wake-up takes 1 us; on another the
+/// window scales with its own (pending.rs `SyncWindow`).
 pub const SYNC_WINDOW_NS: u64 = 50_000;
 /// A sched_waking with no sched_wakeup for the task within this time is unpaired.
 pub const PAIR_TIMEOUT_NS: u64 = 1_000_000_000;
@@ -304,12 +303,11 @@ impl Rebuild {
                 dest_cpu,
             } => {
                 let st = self.task(pid).state;
-                if let TaskState::Queued(_, _) = st {
+                if let TaskState::Queued(orig, _) = st {
                     if self.queued_valid(st) {
-                        // move_queued_task(): dequeued there, enqueued here.
-                        if let TaskState::Queued(orig, _) = st {
-                            self.load_dequeue(orig, pid);
-                        }
+                        // move_queued_task(): dequeued there, enqueued here (DO_DETACH).
+                        self.load_dequeue(orig, pid);
+                        self.task(pid).load.migrating = true;
                         self.leave_queue(pid, st);
                         self.enqueue(dest_cpu, pid);
                         self.ev_migrate(pid, Some(dest_cpu));
@@ -320,6 +318,9 @@ impl Rebuild {
                     // runqueue until a pick there dequeues it.
                     let idle = self.cpus[dest_cpu as usize].curr == Some(0);
                     self.ev_migrate_delayed(pid, dest_cpu, idle);
+                } else {
+                    // A waking's set_task_cpu(): its load leaves prev's cfs_rq (replay/load.rs).
+                    self.load_leave(pid, dest_cpu, false);
                 }
             }
             _ => {} // the kprobes: pending.rs probe_event()
@@ -478,9 +479,9 @@ impl Rebuild {
         }
         let waker_pid = self.cpus[cpu as usize].curr;
         // record_wakee() is select_task_rq_fair()'s (4.4..6.x): no flip for a wakee still
-        // queued (ttwu_runnable()), bound to a CPU (no class hook when nr_cpus_allowed == 1)
-        // or of another class. (Not 6.12's delayed one: that inference runs only for
-        // DELAY_DEQUEUE presets, and every preset's flips must not depend on which run.)
+        // queued (ttwu_runnable()), bound (no class hook when nr_cpus_allowed == 1) or of
+        // another class. (Not 6.12's delayed one: that inference runs only for DELAY_DEQUEUE
+        // presets, and every preset's flips must not depend on which run.)
         let (wakee_class, wakee_bound, wakee_state) = {
             let t = self.task(pid);
             (t.class(), t.bound, t.state)
@@ -559,8 +560,7 @@ impl Rebuild {
         if pinned.is_some() {
             self.counts.pinned += 1;
         }
-        // Periodic LLC balance (the only writer of nr_idle_scan) at the LLC domain's
-        // base interval, sd_weight ms.
+        // Periodic LLC balance (nr_idle_scan's writer) every sd_weight ms (base interval).
         if now >= self.next_balance_ns {
             self.balance_seq += 1;
             self.next_balance_ns = now + self.topo.llc_weight() as u64 * 1_000_000;

@@ -81,6 +81,12 @@ pub struct RebuildCounts {
     pub sync_read_sync: u64,
     /// Wake-ups whose LLCs' nr_idle_scan a `sis_lb` kprobe showed (replay/kernel_scan.rs).
     pub nr_idle_scan_read: u64,
+    /// `sis_load` readings of a cfs_rq's load_avg and util_avg checked against the rebuild's
+    /// (replay/load.rs `load_reading`), those within 10% of the kernel's, and the sum of the
+    /// differences: [load, util].
+    pub load_read: u64,
+    pub load_read_close: [u64; 2],
+    pub load_read_diff: [u64; 2],
     /// `sis_select` kprobes with WF_TTWU seen, and wakings the kernel selected no CPU for
     /// (none came before the waker's CPU moved on: replay/pending.rs `no_selection`).
     pub selects_seen: u64,
@@ -369,6 +375,20 @@ impl ReplayReport {
                  sched_balance_rq() (presets with the kernel's own SIS_UTIL scan it, not the \
                  one rebuilt from util)",
                 c.nr_idle_scan_read
+            ));
+        }
+        if c.load_read > 0 {
+            let pct = |k: usize| 100.0 * c.load_read_close[k] as f64 / c.load_read as f64;
+            s.line(format_args!(
+                "checked: the cfs_rq load_avg wake_affine_weight() reads and the util_avg \
+                 SIS_UTIL sums, at {} enqueues from the trace's sis_load kprobe, against the \
+                 rebuild's at the same update: within 10% of the kernel's {:.1}% / {:.1}%, \
+                 apart on average by {} / {}",
+                c.load_read,
+                pct(0),
+                pct(1),
+                c.load_read_diff[0] / c.load_read,
+                c.load_read_diff[1] / c.load_read
             ));
         }
         if c.exit_wakes > 0 {

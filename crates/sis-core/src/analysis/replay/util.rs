@@ -12,13 +12,13 @@ use super::rebuild::Rebuild;
 use crate::kernel::pelt::{prio_to_weight, LoadAvg, PELT_MIN_DIVIDER};
 use crate::kernel::throttle::SCHED_CAPACITY_SCALE;
 
-/// v6.12 fair.c update_cfs_rq_load_avg(), its `removed` util: `sub_positive()` of the avg and
-/// of `avg * divider` from the sum, the sum kept at least `util_avg * PELT_MIN_DIVIDER`
-/// (5.18 "sched/pelt: Relax the sync of util_sum with util_avg").
-pub(crate) fn remove_util(cfs: &mut LoadAvg, util_avg: u64) {
+/// v6.12 fair.c update_cfs_rq_load_avg(), its `removed` util or load: `sub_positive()` of the
+/// avg and of `avg * divider` from the sum, the sum kept at least `avg * PELT_MIN_DIVIDER`
+/// (5.18 "sched/pelt: Relax the sync of util_sum with util_avg", and of load_sum).
+pub(crate) fn sub_removed(cfs: &mut LoadAvg, avg: u64) {
     let divider = PELT_MIN_DIVIDER + u64::from(cfs.period_contrib);
-    cfs.load_avg = cfs.load_avg.saturating_sub(util_avg);
-    cfs.load_sum = cfs.load_sum.saturating_sub(util_avg * divider);
+    cfs.load_avg = cfs.load_avg.saturating_sub(avg);
+    cfs.load_sum = cfs.load_sum.saturating_sub(avg * divider);
     cfs.load_sum = cfs.load_sum.max(cfs.load_avg * PELT_MIN_DIVIDER);
 }
 
@@ -55,7 +55,7 @@ impl Rebuild {
         }
         let removed = std::mem::take(&mut c.removed_util);
         if removed != 0 {
-            remove_util(&mut c.pelt, removed);
+            sub_removed(&mut c.pelt, removed);
         }
         let running = matches!(c.curr, Some(p) if p != 0);
         c.pelt.update(self.now, u64::from(running) << 10, 1);
@@ -73,6 +73,9 @@ impl Rebuild {
             if blocked || matches!(self.cpus[c as usize].curr, Some(p) if p != 0) {
                 self.cpu_pelt(c);
             }
+            if blocked {
+                self.cfs_update(c);
+            }
         }
     }
 
@@ -82,8 +85,7 @@ impl Rebuild {
     /// it on (v6.12 fair.c attach_entity_load_avg(): the task's clock and window take the
     /// cfs_rq's and its sum is rebuilt from its avg). A task whose sched_wakeup_new the trace
     /// shows starts with post_init_entity_util_avg()'s share (wake_up_new_task()).
-    pub(crate) fn util_move(&mut self, old: u32, cpu: u32, pid: u32) {
-        self.util_leave(old, pid);
+    pub(crate) fn util_attach(&mut self, cpu: u32, pid: u32) {
         let (created, prio) = {
             let t = self.task(pid);
             (std::mem::take(&mut t.util_new), t.prio)
@@ -108,15 +110,26 @@ impl Rebuild {
     }
 
     /// remove_entity_load_avg() (a task that moved away, or task_dead_fair()'s): the task's
-    /// util, synced to `cpu`'s cfs_rq clock, leaves that cfs_rq at its next update. Nothing
-    /// where `cpu` holds none (u32::MAX).
-    pub(crate) fn util_leave(&mut self, cpu: u32, pid: u32) {
-        let Some(at) = self.cpus.get(cpu as usize).map(|c| c.pelt.last_update_time) else {
+    /// util, synced to `cpu`'s cfs_rq clock, leaves that cfs_rq at its next update; a queued
+    /// task the balancer moves (`migrating`) is detached at once, the cfs_rq brought up to
+    /// now first (v6.12 dequeue_entity(), DO_DETACH). Nothing where `cpu` holds none.
+    pub(crate) fn util_leave(&mut self, cpu: u32, pid: u32, migrating: bool) {
+        if cpu as usize >= self.cpus.len() {
             return;
-        };
+        }
+        if migrating {
+            self.cpu_pelt(cpu);
+        }
+        let at = self.cpus[cpu as usize].pelt.last_update_time;
         let t = self.task(pid);
         t.pelt.update(at, false);
-        self.cpus[cpu as usize].removed_util += u64::from(t.pelt.util_avg);
+        let u = u64::from(t.pelt.util_avg);
+        let c = &mut self.cpus[cpu as usize];
+        if migrating {
+            sub_removed(&mut c.pelt, u);
+        } else {
+            c.removed_util += u;
+        }
     }
 }
 
@@ -147,10 +160,10 @@ mod tests {
             period_contrib: 0,
             last_update_time: 0,
         };
-        remove_util(&mut cfs, 200);
+        sub_removed(&mut cfs, 200);
         assert_eq!(cfs.load_avg, 500);
         assert_eq!(cfs.load_sum, 500 * PELT_MIN_DIVIDER + 500);
-        remove_util(&mut cfs, 900);
+        sub_removed(&mut cfs, 900);
         assert_eq!((cfs.load_avg, cfs.load_sum), (0, 0));
         let mut cfs = LoadAvg {
             load_avg: 400,
@@ -158,7 +171,7 @@ mod tests {
             period_contrib: 10,
             last_update_time: 0,
         };
-        remove_util(&mut cfs, 100);
+        sub_removed(&mut cfs, 100);
         assert_eq!(cfs.load_sum, 300 * PELT_MIN_DIVIDER);
     }
 }

@@ -98,6 +98,21 @@ pub(super) fn probe_field<'a>(detail: &'a str, key: &str) -> Option<&'a str> {
     detail.split(' ').find_map(|t| t.strip_prefix(key))
 }
 
+/// A kprobe's 64-bit decimal field `key` (`lut=9580252160`), or an error naming it.
+pub(super) fn probe_u64(
+    detail: &str,
+    key: &str,
+    event: &str,
+) -> Result<u64, super::parse::LineError> {
+    let v = probe_field(detail, key).unwrap_or("");
+    v.parse().map_err(|_| {
+        let k = key.trim_end_matches('=');
+        super::parse::LineError(format!(
+            "{event}: {k}='{v}' is not a 64-bit non-negative integer"
+        ))
+    })
+}
+
 /// A kretprobe's call site: the hex offset after `+0x` in its leading `(caller+0x68b/...`.
 pub(super) fn call_site(detail: &str) -> u32 {
     let head = detail.trim_start().split(' ').next().unwrap_or("");

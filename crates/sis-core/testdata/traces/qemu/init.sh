@@ -60,6 +60,20 @@ if grep -q "sis_lb=1" /proc/cmdline; then
     && echo 1 > $T/events/kprobes/sis_lb/enable
   cat $T/error_log 2>/dev/null | tail -3
 fi
+# With sis_load=1: each enqueue_task_fair(rq, p, flags) entry, the cfs_rq's load_avg and
+# util_avg as its last update left them (cpu_load() in wake_affine_weight() reads the same)
+# and the task's own, each with its last_update_time: what the replay's load rebuild is
+# checked against. 6.10+ names the fields (BTF arguments); for Debian's 6.1.0-47-amd64 the
+# offsets are pahole's, read from that package's vmlinux BTF (rq: cpu 2672, cfs.avg 256;
+# task_struct: pid 2416, se.avg 320; sched_avg: last_update_time 0, load_avg 32, util_avg 48).
+if grep -q "sis_load=1" /proc/cmdline; then
+  case $(uname -r) in
+    6.1.0-47-amd64) probe='cpu=+2672(%di):s32 pid=+2416(%si):s32 flags=%dx:x32 load=+288(%di):u64 util=+304(%di):u64 lut=+256(%di):u64 tload=+352(%si):u64 tutil=+368(%si):u64 tlut=+320(%si):u64' ;;
+    *) probe='cpu=rq->cpu pid=p->pid flags=flags:x32 load=rq->cfs.avg.load_avg util=rq->cfs.avg.util_avg lut=rq->cfs.avg.last_update_time tload=p->se.avg.load_avg tutil=p->se.avg.util_avg tlut=p->se.avg.last_update_time' ;;
+  esac
+  echo "p:sis_load enqueue_task_fair $probe" >> $T/kprobe_events && echo 1 > $T/events/kprobes/sis_load/enable
+  cat $T/error_log 2>/dev/null | tail -3
+fi
 n=$(nproc)
 case "$(sed -n "s/.*workload=\([a-z]*\).*/\1/p" /proc/cmdline)" in
 pipelines)
