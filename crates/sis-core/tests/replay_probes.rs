@@ -4,7 +4,19 @@
 
 use crate::replay::{agree, flat};
 use crate::replay_corpus::{case, cfg_of, replayed, replayed_with, text_of, Case};
-use sis_core::analysis::replay::{replay_text, Replay, ReplayConfig};
+use sis_core::analysis::replay::{replay_text, Replay, ReplayConfig, ReplayReport};
+
+/// `c` replayed with its own preset, the lines of kprobe `probe` taken out of its trace.
+fn without_probe(c: &Case, probe: &str) -> ReplayReport {
+    let text = String::from_utf8(text_of(c)).unwrap();
+    let mark = format!(" {probe}: ");
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.contains(&mark))
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    replay_text(cfg_of(c, &[c.own]), kept.as_bytes()).unwrap()
+}
 
 /// Where the trace records the kernel's wake flags (sis_select), the replay reads WF_SYNC
 /// instead of inferring it. On the shell pipelines, whose pipe wake-ups are all WF_SYNC
@@ -15,16 +27,7 @@ use sis_core::analysis::replay::{replay_text, Replay, ReplayConfig};
 /// wake-up wherever the rebuilt wake_wide() is false (its flips start at none).
 #[test]
 fn reading_the_kernels_wake_flags_moves_the_own_preset_as_pipes_need() {
-    let stripped = |c: &Case| {
-        let text = text_of(c);
-        let kept: String = std::str::from_utf8(&text)
-            .unwrap()
-            .lines()
-            .filter(|l| !l.contains(" sis_select: "))
-            .flat_map(|l| [l, "\n"])
-            .collect();
-        replay_text(cfg_of(c, &[c.own]), kept.as_bytes()).unwrap()
-    };
+    let stripped = |c: &Case| without_probe(c, "sis_select");
     // (read, stripped) for the own preset overall and where the kernel moved the task.
     let pairs = |file: &str| {
         let c = case(file);
@@ -195,13 +198,7 @@ fn with_the_kernels_nr_idle_scan_read_linux_6_12_agrees_on_96_percent() {
             Some((0x68b, [2143, 2136, 6, 0, 1]))
         )]
     );
-    let text = String::from_utf8(text_of(c)).unwrap();
-    let kept: String = text
-        .lines()
-        .filter(|l| !l.contains(" sis_lb: "))
-        .flat_map(|l| [l, "\n"])
-        .collect();
-    let rebuilt = replay_text(cfg_of(c, &[c.own]), kept.as_bytes()).unwrap();
+    let rebuilt = without_probe(c, "sis_lb");
     assert_eq!(rebuilt.notes.counts.nr_idle_scan_read, 0);
     let both = |cls: &str| (agree(&read, cls, c.own), agree(&rebuilt, cls, c.own));
     assert_eq!(both("all"), (4452, 4226));
@@ -269,13 +266,7 @@ fn the_rebuilt_load_and_util_are_checked_against_the_kernels_at_each_enqueue() {
             "{file}"
         );
         assert!(close[0] * 3 >= read * 2 && close[1] * 2 >= read, "{file}");
-        let text = String::from_utf8(text_of(c)).unwrap();
-        let kept: String = text
-            .lines()
-            .filter(|l| !l.contains(" sis_load: "))
-            .flat_map(|l| [l, "\n"])
-            .collect();
-        let without = replay_text(cfg_of(c, &[c.own]), kept.as_bytes()).unwrap();
+        let without = without_probe(c, "sis_load");
         assert_eq!(without.notes.counts.load_read, 0);
         for cls in ["all", "kernel_moved"] {
             let both = (agree(&r, cls, c.own), agree(&without, cls, c.own));
