@@ -58,7 +58,7 @@ pub(crate) fn text_of(c: &Case) -> Vec<u8> {
 /// amd64 and arm64: CONFIG_HZ=250) and the VM's /proc/config.gz.
 const CORPUS_HZ: u64 = 250;
 
-const CORPUS: [Case; 23] = [
+const CORPUS: [Case; 24] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -259,6 +259,20 @@ const CORPUS: [Case; 23] = [
         all: 2931,
         own_agrees: 2642,
         keep_prev_agrees: 2082,
+    },
+    // Held out (recorded after session 38's load change): 6.12's shell pipelines on three LLCs
+    // with all four kprobes.
+    Case {
+        file: "qemu-x86-12cpu-3llc-6.12-pipelines-load.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 3,
+        smt: 1,
+        own: "linux-6.12",
+        wakings: 5639,
+        unpaired: 1,
+        all: 5421,
+        own_agrees: 5159,
+        keep_prev_agrees: 4276,
     },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",
