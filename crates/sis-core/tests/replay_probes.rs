@@ -234,33 +234,33 @@ fn with_one_clock_for_every_cpu_the_delayed_inference_errs_less() {
 }
 
 /// Where the trace records the kernel's cfs_rq load_avg and util_avg at each enqueue (init.sh
-/// `sis_load`), the replay checks its rebuilt load and util against them at the same update,
-/// on 6.12 (BTF arguments) and 6.1 (pahole's offsets). Two thirds of the load readings are
-/// within 10% of the kernel's, and over half the util ones, on the held-out 6.12 pipelines
-/// trace too (72% and 67%). With a sleeping task's load and
-/// util leaving its CPU at its enqueue elsewhere rather than at its set_task_cpu() they were
-/// 62% / 55% on 6.12 and 59% / 49% on 6.1 (session 38). The readings are a check only:
-/// without them every preset's choices are the same.
+/// `sis_load`), the replay checks its rebuilt load and util against them at the later of the
+/// two updates, on 6.12 (BTF arguments) and 6.1 (pahole's offsets). About 71-74% of the load
+/// readings are within 10% of the kernel's and 60-70% of the util ones, on the held-out 6.12
+/// pipelines trace too. With a sleeping task's load and util leaving its CPU at its enqueue
+/// elsewhere rather than at its set_task_cpu(), and a dead task's at once (session 37's
+/// order) they were 59% / 58% on 6.12 and 61% / 56% on 6.1 (session 38). The readings are a
+/// check only: without them every preset's choices are the same.
 #[test]
 fn the_rebuilt_load_and_util_are_checked_against_the_kernels_at_each_enqueue() {
     for (file, read, close, diff) in [
         (
             "qemu-x86-16cpu-6.12-load.ftrace.txt.xz",
             7785,
-            [5355, 4584],
-            [158, 79],
+            [5520, 4851],
+            [143, 71],
         ),
         (
             "qemu-x86-16cpu-6.1-load.ftrace.txt.xz",
             4681,
-            [3218, 2541],
-            [164, 111],
+            [3458, 2800],
+            [124, 86],
         ),
         (
             "qemu-x86-12cpu-3llc-6.12-pipelines-load.ftrace.txt.xz",
             6111,
-            [4425, 4114],
-            [84, 46],
+            [4542, 4257],
+            [78, 41],
         ),
     ] {
         let c = case(file);
@@ -272,7 +272,7 @@ fn the_rebuilt_load_and_util_are_checked_against_the_kernels_at_each_enqueue() {
             (read, close, diff),
             "{file}"
         );
-        assert!(close[0] * 3 >= read * 2 && close[1] * 2 >= read, "{file}");
+        assert!(close[0] * 10 >= read * 7 && close[1] * 2 >= read, "{file}");
         let without = without_probe(c, "sis_load");
         assert_eq!(without.notes.counts.load_read, 0);
         for cls in ["all", "kernel_moved"] {

@@ -366,9 +366,9 @@ impl Rebuild {
     }
 
     /// A `sis_load` reading (init.sh): the kernel's cfs_rq load_avg and util_avg on `cpu` as
-    /// its update at `lut` left them, against the rebuild's (its 5.7+ load, 6.12's if kept)
-    /// brought to the same update, the removed load and util taken off first as the kernel's
-    /// update does. A balancer's move (migrated, not woken) is left out: the rebuild attached
+    /// its update at `lut` left them, against the rebuild's (its 5.7+ load, 6.12's if kept),
+    /// both at the later update: the rebuild's brought forward takes its removed load and util
+    /// off first, as the kernel's update does. A balancer's move (migrated, not woken) is left out: the rebuild attached
     /// that task at its sched_migrate_task, before this enqueue.
     pub(crate) fn load_reading(&mut self, cpu: u32, flags: u32, kernel: [u64; 2], lut: u64) {
         let k = match (self.eras[3], self.eras[2]) {
@@ -382,19 +382,28 @@ impl Rebuild {
         let w = self.runnable_weight(cpu) + if k == 1 { self.delayed_weight(cpu) } else { 0 };
         let c = &self.cpus[cpu as usize];
         let running = matches!(c.curr, Some(p) if p != 0);
-        let (mut load, mut util) = (c.load.avg[k], c.pelt);
-        if lut >= load.last_update_time + 1024 {
-            sub_removed(&mut load, c.load.removed[k]);
-            load.update(lut, w, 1);
-        }
-        if lut >= util.last_update_time + 1024 {
-            sub_removed(&mut util, c.removed_util);
-            util.update(lut, u64::from(running) << 10, 1);
-        }
+        let rebuilt = [
+            (c.load.avg[k], c.load.removed[k], w),
+            (c.pelt, c.removed_util, u64::from(running) << 10),
+        ];
         self.counts.load_read += 1;
-        for (i, rebuilt) in [load.load_avg, util.load_avg].into_iter().enumerate() {
-            let diff = rebuilt.abs_diff(kernel[i]);
-            self.counts.load_read_close[i] += u64::from(diff * 10 <= kernel[i]);
+        for (i, (mut r, removed, input)) in rebuilt.into_iter().enumerate() {
+            // Both at the later of the two updates: the older one brought forward with what
+            // the CPU holds now (the kernel's with its sum taken as full for its avg).
+            let mut kv = LoadAvg {
+                last_update_time: lut,
+                load_sum: kernel[i] * PELT_MIN_DIVIDER,
+                period_contrib: 0,
+                load_avg: kernel[i],
+            };
+            if lut >= r.last_update_time + 1024 {
+                sub_removed(&mut r, removed);
+                r.update(lut, input, 1);
+            } else {
+                kv.update(r.last_update_time, input, 1);
+            }
+            let diff = r.load_avg.abs_diff(kv.load_avg);
+            self.counts.load_read_close[i] += u64::from(diff * 10 <= kv.load_avg);
             self.counts.load_read_diff[i] += diff;
         }
     }
