@@ -252,6 +252,43 @@ fn a_waking_tasks_load_leaves_its_old_cpu_at_its_migration() {
     );
 }
 
+/// Where the trace shows the scheduler ticks (init.sh `sis_tick`), a wake-up reads a busy
+/// CPU's load as its last update left it, as cpu_load() does (v6.12 fair.c
+/// wake_affine_weight()): the tick's entity_tick() is that update. Where it does not, the
+/// rebuild brings the CPU up to the wake-up, the tick being within a jiffy.
+#[test]
+fn with_the_ticks_in_the_trace_a_busy_cpus_load_is_read_as_its_last_tick_left_it() {
+    // a, forked onto CPU0, runs 1 ms and sleeps 200 ms (its load decays to about 1/80), then
+    // runs again from 1.201, its load and CPU0's accruing.
+    let start = format!(
+        "{HDR}          <idle>-0     [001] 1.000000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
+               x-7     [001] 1.000000: sched_wakeup_new: comm=a pid=100 prio=120 target_cpu=000
+          <idle>-0     [000] 1.000001: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+               a-100   [000] 1.001000: sched_switch: prev_comm=a prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+               x-7     [001] 1.201000: sched_waking: comm=a pid=100 prio=120 target_cpu=000
+          <idle>-0     [000] 1.201001: sched_wakeup: comm=a pid=100 prio=120 target_cpu=000
+          <idle>-0     [000] 1.201002: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+"
+    );
+    let cpu0_load = |rest: &str| {
+        let mut r = Replay::new(four_cpus(&["linux-6.0"])).unwrap();
+        r.feed_text(format!("{start}{rest}").as_bytes()).unwrap();
+        r.cpu_states()[0].load[2]
+    };
+    let waking = |t: &str| {
+        format!("               x-7     [001] {t}: sched_waking: comm=c pid=300 prio=120 target_cpu=002\n")
+    };
+    let tick = "               a-100   [000] 1.205000: sis_tick: (sched_tick+0x4/0x270)\n";
+    let at_tick = cpu0_load(&waking("1.205001"));
+    let ticked = cpu0_load(&format!("{tick}{}", waking("1.212000")));
+    let unticked = cpu0_load(&waking("1.212000"));
+    assert_eq!(ticked, at_tick, "as the tick at 1.205 left it");
+    assert!(
+        unticked > ticked + 100,
+        "brought up to 1.212: {unticked} against {ticked}"
+    );
+}
+
 /// cpu_util_cfs() reads the larger of util_avg and the runqueue's util_est (UTIL_EST, 4.17
 /// on): a task's estimate is its util_avg when it last slept (linux-6.0 fair.c
 /// util_est_update()), and its CPU's sum holds it while the task is queued there again, after

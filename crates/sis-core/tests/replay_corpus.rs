@@ -58,7 +58,7 @@ pub(crate) fn text_of(c: &Case) -> Vec<u8> {
 /// amd64 and arm64: CONFIG_HZ=250) and the VM's /proc/config.gz.
 const CORPUS_HZ: u64 = 250;
 
-const CORPUS: [Case; 24] = [
+const CORPUS: [Case; 25] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -273,6 +273,20 @@ const CORPUS: [Case; 24] = [
         all: 5421,
         own_agrees: 5159,
         keep_prev_agrees: 4276,
+    },
+    // Held out (recorded after session 38's load change): x86 6.12 on 16 CPUs with all four
+    // kprobes and `sis_tick` (each CPU's scheduler tick).
+    Case {
+        file: "qemu-x86-16cpu-6.12-tick.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 2,
+        smt: 1,
+        own: "linux-6.12",
+        wakings: 5353,
+        unpaired: 7,
+        all: 5140,
+        own_agrees: 5012,
+        keep_prev_agrees: 3609,
     },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",

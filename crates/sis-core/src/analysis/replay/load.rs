@@ -408,11 +408,31 @@ impl Rebuild {
         }
     }
 
+    /// A `sis_tick` on `cpu` (init.sh): entity_tick() -> update_load_avg() of the running
+    /// fair task and its cfs_rq (v6.12 fair.c task_tick_fair()). Where the trace shows the
+    /// ticks, a wake-up reads each CPU's load and util as its last update left them, as
+    /// cpu_load() and cpu_util_cfs() do, not brought up to the wake-up.
+    pub(crate) fn tick(&mut self, cpu: u32) {
+        self.counts.ticks += 1;
+        if let Some(p) = self.cpus[cpu as usize].curr.filter(|p| *p != 0) {
+            self.cpu_pelt(cpu);
+            self.load_touch(cpu, p);
+        }
+    }
+
+    /// A wake-up's read of `pid` running on `cpu`: brought up to now where the trace does not
+    /// show the ticks (one keeps it within a jiffy); as it stands where it does.
+    pub(crate) fn load_read_touch(&mut self, cpu: u32, pid: u32) {
+        if self.counts.ticks == 0 {
+            self.load_touch(cpu, pid);
+        }
+    }
+
     /// What wake_affine reads of `cpu` in each era. A CPU that runs a task is brought up to
     /// now (its tick keeps it within a jiffy); an idle one keeps what its last dequeue left.
     pub(crate) fn cpu_loads(&mut self, cpu: u32) -> [u64; ERAS] {
         if let Some(p) = self.cpus[cpu as usize].curr.filter(|p| *p != 0) {
-            self.load_touch(cpu, p);
+            self.load_read_touch(cpu, p);
         }
         let c = &self.cpus[cpu as usize].load;
         [

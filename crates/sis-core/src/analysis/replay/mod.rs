@@ -483,7 +483,7 @@ impl Replay {
             }),
             E::Select { prev_cpu, .. } => Some(("prev_cpu", prev_cpu)),
             E::IdleAsk { cpu } | E::Balance { cpu, .. } | E::Load { cpu, .. } => Some(("cpu", cpu)),
-            E::Switch { .. } | E::IdleAnswer { .. } => None,
+            E::Switch { .. } | E::IdleAnswer { .. } | E::Tick => None,
         };
         for (what, c) in [("[cpu] column", ev.cpu)].into_iter().chain(cpu_of_field) {
             if bad_cpu(c) {

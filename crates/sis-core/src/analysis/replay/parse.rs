@@ -63,6 +63,9 @@ pub enum SchedEvent {
         util: u64,
         lut: u64,
     },
+    /// `sis_tick`: the scheduler tick on the line's CPU (init.sh; sched_tick(), scheduler_tick()
+    /// before 6.10).
+    Tick,
 }
 
 impl SchedEvent {
@@ -75,6 +78,7 @@ impl SchedEvent {
                 | SchedEvent::IdleAnswer { .. }
                 | SchedEvent::Balance { .. }
                 | SchedEvent::Load { .. }
+                | SchedEvent::Tick
         )
     }
 }
@@ -129,6 +133,7 @@ enum Kind {
     IdleAnswer,
     Balance,
     Load,
+    Tick,
 }
 
 impl Kind {
@@ -144,6 +149,7 @@ impl Kind {
             "sis_idle_ret" => Kind::IdleAnswer,
             "sis_lb" => Kind::Balance,
             "sis_load" => Kind::Load,
+            "sis_tick" => Kind::Tick,
             _ => return None,
         })
     }
@@ -160,6 +166,7 @@ impl Kind {
             Kind::IdleAnswer => "sis_idle_ret",
             Kind::Balance => "sis_lb",
             Kind::Load => "sis_load",
+            Kind::Tick => "sis_tick",
         }
     }
 }
@@ -286,6 +293,7 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
                 nr: probe_field(detail, "nr=").and_then(|v| v.parse().ok()),
             }
         }
+        Kind::Tick => SchedEvent::Tick,
         Kind::Load => {
             let d = &rest[name_tok.len()..];
             SchedEvent::Load {
@@ -300,9 +308,12 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
     let (comm, prev_comm, prio) = match kind {
         Kind::Switch => (f.next_comm, f.prev_comm, f.next_prio),
         Kind::Migrate => ("", "", f.prio),
-        Kind::Select | Kind::IdleAsk | Kind::IdleAnswer | Kind::Balance | Kind::Load => {
-            ("", "", None)
-        }
+        Kind::Select
+        | Kind::IdleAsk
+        | Kind::IdleAnswer
+        | Kind::Balance
+        | Kind::Load
+        | Kind::Tick => ("", "", None),
         _ => (f.comm, "", f.prio),
     };
     Ok(Line::Event(TraceEvent {

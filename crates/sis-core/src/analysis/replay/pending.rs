@@ -208,6 +208,7 @@ impl Rebuild {
                 util,
                 lut,
             } => self.load_reading(cpu, flags, [load, util], lut),
+            SchedEvent::Tick => self.tick(cpu),
             SchedEvent::IdleAsk { cpu: asked } => {
                 if let Some(p) = asking.and_then(|seq| self.pending_mut(seq)) {
                     p.kernel_asks.push((asked, None));

@@ -520,7 +520,7 @@ impl Rebuild {
         let mut waker_dur = TaskDuration::default();
         let mut parent_wake = false;
         if let Some(w) = waker_pid.filter(|w| *w != 0) {
-            self.load_touch(cpu, w);
+            self.load_read_touch(cpu, w);
             waker_load = self.task_loads(w);
             let wt = self.task(w);
             wt.pelt.update(now, true);

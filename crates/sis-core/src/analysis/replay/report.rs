@@ -85,6 +85,8 @@ pub struct RebuildCounts {
     /// (replay/load.rs `load_reading`), those within 10% of the kernel's, and the sum of the
     /// differences: [load, util].
     pub load_read: u64,
+    /// `sis_tick` kprobes seen: the trace shows each CPU's ticks (replay/load.rs `tick`).
+    pub ticks: u64,
     pub load_read_close: [u64; 2],
     pub load_read_diff: [u64; 2],
     /// `sis_select` kprobes with WF_TTWU seen, and wakings the kernel selected no CPU for
@@ -375,6 +377,14 @@ impl ReplayReport {
                  sched_balance_rq() (presets with the kernel's own SIS_UTIL scan it, not the \
                  one rebuilt from util)",
                 c.nr_idle_scan_read
+            ));
+        }
+        if c.ticks > 0 {
+            s.line(format_args!(
+                "read: {} scheduler ticks from the trace's sis_tick kprobe (entity_tick() updates \
+                 the running task's load): a wake-up reads each CPU's load and util as its last \
+                 update left them, not brought up to the wake-up",
+                c.ticks
             ));
         }
         if c.load_read > 0 {

@@ -62,15 +62,17 @@ impl Rebuild {
     }
 
     /// The cfs_rq util each CPU holds when a wake-up or the balancer reads it: a CPU that runs
-    /// a task is brought up to now (its tick keeps it within a jiffy), an idle one keeps what
-    /// its last update left (its idle entry) until the next blocked-load update.
+    /// a task is brought up to now (its tick keeps it within a jiffy; where the trace shows the
+    /// ticks, as its last one left it), an idle one keeps what its last update left (its idle
+    /// entry) until the next blocked-load update.
     pub(super) fn util_blocked_update(&mut self) {
         let blocked = self.now >= self.next_blocked_ns;
         if blocked {
             self.next_blocked_ns = self.now + BLOCKED_PERIOD_NS;
         }
         for c in 0..self.cpus.len() as u32 {
-            if blocked || matches!(self.cpus[c as usize].curr, Some(p) if p != 0) {
+            let busy = matches!(self.cpus[c as usize].curr, Some(p) if p != 0);
+            if blocked || (busy && self.counts.ticks == 0) {
                 self.cpu_pelt(c);
             }
             if blocked {

@@ -74,6 +74,14 @@ if grep -q "sis_load=1" /proc/cmdline; then
   echo "p:sis_load enqueue_task_fair $probe" >> $T/kprobe_events && echo 1 > $T/events/kprobes/sis_load/enable
   cat $T/error_log 2>/dev/null | tail -3
 fi
+# With sis_tick=1: each CPU's scheduler tick (sched_tick(), scheduler_tick() before 6.10),
+# whose entity_tick() updates the running task's load and its cfs_rq's: with them the replay
+# reads each CPU's load and util as its last update left them.
+if grep -q "sis_tick=1" /proc/cmdline; then
+  tick=sched_tick; grep -q " scheduler_tick$" /proc/kallsyms && tick=scheduler_tick
+  echo "p:sis_tick $tick" >> $T/kprobe_events && echo 1 > $T/events/kprobes/sis_tick/enable
+  cat $T/error_log 2>/dev/null | tail -3
+fi
 n=$(nproc)
 case "$(sed -n "s/.*workload=\([a-z]*\).*/\1/p" /proc/cmdline)" in
 pipelines)
