@@ -368,8 +368,8 @@ impl Rebuild {
     /// A `sis_load` reading (init.sh): the kernel's cfs_rq load_avg and util_avg on `cpu` as
     /// its update at `lut` left them, against the rebuild's (its 5.7+ load, 6.12's if kept),
     /// both at the later update: the rebuild's brought forward takes its removed load and util
-    /// off first, as the kernel's update does. A balancer's move (migrated, not woken) is left out: the rebuild attached
-    /// that task at its sched_migrate_task, before this enqueue.
+    /// off first, as the kernel's update does. A balancer's move (migrated, not woken) is left
+    /// out: the rebuild attached that task at its sched_migrate_task, before this enqueue.
     pub(crate) fn load_reading(&mut self, cpu: u32, flags: u32, kernel: [u64; 2], lut: u64) {
         let k = match (self.eras[3], self.eras[2]) {
             (true, _) => 1,
