@@ -41,22 +41,23 @@ fn reading_the_kernels_wake_flags_moves_the_own_preset_as_pipes_need() {
             ),
         )
     };
-    assert_eq!(
-        pairs("qemu-x86-8cpu-2llc-6.1-pipelines-flags.ftrace.txt.xz"),
-        ((5338, 4980), (936, 583))
-    );
-    assert_eq!(
-        pairs("qemu-x86-12cpu-3llc-6.12-pipelines-flags.ftrace.txt.xz"),
-        ((4017, 3676), (778, 446))
-    );
-    assert_eq!(
-        pairs("qemu-x86-4cpu-6.1-flags.ftrace.txt.xz"),
-        ((10187, 10175), (1108, 1105))
-    );
-    assert_eq!(
-        pairs("qemu-arm64-6cpu-6.1-pipelines-flags.ftrace.txt.xz"),
-        ((6532, 6711), (78, 78))
-    );
+    for (file, expected) in [
+        (
+            "qemu-x86-8cpu-2llc-6.1-pipelines-flags",
+            ((5338, 4980), (936, 583)),
+        ),
+        (
+            "qemu-x86-12cpu-3llc-6.12-pipelines-flags",
+            ((4017, 3676), (778, 446)),
+        ),
+        ("qemu-x86-4cpu-6.1-flags", ((10187, 10175), (1108, 1105))),
+        (
+            "qemu-arm64-6cpu-6.1-pipelines-flags",
+            ((6532, 6711), (78, 78)),
+        ),
+    ] {
+        assert_eq!(pairs(&format!("{file}.ftrace.txt.xz")), expected, "{file}");
+    }
 }
 
 /// With init.sh's `sis_idle` kprobes, `--show` lists what the kernel's own select path asked
