@@ -49,10 +49,6 @@ pub(crate) struct TaskLoad {
     /// task, whose load goes with it at once (`detach_task()`/`attach_task()`), while to the
     /// 5.7+ signal it is a sleeping task whose load stays until it wakes elsewhere.
     pub avg_cpu: [u32; 2],
-    /// Its next enqueue is a queued task's move (the balancer's detach_task() or
-    /// move_queued_task()): its load and util leave the old cfs_rq at once (DO_DETACH), not at
-    /// that cfs_rq's next update as a sleeping task's do (remove_entity_load_avg()).
-    pub migrating: bool,
 }
 
 impl TaskLoad {
@@ -65,7 +61,6 @@ impl TaskLoad {
             }; 2],
             cfs_cpu: u32::MAX,
             avg_cpu: [u32::MAX; 2],
-            migrating: false,
         }
     }
 
@@ -184,11 +179,10 @@ impl Rebuild {
         let old_avg = self.task(pid).load.avg_cpu;
         // enqueue_entity() -> update_load_avg(): the cfs_rq's util up to now first.
         self.cpu_pelt(cpu);
-        let migrating = std::mem::take(&mut self.task(pid).load.migrating);
         if self.task(pid).load.cfs_cpu == cpu {
             self.se_update(pid, false);
         } else {
-            self.load_leave(pid, cpu, migrating);
+            self.load_leave(pid, cpu, false);
             self.util_attach(cpu, pid);
         }
         self.cfs_update(cpu);

@@ -307,7 +307,7 @@ impl Rebuild {
                     if self.queued_valid(st) {
                         // move_queued_task(): dequeued there, enqueued here (DO_DETACH).
                         self.load_dequeue(orig, pid);
-                        self.task(pid).load.migrating = true;
+                        self.load_leave(pid, dest_cpu, true);
                         self.leave_queue(pid, st);
                         self.enqueue(dest_cpu, pid);
                         self.ev_migrate(pid, Some(dest_cpu));
