@@ -213,6 +213,29 @@ fn a_new_task_starts_heavy_and_a_dead_one_takes_its_load_away_at_the_next_update
     }
 }
 
+/// A forked task's util is its share of its new CPU's cfs_rq util as that cfs_rq's last update
+/// left it: v6.12 core.c wake_up_new_task() calls post_init_entity_util_avg() before
+/// activate_task(), whose update_load_avg() is what takes off the util of tasks that left. So
+/// a task forked onto a CPU whose busy task has just exited gets the little room that task
+/// left (cap = (1024 - util) / 2), not half the CPU, as the kernel's own values read at an
+/// enqueue show (init.sh `sis_load`, flags 0x88).
+#[test]
+fn a_forked_task_gets_its_share_of_the_cfs_rq_before_that_takes_off_the_dead() {
+    // a forks b onto CPU1; b runs 100 ms and exits; a forks c onto CPU1.
+    let mut r = b_starts_on_cpu1(
+        "               a-100   [000] 1.000010: sched_wakeup_new: comm=b pid=200 prio=120 target_cpu=001\n",
+    );
+    let t = "               b-200   [001] 1.100000: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=Z ==> next_comm=swapper/1 next_pid=0 next_prio=120
+               a-100   [000] 1.100100: sched_wakeup_new: comm=c pid=300 prio=120 target_cpu=001
+";
+    r.feed_text(t.as_bytes()).unwrap();
+    // b's util after 100 ms of running, from its own 512: about 512 y^97 + 1024 (1 - y^97),
+    // 961; c's cap (1024 - 961) / 2 = 31. Read after the removal, CPU1 would be empty and c
+    // would take half of it, 512.
+    let util = r.cpu_states()[1].util_avg;
+    assert!((20..=45).contains(&util), "{util}");
+}
+
 /// A sleeping task's load leaves its old CPU at its wake-up's set_task_cpu() (the trace's
 /// sched_migrate_task), not at its enqueue elsewhere: v6.1 and v6.12 migrate_task_rq_fair() ->
 /// remove_entity_load_avg(), taken off at the old cfs_rq's next update. So the old CPU still

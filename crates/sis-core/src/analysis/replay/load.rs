@@ -177,6 +177,8 @@ impl Rebuild {
             return;
         }
         let old_avg = self.task(pid).load.avg_cpu;
+        // wake_up_new_task(): post_init_entity_util_avg() reads the cfs_rq before this update.
+        self.util_post_init(cpu, pid);
         // enqueue_entity() -> update_load_avg(): the cfs_rq's util up to now first.
         self.cpu_pelt(cpu);
         if self.task(pid).load.cfs_cpu == cpu {

@@ -85,9 +85,22 @@ impl Rebuild {
     /// the old one loses the task's util synced to its clock (at its next update), and
     /// `cpu`'s, brought up to now by the enqueue (update_load_avg() before DO_ATTACH), takes
     /// it on (v6.12 fair.c attach_entity_load_avg(): the task's clock and window take the
-    /// cfs_rq's and its sum is rebuilt from its avg). A task whose sched_wakeup_new the trace
-    /// shows starts with post_init_entity_util_avg()'s share (wake_up_new_task()).
+    /// cfs_rq's and its sum is rebuilt from its avg).
     pub(crate) fn util_attach(&mut self, cpu: u32, pid: u32) {
+        let ca = self.cpus[cpu as usize].pelt;
+        let divider = PELT_MIN_DIVIDER + u64::from(ca.period_contrib);
+        let se = &mut self.task(pid).pelt;
+        se.last_update_time = ca.last_update_time;
+        se.period_contrib = ca.period_contrib;
+        se.util_sum = u64::from(se.util_avg) * divider;
+        let (avg, sum) = (u64::from(se.util_avg), se.util_sum);
+        self.cpus[cpu as usize].pelt.attach(avg, sum);
+    }
+
+    /// v6.12 core.c wake_up_new_task(): post_init_entity_util_avg() of a task whose
+    /// sched_wakeup_new the trace shows, on `cpu`'s cfs_rq as its last update left it (the
+    /// enqueue's update_load_avg(), which takes off the util of tasks that left, comes after).
+    pub(crate) fn util_post_init(&mut self, cpu: u32, pid: u32) {
         let (created, prio) = {
             let t = self.task(pid);
             (std::mem::take(&mut t.util_new), t.prio)
@@ -101,14 +114,6 @@ impl Rebuild {
                 self.task(pid).pelt.util_avg = u as u32;
             }
         }
-        let ca = self.cpus[cpu as usize].pelt;
-        let divider = PELT_MIN_DIVIDER + u64::from(ca.period_contrib);
-        let se = &mut self.task(pid).pelt;
-        se.last_update_time = ca.last_update_time;
-        se.period_contrib = ca.period_contrib;
-        se.util_sum = u64::from(se.util_avg) * divider;
-        let (avg, sum) = (u64::from(se.util_avg), se.util_sum);
-        self.cpus[cpu as usize].pelt.attach(avg, sum);
     }
 
     /// remove_entity_load_avg() (a task that moved away, or task_dead_fair()'s): the task's
