@@ -114,6 +114,12 @@ pub struct Features {
     /// Read by the replay, which rebuilds EEVDF's lag from the trace (replay/eevdf.rs).
     #[serde(default)]
     pub delay_dequeue: bool,
+    /// UTIL_EST_RUNNABLE: util_est_update() leaves the EWMA where it is, rather than let it
+    /// fall, when the task did not get all the CPU time it wanted: its util_avg plus 1% below
+    /// its runnable_avg (6.8, 50181c0cff31). Read by the replay, whose tasks keep a runnable
+    /// signal; the simulator's do not.
+    #[serde(default)]
+    pub util_est_runnable: bool,
 }
 
 /// One row of the feature table: its name, what it means, where it comes from.
@@ -171,6 +177,7 @@ feature_table! {
     "SIS_CACHE", sis_cache, "Chen Yu's v2 (Nov 2023, unmerged): an idle CPU stays cache-hot for its last task's average short sleep; scans pass over up to nr/2.";
     "TTWU_QUEUE_IDLE", ttwu_queue_idle, "After the choice, a wake-up onto an idle CPU of the waker's LLC goes on that CPU's wakelist: the waker sends an IPI and takes no rq lock, the target activates the task (6.0, Tianchen Ding, f3dd3f674555; not for sched_ext tasks).";
     "DELAY_DEQUEUE", delay_dequeue, "EEVDF leaves a task that blocks while not eligible queued (sched_delayed) until picked; waking it is ttwu_runnable() where it is, with no CPU selection, and it counts in nr_running (6.12, 152e11f6df29). Replay only: the simulator's runqueues are not EEVDF's.";
+    "UTIL_EST_RUNNABLE", util_est_runnable, "A task's util_est does not fall after an activation in which it waited: util_avg + 1% below runnable_avg means it did not get all the CPU time it wanted, so the EWMA is left as it was (6.8, Vincent Guittot, 50181c0cff31). Replay only: the simulator's tasks keep no runnable signal.";
     "SYNC_NOT_EXITING", sync_not_exiting, "A waker in do_exit() (PF_EXITING) wakes without WF_SYNC's effect: no sync pull to its CPU (4.16, 24d0c1d6e65f). The replay infers an exiting waker; the simulator's tasks never exit.";
     "IDLE_CORES_THIS", idle_cores_this, "A failed idle-core scan clears has_idle_cores of the waker's LLC, not the target's (5.12.0; fixed in 5.13 by 02dbb7246c5b).";
 }
@@ -260,6 +267,7 @@ impl Features {
             wa_414: false,
             ttwu_queue_idle: false,
             delay_dequeue: false,
+            util_est_runnable: false,
         }
     }
 }
@@ -430,6 +438,7 @@ const fn modern_67() -> Features {
 const fn modern_612() -> Features {
     Features {
         delay_dequeue: true,
+        util_est_runnable: true,
         ..modern_67()
     }
 }
@@ -451,7 +460,7 @@ static PRESETS: &[Preset] = &[
         Preset { name: "linux-5.19", description: "v5.19-rc1, seed 000's vanilla: 5.15's SIS_PROP scan, no waker recent_used_cpu update, no migration-cost gate on newidle balance (both 5.16).", features: vanilla_519(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "linux-6.0", description: "SIS_UTIL on, SIS_PROP off: the merged form of seed 000; a wake-up onto an idle CPU of the waker's LLC goes on its wakelist (no rq lock).", features: linux_60(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "linux-6.7", description: "SIS_PROP removed; cluster-first scan where the topology has clusters.", features: modern_67(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
-        Preset { name: "linux-6.12", description: "6.7's path; EEVDF's delayed dequeue wakes a task still queued sched_delayed where it is, and a sync waker's CPU is taken when it runs one task besides its delayed ones (6.12.37+ stable; the replay infers delays; the simulator runs 6.7's path).", features: modern_612(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
+        Preset { name: "linux-6.12", description: "6.7's path; EEVDF's delayed dequeue wakes a task still queued sched_delayed where it is, and a sync waker's CPU is taken when it runs one task besides its delayed ones (6.12.37+ stable; the replay infers delays; the simulator runs 6.7's path); util_est's EWMA does not fall after an activation in which the task waited (6.8; the replay only).", features: modern_612(), imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-v4", description: "Seed 000 as posted: SIS_PROP computes nr, then SIS_UTIL overrides it.", features: Features { sis_prop: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-rfc", description: "Seed 001: a boolean 'overloaded' flag stops the scan above 100/imbalance_pct; SIS_PROP still on, as in the kernel it was posted against.", features: Features { sis_util_rfc: true, sis_util: false, sis_prop: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },
         Preset { name: "sis-util-small-llc", description: "Seed 000's idea: nr_scan * 32 / llc_weight when llc_weight <= 16.", features: Features { sis_util_small_llc: true, ..sisutil_60() }, imbalance_pct: 117, busy_factor: 16, newidle_migration_cost_gate: false },

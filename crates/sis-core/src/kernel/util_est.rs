@@ -58,8 +58,16 @@ impl UtilEst {
 
     /// linux-6.0 fair.c `util_est_update()` on a task (`self`) being dequeued, with its fresh
     /// util_avg `task_util` and its CPU's `capacity_orig`. Only a sleep completes an
-    /// activation; a migration (`task_sleep` false) leaves the estimate alone.
-    pub fn update(&mut self, task_util: u32, task_sleep: bool, capacity_orig: u32) {
+    /// activation; a migration (`task_sleep` false) leaves the estimate alone. With the task's
+    /// `runnable` avg (UTIL_EST_RUNNABLE, 6.8+), an EWMA that would fall is left where it is
+    /// when the task waited for the CPU.
+    pub fn update(
+        &mut self,
+        task_util: u32,
+        task_sleep: bool,
+        capacity_orig: u32,
+        runnable: Option<u32>,
+    ) {
         if !task_sleep {
             return;
         }
@@ -88,6 +96,11 @@ impl UtilEst {
         // "skip updates if we cannot grant there is idle time in this CPU"
         if task_util > capacity_orig {
             return;
+        }
+        // v6.8 fair.c (50181c0cff31): `if ((ue.enqueued + UTIL_EST_MARGIN) < task_runnable(p))
+        // goto done;`: it did not get all the CPU time it wanted, so no sample is taken.
+        if runnable.is_some_and(|r| task_util.saturating_add(UTIL_EST_MARGIN as u32) < r) {
+            return self.done(ue);
         }
         // ewma <<= SHIFT; ewma += last_ewma_diff; ewma >>= SHIFT (unsigned int, wrapping)
         ue.ewma <<= UTIL_EST_WEIGHT_SHIFT;
@@ -120,6 +133,29 @@ mod tests {
     use super::*;
     use crate::kernel::pelt::SchedAvg;
 
+    /// v6.8 (50181c0cff31): a task that waited for the CPU in its activation (util_avg + 1%
+    /// below runnable_avg) keeps its EWMA; one that did not, or the 6.7 form (no runnable),
+    /// takes the quarter-weight step down.
+    #[test]
+    fn an_ewma_does_not_fall_after_an_activation_in_which_the_task_waited() {
+        let start = UtilEst {
+            enqueued: 400,
+            ewma: 500,
+        };
+        let after = |runnable: Option<u32>| {
+            let mut ue = start;
+            ue.update(300, true, 1024, runnable);
+            ue
+        };
+        // (500 * 4 - 200) / 4
+        assert_eq!(after(None).ewma, 450);
+        assert_eq!(after(Some(309)).ewma, 450, "runnable within 1% of util");
+        let waited = after(Some(311));
+        assert_eq!(waited.ewma, 500);
+        assert_eq!(waited.enqueued, 300 | UTIL_AVG_UNCHANGED);
+        assert_eq!(waited.task_util_est(), 500);
+    }
+
     #[test]
     fn within_margin_is_a_strict_absolute_bound() {
         assert!(within_margin(0, 10));
@@ -137,7 +173,7 @@ mod tests {
             enqueued: 300,
             ewma: 300,
         };
-        ue.update(200, true, 1024);
+        ue.update(200, true, 1024, None);
         assert_eq!(
             ue,
             UtilEst {
@@ -147,19 +183,19 @@ mod tests {
         );
         assert_eq!(ue.task_util_est(), 275);
         // The flag set: no new sample until PELT changes.
-        ue.update(100, true, 1024);
+        ue.update(100, true, 1024, None);
         assert_eq!(ue.ewma, 275);
         ue.util_change();
         // (275*4 + (100-275)) >> 2 = (1100 - 175) / 4 = 925/4 = 231.
-        ue.update(100, true, 1024);
+        ue.update(100, true, 1024, None);
         assert_eq!((ue.enqueued & !UTIL_AVG_UNCHANGED, ue.ewma), (100, 231));
         // FASTUP: a rise resets the EWMA.
         ue.util_change();
-        ue.update(500, true, 1024);
+        ue.update(500, true, 1024, None);
         assert_eq!((ue.enqueued & !UTIL_AVG_UNCHANGED, ue.ewma), (500, 500));
         // A migration (no sleep) takes no sample, whatever the flag.
         ue.util_change();
-        ue.update(10, false, 1024);
+        ue.update(10, false, 1024, None);
         assert_eq!((ue.enqueued, ue.ewma), (500, 500));
     }
 
@@ -170,7 +206,7 @@ mod tests {
             enqueued: 400,
             ewma: 405,
         };
-        ue.update(400, true, 1024);
+        ue.update(400, true, 1024, None);
         assert_eq!(
             ue,
             UtilEst {
@@ -183,7 +219,7 @@ mod tests {
             enqueued: 408,
             ewma: 405,
         };
-        ue.update(396, true, 1024);
+        ue.update(396, true, 1024, None);
         assert_eq!(
             ue,
             UtilEst {
@@ -196,7 +232,7 @@ mod tests {
             enqueued: 600,
             ewma: 600,
         };
-        ue.update(300, true, 256);
+        ue.update(300, true, 256, None);
         assert_eq!(
             ue,
             UtilEst {
@@ -248,7 +284,7 @@ mod tests {
                 pelt.update(t, false);
                 pelt.update(t + run_us * 1000, true);
                 let util = pelt.util_avg;
-                pelt.util_est.update(util, true, 1024);
+                pelt.util_est.update(util, true, 1024, None);
                 let ue = pelt.util_est;
                 out.push((util, ue.enqueued & !UTIL_AVG_UNCHANGED, ue.ewma));
                 t += period_us * 1000;
@@ -297,12 +333,12 @@ mod tests {
         let mut pelt = SchedAvg::default();
         pelt.update(2_200_000, true);
         let u = pelt.util_avg;
-        pelt.util_est.update(u, true, 1024);
+        pelt.util_est.update(u, true, 1024, None);
         let after_first = pelt.util_est;
         assert_ne!(after_first.enqueued & UTIL_AVG_UNCHANGED, 0);
         pelt.update(2_300_000, false);
         pelt.update(2_400_000, true);
-        pelt.util_est.update(0, true, 1024);
+        pelt.util_est.update(0, true, 1024, None);
         assert_eq!(pelt.util_est, after_first);
     }
 }

@@ -22,19 +22,26 @@ impl Rebuild {
     /// linux-6.0 fair.c util_est_enqueue()/util_est_dequeue() kept as a sum: the runnable
     /// fair tasks' `_task_util_est()` on `cpu` (a task's estimate changes only at its sleep,
     /// after its dequeue took it off, so the sum of today's estimates is the kernel's).
-    fn rq_util_est(&self, cpu: u32) -> u32 {
+    fn rq_util_est(&self, cpu: u32) -> [u32; 2] {
         self.cpus[cpu as usize]
             .runnable()
             .filter_map(|p| self.tasks.get(&p))
             .filter(|t| t.class() == TaskClass::Fair)
-            .map(|t| t.pelt.util_est.task_util_est())
-            .sum()
+            .fold([0, 0], |[a, b], t| {
+                let (a2, b2) = (
+                    t.pelt.util_est.task_util_est(),
+                    t.util_est_run.task_util_est(),
+                );
+                [a + a2, b + b2]
+            })
     }
 
     /// `cpu` as a wake-up sees it.
     pub(crate) fn cpu_snap(&self, cpu: u32) -> CpuSnap {
+        let [util_est, util_est_runnable] = self.rq_util_est(cpu);
         CpuSnap {
-            util_est: self.rq_util_est(cpu),
+            util_est,
+            util_est_runnable,
             ttwu_pending: self.cpus[cpu as usize].ttwu_pending > 0,
             delayed: self.ev_delayed_count(cpu),
             ..self.cpus[cpu as usize].snap()
@@ -105,6 +112,9 @@ pub struct CpuSnap {
     /// `rq->cfs.avg.util_est.enqueued`: the sum of the runnable fair tasks' estimates
     /// (cpu_util_cfs() reads the larger of it and util_avg where UTIL_EST is on).
     pub util_est: u32,
+    /// The same sum in 6.8+'s form (UTIL_EST_RUNNABLE: an estimate does not fall after an
+    /// activation in which its task waited).
+    pub util_est_runnable: u32,
     /// A wake-up is queued on its wakelist, not yet activated (this file's header).
     pub ttwu_pending: bool,
     pub avg_idle: u64,
@@ -129,6 +139,7 @@ impl CpuTrack {
             nr_running: self.nr_running(),
             util_avg: self.pelt.load_avg.min(u64::from(u32::MAX)) as u32,
             util_est: 0,
+            util_est_runnable: 0,
             ttwu_pending: false,
             avg_idle: self.avg_idle,
             wake_avg_idle: self.wake_avg_idle,

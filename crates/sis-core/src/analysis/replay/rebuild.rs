@@ -12,6 +12,7 @@ use crate::kernel::pelt::{LoadAvg, SchedAvg};
 use crate::kernel::select::{record_wakee, TaskDuration, WakeeFlips};
 use crate::kernel::state::MIGRATION_COST_NS;
 use crate::kernel::topology::Topology;
+use crate::kernel::util_est::UtilEst;
 use std::collections::VecDeque;
 
 /// A waker that blocks (switches out not runnable) within this time after its sched_waking
@@ -36,6 +37,8 @@ pub(crate) enum TaskState {
 pub(crate) struct Task {
     pub state: TaskState,
     pub pelt: SchedAvg,
+    /// util_est as 6.8+ keeps it (UTIL_EST_RUNNABLE); `pelt.util_est` is 5.13-6.7's.
+    pub util_est_run: UtilEst,
     /// record_wakee()'s state, for wake_wide().
     pub flips: WakeeFlips,
     /// The pending sched_waking of this task (its seq), until its sched_wakeup.
@@ -365,14 +368,7 @@ impl Rebuild {
             let t = self.task(prev_pid);
             t.pelt.update(now, true);
             if !prev_runnable {
-                // linux-6.0 fair.c dequeue_task_fair (DEQUEUE_SLEEP): util_est_update() with
-                // the task's fresh util_avg (a sleep completes an activation).
-                let util = t.pelt.util_avg;
-                t.pelt.util_est.update(
-                    util,
-                    true,
-                    crate::kernel::throttle::SCHED_CAPACITY_SCALE as u32,
-                );
+                t.util_est_sleep();
             }
             let old = t.state;
             self.leave_queue(prev_pid, old);

@@ -117,13 +117,18 @@ pub(super) fn load_snapshot(
     }
     // v6.12: a sched_delayed task stays on_rq and in rq->nr_running until it is dequeued.
     let delayed = st.features.delay_dequeue;
+    let util_est_runnable = st.features.util_est_runnable;
     let load = |rq: &mut crate::kernel::state::Rq, s: &rebuild::CpuSnap, seen: &mut u32| {
         rq.load_avg = s.load[era];
         rq.nr_delayed = if delayed { s.delayed } else { 0 };
         rq.nr_running = s.nr_running + rq.nr_delayed;
         rq.nr_sched_idle = 0;
         rq.pelt.util_avg = s.util_avg;
-        rq.pelt.util_est.enqueued = s.util_est;
+        rq.pelt.util_est.enqueued = if util_est_runnable {
+            s.util_est_runnable
+        } else {
+            s.util_est
+        };
         rq.ttwu_pending = s.ttwu_pending;
         rq.avg_idle = s.avg_idle;
         if *seen != s.wake_resets {

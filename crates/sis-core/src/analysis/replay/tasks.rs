@@ -81,6 +81,7 @@ impl Rebuild {
                     last_update_time: now & !1023,
                     ..Default::default()
                 },
+                util_est_run: Default::default(),
                 flips: WakeeFlips {
                     wakee_flip_decay_ts: now,
                     ..WakeeFlips::default()

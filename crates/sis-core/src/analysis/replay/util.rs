@@ -11,6 +11,7 @@
 use super::rebuild::Rebuild;
 use crate::kernel::pelt::{prio_to_weight, LoadAvg, PELT_MIN_DIVIDER};
 use crate::kernel::throttle::SCHED_CAPACITY_SCALE;
+use crate::kernel::util_est::UTIL_AVG_UNCHANGED;
 
 /// v6.12 fair.c update_cfs_rq_load_avg(), its `removed` util or load: `sub_positive()` of the
 /// avg and of `avg * divider` from the sum, the sum kept at least `avg * PELT_MIN_DIVIDER`
@@ -137,6 +138,29 @@ impl Rebuild {
         } else {
             c.removed_util += u;
         }
+    }
+}
+
+impl super::rebuild::Task {
+    /// dequeue_task_fair() of a task that sleeps (DEQUEUE_SLEEP): util_est_update() with its
+    /// util_avg and its load signals just brought up to now (a sleep completes an
+    /// activation), in both forms: 5.13-6.7's and 6.8+'s, which also reads task_runnable(p),
+    /// the runnable_avg of the 5.7+ load signal (input: runnable, a delayed task not):
+    /// `runnable_sum / divider`, runnable_sum being load_sum's contributions shifted by
+    /// SCHED_CAPACITY_SHIFT.
+    pub(super) fn util_est_sleep(&mut self) {
+        let util = self.pelt.util_avg;
+        let cap = SCHED_CAPACITY_SCALE as u32;
+        // UTIL_AVG_UNCHANGED is the util signal's (cfs_se_util_change() clears it in
+        // `pelt.util_est` when util_avg is recomputed): the same for both forms.
+        let unchanged = self.pelt.util_est.enqueued & UTIL_AVG_UNCHANGED;
+        let run = &mut self.util_est_run;
+        run.enqueued = (run.enqueued & !UTIL_AVG_UNCHANGED) | unchanged;
+        self.pelt.util_est.update(util, true, cap, None);
+        let a = self.load.avg[0];
+        let divider = PELT_MIN_DIVIDER + u64::from(a.period_contrib);
+        let runnable = ((a.load_sum << 10) / divider).min(u64::from(u32::MAX)) as u32;
+        self.util_est_run.update(util, true, cap, Some(runnable));
     }
 }
 

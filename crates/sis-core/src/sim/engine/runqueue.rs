@@ -502,6 +502,7 @@ impl Simulation {
                 util,
                 true,
                 crate::kernel::throttle::SCHED_CAPACITY_SCALE as u32,
+                None,
             );
         }
         if rq.nr_running == 0 {
