@@ -234,6 +234,23 @@ fn with_one_clock_for_every_cpu_the_delayed_inference_errs_less() {
     );
 }
 
+/// Where the `sis_load` kprobe also reads the cfs_rq's util_est (6.10+, session 39), the replay
+/// checks its rebuilt sum of the queued tasks' estimates in both forms: 6.8's
+/// (UTIL_EST_RUNNABLE: the EWMA does not fall after an activation in which the task waited,
+/// 50181c0cff31), which linux-6.12 reads, is within 10% of the 6.12 kernel's on more of the
+/// readings than 5.13-6.7's. A trace without the field is not checked.
+#[test]
+fn the_rebuilt_util_est_is_checked_against_the_kernels_and_6_8s_form_is_nearer() {
+    let c = case("qemu-x86-16cpu-6.12-uest.ftrace.txt.xz");
+    let n = replayed(c).notes.counts;
+    assert_eq!((n.util_est_read, n.util_est_close), (6358, [4234, 5001]));
+    assert!(n.util_est_close[1] > n.util_est_close[0]);
+    let n = replayed(case("qemu-x86-16cpu-6.12-tick.ftrace.txt.xz"))
+        .notes
+        .counts;
+    assert_eq!(n.util_est_read, 0);
+}
+
 /// Where the trace records the kernel's cfs_rq load_avg and util_avg at each enqueue (init.sh
 /// `sis_load`), the replay checks its rebuilt load and util against them at the later of the
 /// two updates, on 6.12 (BTF arguments) and 6.1 (pahole's offsets). About 71-74% of the load

@@ -22,7 +22,7 @@ impl Rebuild {
     /// linux-6.0 fair.c util_est_enqueue()/util_est_dequeue() kept as a sum: the runnable
     /// fair tasks' `_task_util_est()` on `cpu` (a task's estimate changes only at its sleep,
     /// after its dequeue took it off, so the sum of today's estimates is the kernel's).
-    fn rq_util_est(&self, cpu: u32) -> [u32; 2] {
+    pub(crate) fn rq_util_est(&self, cpu: u32) -> [u32; 2] {
         self.cpus[cpu as usize]
             .runnable()
             .filter_map(|p| self.tasks.get(&p))

@@ -16,6 +16,9 @@ use crate::kernel::pelt4::{Load4, Pelt4};
 /// v6.12 kernel/sched/sched.h enqueue flags (the same values since 4.x).
 const ENQUEUE_WAKEUP: u32 = 0x01;
 const ENQUEUE_MIGRATED: u32 = 0x40;
+/// `ENQUEUE_RESTORE`: the enqueue after a DEQUEUE_SAVE (sched_move_task(), a nice or policy
+/// change): util_est_dequeue() took the task's estimate off its cfs_rq's sum meanwhile.
+const ENQUEUE_RESTORE: u32 = 0x02;
 
 /// How many load signals there are, in [`load_era`]'s order.
 pub const ERAS: usize = 4;
@@ -401,6 +404,24 @@ impl Rebuild {
             let diff = r.load_avg.abs_diff(kv.load_avg);
             self.counts.load_read_close[i] += u64::from(diff * 10 <= kv.load_avg);
             self.counts.load_read_diff[i] += diff;
+        }
+    }
+
+    /// A `sis_load` reading of the cfs_rq's util_est (6.10+, init.sh): the kernel's sum of its
+    /// queued tasks' estimates before this enqueue adds the task's (util_est_enqueue() comes
+    /// first in enqueue_task_fair(), after the probe), against the rebuild's sum of its
+    /// runnable tasks' in each form, 5.13-6.7's and 6.8+'s (UTIL_EST_RUNNABLE). Left out:
+    /// a balancer's move and a restore, whose task the kernel's sum no longer holds while the
+    /// rebuild's does.
+    pub(crate) fn util_est_reading(&mut self, cpu: u32, flags: u32, kernel: u64) {
+        let moved = flags & ENQUEUE_MIGRATED != 0 && flags & ENQUEUE_WAKEUP == 0;
+        if moved || flags & ENQUEUE_RESTORE != 0 || cpu >= self.topo.nr_cpus() {
+            return;
+        }
+        let sums = self.rq_util_est(cpu);
+        self.counts.util_est_read += 1;
+        for (close, rebuilt) in self.counts.util_est_close.iter_mut().zip(sums) {
+            *close += u64::from(u64::from(rebuilt).abs_diff(kernel) * 10 <= kernel);
         }
     }
 

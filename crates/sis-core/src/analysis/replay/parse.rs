@@ -55,13 +55,15 @@ pub enum SchedEvent {
     },
     /// `sis_load`: an enqueue_task_fair() entry (init.sh), `cpu`'s cfs_rq load_avg and
     /// util_avg as its last update left them, that update's time (`lut`, the rq's PELT clock)
-    /// and the enqueue flags.
+    /// and the enqueue flags; on 6.10+ also the cfs_rq's util_est (6.8+'s sum of its tasks'
+    /// estimates) where the probe reads it (`uest`).
     Load {
         cpu: u32,
         flags: u32,
         load: u64,
         util: u64,
         lut: u64,
+        util_est: Option<u64>,
     },
     /// `sis_tick`: the scheduler tick on the line's CPU (init.sh; sched_tick(), scheduler_tick()
     /// before 6.10).
@@ -302,6 +304,7 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
                 load: probe_u64(d, "load=", name)?,
                 util: probe_u64(d, "util=", name)?,
                 lut: probe_u64(d, "lut=", name)?,
+                util_est: probe_field(d, "uest=").and_then(|v| v.parse().ok()),
             }
         }
     };

@@ -207,7 +207,13 @@ impl Rebuild {
                 load,
                 util,
                 lut,
-            } => self.load_reading(cpu, flags, [load, util], lut),
+                util_est,
+            } => {
+                self.load_reading(cpu, flags, [load, util], lut);
+                if let Some(k) = util_est {
+                    self.util_est_reading(cpu, flags, k);
+                }
+            }
             SchedEvent::Tick => self.tick(cpu),
             SchedEvent::IdleAsk { cpu: asked } => {
                 if let Some(p) = asking.and_then(|seq| self.pending_mut(seq)) {

@@ -89,6 +89,11 @@ pub struct RebuildCounts {
     pub ticks: u64,
     pub load_read_close: [u64; 2],
     pub load_read_diff: [u64; 2],
+    /// `sis_load` readings of a cfs_rq's util_est checked against the rebuild's sum
+    /// (replay/load.rs `util_est_reading`), and those within 10% of the kernel's in each form:
+    /// [5.13-6.7's, 6.8+'s (UTIL_EST_RUNNABLE)].
+    pub util_est_read: u64,
+    pub util_est_close: [u64; 2],
     /// `sis_select` kprobes with WF_TTWU seen, and wakings the kernel selected no CPU for
     /// (none came before the waker's CPU moved on: replay/pending.rs `no_selection`).
     pub selects_seen: u64,
@@ -399,6 +404,18 @@ impl ReplayReport {
                 pct(1),
                 c.load_read_diff[0] / c.load_read,
                 c.load_read_diff[1] / c.load_read
+            ));
+        }
+        if c.util_est_read > 0 {
+            let pct = |k: usize| 100.0 * c.util_est_close[k] as f64 / c.util_est_read as f64;
+            s.line(format_args!(
+                "checked: the cfs_rq util_est (the sum of the queued tasks' estimates SIS_UTIL \
+                 reads beside util_avg) at {} enqueues from the trace's sis_load kprobe, \
+                 against the rebuild's: within 10% of the kernel's {:.1}% in 5.13-6.7's form, \
+                 {:.1}% in 6.8's (UTIL_EST_RUNNABLE, linux-6.12)",
+                c.util_est_read,
+                pct(0),
+                pct(1)
             ));
         }
         if c.exit_wakes > 0 {
