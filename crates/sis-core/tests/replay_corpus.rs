@@ -58,7 +58,7 @@ pub(crate) fn text_of(c: &Case) -> Vec<u8> {
 /// amd64 and arm64: CONFIG_HZ=250) and the VM's /proc/config.gz.
 const CORPUS_HZ: u64 = 250;
 
-const CORPUS: [Case; 26] = [
+const CORPUS: [Case; 27] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -302,6 +302,20 @@ const CORPUS: [Case; 26] = [
         all: 4822,
         own_agrees: 4660,
         keep_prev_agrees: 3324,
+    },
+    // Held out (recorded after session 39's util changes): x86 6.12 pipelines on three LLCs
+    // of 4 with all five kprobes, util_est read.
+    Case {
+        file: "qemu-x86-12cpu-3llc-6.12-pipelines-uest.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 3,
+        smt: 1,
+        own: "linux-6.12",
+        wakings: 3428,
+        unpaired: 4,
+        all: 3232,
+        own_agrees: 3063,
+        keep_prev_agrees: 2517,
     },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",

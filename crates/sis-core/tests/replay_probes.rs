@@ -245,6 +245,11 @@ fn the_rebuilt_util_est_is_checked_against_the_kernels_and_6_8s_form_is_nearer()
     let n = replayed(c).notes.counts;
     assert_eq!((n.util_est_read, n.util_est_close), (6358, [4234, 5001]));
     assert!(n.util_est_close[1] > n.util_est_close[0]);
+    // Held out: pipelines on three LLCs of 4, recorded after the change.
+    let c = case("qemu-x86-12cpu-3llc-6.12-pipelines-uest.ftrace.txt.xz");
+    let n = replayed(c).notes.counts;
+    assert_eq!((n.util_est_read, n.util_est_close), (3555, [2903, 3026]));
+    assert!(n.util_est_close[1] > n.util_est_close[0]);
     let n = replayed(case("qemu-x86-16cpu-6.12-tick.ftrace.txt.xz"))
         .notes
         .counts;
