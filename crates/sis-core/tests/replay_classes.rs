@@ -213,6 +213,35 @@ fn a_new_task_starts_heavy_and_a_dead_one_takes_its_load_away_at_the_next_update
     }
 }
 
+/// A CPU's blocked load and util are brought up to now before each of its balances
+/// (v6.12 sched_balance_softirq() and sched_balance_newidle():
+/// sched_balance_update_blocked_averages()), which takes off what dead tasks left queued in
+/// `removed`: where the trace shows the balance (init.sh's `sis_lb` kprobe), a dead task's
+/// load leaves its idle CPU there, not at the next blocked-load update 32 ms on.
+#[test]
+fn a_dead_tasks_load_leaves_its_idle_cpu_at_the_cpus_next_balance_the_trace_shows() {
+    let run = |balance: bool| {
+        // a forks b onto CPU1; b runs 2 ms and exits; CPU1 balances 1 ms later.
+        let mut r = b_starts_on_cpu1(
+            "               a-100   [000] 1.000010: sched_wakeup_new: comm=b pid=200 prio=120 target_cpu=001\n",
+        );
+        // A wake-up before the exit: the 32 ms blocked-load update is not due again until 1.034.
+        let mut t = String::from("               a-100   [000] 1.002000: sched_waking: comm=c pid=300 prio=120 target_cpu=002\n");
+        t += "               b-200   [001] 1.002100: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=Z ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+        if balance {
+            t += "          <idle>-0     [001] 1.003100: sis_lb: (sched_balance_rq+0x0/0xf20) cpu=1 idle=1 span=4 nr=3\n";
+        }
+        // The next wake-up's snapshot.
+        t += "               a-100   [000] 1.003200: sched_waking: comm=d pid=400 prio=120 target_cpu=002\n";
+        r.feed_text(t.as_bytes()).unwrap();
+        let s = r.cpu_states()[1];
+        (s.load[2], s.util_avg)
+    };
+    let (load, util) = run(false);
+    assert!(load > 900 && util > 0, "{load} {util}");
+    assert_eq!(run(true), (0, 0));
+}
+
 /// A forked task's util is its share of its new CPU's cfs_rq util as that cfs_rq's last update
 /// left it: v6.12 core.c wake_up_new_task() calls post_init_entity_util_avg() before
 /// activate_task(), whose update_load_avg() is what takes off the util of tasks that left. So
