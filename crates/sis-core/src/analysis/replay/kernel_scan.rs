@@ -38,10 +38,10 @@ pub(super) fn reads_kernel_nr_idle_scan(f: &Features) -> bool {
 
 impl Rebuild {
     /// A `sis_lb` kprobe (init.sh `sis_lb=1`): sched_balance_rq() entered for `cpu`, whose
-    /// blocked averages were updated just before. For a domain as wide as the LLC, `nr` is the LLC's nr_idle_scan now, which every wake-up
-    /// waiting for it reads; unless the balance is newly idle (v6.12 update_idle_cpu_scan():
-    /// `env->idle == CPU_NEWLY_IDLE` returns), it then writes a new one, not known until the
-    /// next entry.
+    /// blocked averages were updated just before. For a domain as wide as the LLC, `nr` is
+    /// the LLC's nr_idle_scan now, which every wake-up waiting for it reads; unless the
+    /// balance is newly idle (v6.12 update_idle_cpu_scan(): `env->idle == CPU_NEWLY_IDLE`
+    /// returns), it then writes a new one, not known until the next entry.
     pub(super) fn lb_reading(&mut self, cpu: u32, idle: u32, span: u32, nr: Option<u32>) {
         // v6.12 sched_balance_softirq() and sched_balance_newidle(): the CPU's blocked load
         // and util are brought up to now (sched_balance_update_blocked_averages(), which
