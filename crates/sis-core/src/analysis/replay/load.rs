@@ -157,6 +157,8 @@ impl Rebuild {
             return;
         };
         let w = prio_to_weight(t.prio);
+        // v6.12 __update_load_avg_se(): runnable input se_runnable(), not while delayed.
+        t.runnable.update(now, on_rq);
         if self.eras[2] {
             t.load.avg[0].update(now, u64::from(on_rq), w);
         }

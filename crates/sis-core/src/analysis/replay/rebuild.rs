@@ -39,6 +39,9 @@ pub(crate) struct Task {
     pub pelt: SchedAvg,
     /// util_est as 6.8+ keeps it (UTIL_EST_RUNNABLE); `pelt.util_est` is 5.13-6.7's.
     pub util_est_run: UtilEst,
+    /// `p->se.avg.runnable_avg` (its `util_avg` field; input: queued or running, a delayed
+    /// task not), which 6.8+'s util_est_update() compares the task's util with.
+    pub runnable: SchedAvg,
     /// record_wakee()'s state, for wake_wide().
     pub flips: WakeeFlips,
     /// The pending sched_waking of this task (its seq), until its sched_wakeup.

@@ -82,6 +82,10 @@ impl Rebuild {
                     ..Default::default()
                 },
                 util_est_run: Default::default(),
+                runnable: SchedAvg {
+                    last_update_time: now & !1023,
+                    ..Default::default()
+                },
                 flips: WakeeFlips {
                     wakee_flip_decay_ts: now,
                     ..WakeeFlips::default()

@@ -90,6 +90,11 @@ impl Rebuild {
     pub(crate) fn util_attach(&mut self, cpu: u32, pid: u32) {
         let ca = self.cpus[cpu as usize].pelt;
         let divider = PELT_MIN_DIVIDER + u64::from(ca.period_contrib);
+        // The runnable signal likewise: runnable_sum = runnable_avg * divider.
+        let run = &mut self.task(pid).runnable;
+        run.last_update_time = ca.last_update_time;
+        run.period_contrib = ca.period_contrib;
+        run.util_sum = u64::from(run.util_avg) * divider;
         let se = &mut self.task(pid).pelt;
         se.last_update_time = ca.last_update_time;
         se.period_contrib = ca.period_contrib;
@@ -112,7 +117,10 @@ impl Rebuild {
             // it): one util signal for all, 6.12's delayed tasks' weight left out of it.
             let cfs_load = c.load.avg[0].load_avg;
             if let Some(u) = post_init_util(c.pelt.load_avg, cfs_load, prio_to_weight(prio)) {
-                self.task(pid).pelt.util_avg = u as u32;
+                // `sa->runnable_avg = sa->util_avg`.
+                let t = self.task(pid);
+                t.pelt.util_avg = u as u32;
+                t.runnable.util_avg = u as u32;
             }
         }
     }
@@ -131,6 +139,7 @@ impl Rebuild {
         let at = self.cpus[cpu as usize].pelt.last_update_time;
         let t = self.task(pid);
         t.pelt.update(at, false);
+        t.runnable.update(at, false);
         let u = u64::from(t.pelt.util_avg);
         let c = &mut self.cpus[cpu as usize];
         if migrating {
@@ -143,11 +152,8 @@ impl Rebuild {
 
 impl super::rebuild::Task {
     /// dequeue_task_fair() of a task that sleeps (DEQUEUE_SLEEP): util_est_update() with its
-    /// util_avg and its load signals just brought up to now (a sleep completes an
-    /// activation), in both forms: 5.13-6.7's and 6.8+'s, which also reads task_runnable(p),
-    /// the runnable_avg of the 5.7+ load signal (input: runnable, a delayed task not):
-    /// `runnable_sum / divider`, runnable_sum being load_sum's contributions shifted by
-    /// SCHED_CAPACITY_SHIFT.
+    /// util_avg and runnable_avg just brought up to now (a sleep completes an activation), in
+    /// both forms: 5.13-6.7's and 6.8+'s, which also reads task_runnable(p).
     pub(super) fn util_est_sleep(&mut self) {
         let util = self.pelt.util_avg;
         let cap = SCHED_CAPACITY_SCALE as u32;
@@ -157,9 +163,7 @@ impl super::rebuild::Task {
         let run = &mut self.util_est_run;
         run.enqueued = (run.enqueued & !UTIL_AVG_UNCHANGED) | unchanged;
         self.pelt.util_est.update(util, true, cap, None);
-        let a = self.load.avg[0];
-        let divider = PELT_MIN_DIVIDER + u64::from(a.period_contrib);
-        let runnable = ((a.load_sum << 10) / divider).min(u64::from(u32::MAX)) as u32;
+        let runnable = self.runnable.util_avg;
         self.util_est_run.update(util, true, cap, Some(runnable));
     }
 }
