@@ -53,12 +53,11 @@ pub(crate) fn text_of(c: &Case) -> Vec<u8> {
     ))
 }
 
-/// Every kernel of the corpus ran at HZ=250: Debian's configs (linux-config-5.10 5.10.223-1, the
-/// traces' own build, linux-config-6.1 6.1.192-3 and linux-config-6.12 6.12.118-1~deb12u1,
-/// amd64 and arm64: CONFIG_HZ=250) and the VM's /proc/config.gz.
+/// Every kernel of the corpus ran at HZ=250: Debian's linux-config (5.10.223-1, the traces' own
+/// build; 6.1.192-3; 6.12.118-1~deb12u1; amd64, arm64: CONFIG_HZ=250), the VM's /proc/config.gz.
 const CORPUS_HZ: u64 = 250;
 
-const CORPUS: [Case; 27] = [
+const CORPUS: [Case; 28] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -288,9 +287,7 @@ const CORPUS: [Case; 27] = [
         own_agrees: 5012,
         keep_prev_agrees: 3609,
     },
-    // x86 6.12 on 16 CPUs, all five kprobes, the `sis_load` one also reading util_est and
-    // runnable_avg (session 39): recorded to check the rebuilt util_est, and 6.8's form was
-    // taken up with it, so not held out.
+    // x86 6.12, 16 CPUs, all five kprobes, util_est read (session 39; not held out).
     Case {
         file: "qemu-x86-16cpu-6.12-uest.ftrace.txt.xz",
         llc_weight: 8,
@@ -303,8 +300,7 @@ const CORPUS: [Case; 27] = [
         own_agrees: 4661,
         keep_prev_agrees: 3324,
     },
-    // Held out (recorded after session 39's util changes): x86 6.12 pipelines on three LLCs
-    // of 4 with all five kprobes, util_est read.
+    // Held out (session 39): x86 6.12 pipelines, three LLCs of 4, five kprobes, util_est read.
     Case {
         file: "qemu-x86-12cpu-3llc-6.12-pipelines-uest.ftrace.txt.xz",
         llc_weight: 4,
@@ -316,6 +312,19 @@ const CORPUS: [Case; 27] = [
         all: 3232,
         own_agrees: 3063,
         keep_prev_agrees: 2517,
+    },
+    // Held out (session 39): x86 6.1, 16 CPUs, util_est read at pahole's offsets, the ticks.
+    Case {
+        file: "qemu-x86-16cpu-6.1-uest.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 2,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 3399,
+        unpaired: 2,
+        all: 3255,
+        own_agrees: 2954,
+        keep_prev_agrees: 2191,
     },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",

@@ -250,6 +250,13 @@ fn the_rebuilt_util_est_is_checked_against_the_kernels_and_6_8s_form_is_nearer()
     let n = replayed(c).notes.counts;
     assert_eq!((n.util_est_read, n.util_est_close), (3555, [2909, 3070]));
     assert!(n.util_est_close[1] > n.util_est_close[0]);
+    // Held out: 6.1.170, which has no such check (its EWMA fell after 507 of 588 activations
+    // in which the task waited): there 5.13-6.7's form is the nearer.
+    let n = replayed(case("qemu-x86-16cpu-6.1-uest.ftrace.txt.xz"))
+        .notes
+        .counts;
+    assert_eq!((n.util_est_read, n.util_est_close), (4299, [3470, 3142]));
+    assert!(n.util_est_close[0] > n.util_est_close[1]);
     let n = replayed(case("qemu-x86-16cpu-6.12-tick.ftrace.txt.xz"))
         .notes
         .counts;
