@@ -2,7 +2,7 @@
 """Regenerates docs/replay.md's one table ("The table") from `sis replay --format json`, and
 the ceiling table under it from `sis replay`'s notes.
 
-For every trace of tests/replay_corpus.rs's CORPUS (its topology and own preset read from
+For every trace of tests/replay_corpus_cases.rs's CORPUS (its topology and own preset read from
 there), every preset is replayed once; the rows are the wake-ups per class, the own preset,
 the best preset where it is another, and keep_prev. The trace's name and "kernel, machine"
 cells are kept from the table as it stands; the sample's rows (many-threads, replayed with
@@ -15,7 +15,7 @@ import json
 import re
 import subprocess
 
-CORPUS = "crates/sis-core/tests/replay_corpus.rs"
+CORPUS = "crates/sis-core/tests/replay_corpus_cases.rs"
 DOC = "docs/replay.md"
 CLASSES = ["all", "prev_idle", "prev_busy_some_idle", "none_idle", "kernel_moved", "rt"]
 BASELINES = ("keep_prev", "waker_cpu")

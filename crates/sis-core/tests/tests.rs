@@ -7,6 +7,7 @@ mod props;
 mod replay;
 mod replay_classes;
 mod replay_corpus;
+mod replay_corpus_cases;
 mod replay_delayed;
 mod replay_probes;
 mod replay_sync;
