@@ -52,6 +52,14 @@ pub struct SchedAvg {
 }
 
 impl SchedAvg {
+    /// v6.12 fair.c attach_entity_load_avg(), an entity's side: its clock and window take the
+    /// cfs_rq's and its sum is rebuilt from its avg (`util_sum = util_avg * divider`).
+    pub fn attach_at(&mut self, last_update_time: u64, period_contrib: u32) {
+        self.last_update_time = last_update_time;
+        self.period_contrib = period_contrib;
+        self.util_sum = u64::from(self.util_avg) * (PELT_MIN_DIVIDER + u64::from(period_contrib));
+    }
+
     /// A signal that has been at `util_avg` forever (the seed's "util_avg 1024" start state).
     pub fn settled(now: u64, util_avg: u32) -> Self {
         let util_avg = util_avg.min(1024);

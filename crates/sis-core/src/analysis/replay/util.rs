@@ -89,17 +89,11 @@ impl Rebuild {
     /// cfs_rq's and its sum is rebuilt from its avg).
     pub(crate) fn util_attach(&mut self, cpu: u32, pid: u32) {
         let ca = self.cpus[cpu as usize].pelt;
-        let divider = PELT_MIN_DIVIDER + u64::from(ca.period_contrib);
+        let t = self.task(pid);
         // The runnable signal likewise: runnable_sum = runnable_avg * divider.
-        let run = &mut self.task(pid).runnable;
-        run.last_update_time = ca.last_update_time;
-        run.period_contrib = ca.period_contrib;
-        run.util_sum = u64::from(run.util_avg) * divider;
-        let se = &mut self.task(pid).pelt;
-        se.last_update_time = ca.last_update_time;
-        se.period_contrib = ca.period_contrib;
-        se.util_sum = u64::from(se.util_avg) * divider;
-        let (avg, sum) = (u64::from(se.util_avg), se.util_sum);
+        t.runnable.attach_at(ca.last_update_time, ca.period_contrib);
+        t.pelt.attach_at(ca.last_update_time, ca.period_contrib);
+        let (avg, sum) = (u64::from(t.pelt.util_avg), t.pelt.util_sum);
         self.cpus[cpu as usize].pelt.attach(avg, sum);
     }
 
