@@ -1,16 +1,16 @@
 //! Replay a real kernel trace: rebuild the state each wake-up saw, run every preset's
 //! select_task_rq_fair on it, and count where each agrees with the CPU the kernel chose.
 //!
-//! Streaming and pure: [`Replay::feed_line`] takes one line of text at a time (the CLI reads
-//! files and decompresses them; the browser can feed a file's lines the same way), and
-//! [`Replay::finish`] gives the [`ReplayReport`]. In `sched_waking` the `[cpu]` column is the
-//! waker's CPU and `target_cpu` the wakee's previous CPU; the matching `sched_wakeup`'s
-//! `target_cpu` is the CPU the kernel chose.
+//! Streaming and pure: [`Replay::feed_line`] takes one line at a time (the CLI and the browser
+//! feed a file's lines), and [`Replay::finish`] gives the [`ReplayReport`]. In `sched_waking`
+//! the `[cpu]` column is the waker's CPU and `target_cpu` the wakee's previous CPU; the
+//! matching `sched_wakeup`'s `target_cpu` is the CPU the kernel chose.
 
 pub mod classes;
 mod cpu_view;
 mod eevdf;
 mod evaluate;
+mod flips;
 mod group44;
 mod kernel_scan;
 mod lineage;
@@ -483,7 +483,7 @@ impl Replay {
             }),
             E::Select { prev_cpu, .. } => Some(("prev_cpu", prev_cpu)),
             E::IdleAsk { cpu } | E::Balance { cpu, .. } | E::Load { cpu, .. } => Some(("cpu", cpu)),
-            E::Switch { .. } | E::IdleAnswer { .. } | E::Tick => None,
+            E::Switch { .. } | E::IdleAnswer { .. } | E::Tick | E::Flips(_) | E::Jiffies(_) => None,
         };
         for (what, c) in [("[cpu] column", ev.cpu)].into_iter().chain(cpu_of_field) {
             if bad_cpu(c) {

@@ -3,8 +3,8 @@
 //! tracepoints (`comm tid [cpu] secs.frac: sched:event: fields`). No allocation per line.
 
 use super::words::{
-    call_site, find_byte, first_token, next_stop, probe_field, probe_u64, trim_ascii_start,
-    BYTE_CLASS, EQUALS, SPACE,
+    call_site, find_byte, first_token, next_stop, probe_field, probe_hex_u64, probe_u64,
+    trim_ascii_start, BYTE_CLASS, EQUALS, SPACE,
 };
 
 /// The events the replay uses: the five sched tracepoints and, where the trace has them, the
@@ -68,6 +68,27 @@ pub enum SchedEvent {
     /// `sis_tick`: the scheduler tick on the line's CPU (init.sh; sched_tick(), scheduler_tick()
     /// before 6.10).
     Tick,
+    /// `sis_flips` (a sched_switch tracepoint probe: the task switched in, `pid` given) and
+    /// `sis_wflips` (select_task_rq_fair()'s wakee, `pid` None): record_wakee()'s fields of
+    /// the task at `task` (its task_struct's address) as the kernel holds them, and jiffies.
+    Flips(FlipsRead),
+    /// `timer_expire_entry`: jiffies (`now=`) at its stamp, for a `sis_wflips` probe that
+    /// could not read jiffies_64 (no CONFIG_KALLSYMS_ALL: Debian's arm64).
+    Jiffies(u64),
+}
+
+/// A task's wake-up flips as init.sh's `sis_flips`/`sis_wflips` probes read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlipsRead {
+    pub pid: Option<u32>,
+    pub task: u64,
+    pub wakee_flips: u32,
+    /// `wakee_flip_decay_ts`, in jiffies.
+    pub decay_jiffies: u64,
+    /// `last_wakee`, a task_struct address (0: none yet).
+    pub last_wakee: u64,
+    /// jiffies_64 at the probe (None: the probe could not read it).
+    pub jiffies: Option<u64>,
 }
 
 impl SchedEvent {
@@ -81,6 +102,8 @@ impl SchedEvent {
                 | SchedEvent::Balance { .. }
                 | SchedEvent::Load { .. }
                 | SchedEvent::Tick
+                | SchedEvent::Flips(_)
+                | SchedEvent::Jiffies(_)
         )
     }
 }
@@ -136,6 +159,9 @@ enum Kind {
     Balance,
     Load,
     Tick,
+    Flips,
+    WakeeFlips,
+    TimerExpire,
 }
 
 impl Kind {
@@ -152,6 +178,9 @@ impl Kind {
             "sis_lb" => Kind::Balance,
             "sis_load" => Kind::Load,
             "sis_tick" => Kind::Tick,
+            "sis_flips" => Kind::Flips,
+            "sis_wflips" => Kind::WakeeFlips,
+            "timer_expire_entry" => Kind::TimerExpire,
             _ => return None,
         })
     }
@@ -169,6 +198,9 @@ impl Kind {
             Kind::Balance => "sis_lb",
             Kind::Load => "sis_load",
             Kind::Tick => "sis_tick",
+            Kind::Flips => "sis_flips",
+            Kind::WakeeFlips => "sis_wflips",
+            Kind::TimerExpire => "timer_expire_entry",
         }
     }
 }
@@ -296,6 +328,25 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
             }
         }
         Kind::Tick => SchedEvent::Tick,
+        Kind::Flips | Kind::WakeeFlips => {
+            let d = &rest[name_tok.len()..];
+            let pid = match kind {
+                Kind::Flips => Some(field_u32(probe_field(d, "pid="), "pid", name)?),
+                _ => None,
+            };
+            SchedEvent::Flips(FlipsRead {
+                pid,
+                task: probe_hex_u64(d, "task=", name)?,
+                wakee_flips: field_u32(probe_field(d, "flips="), "flips", name)?,
+                decay_jiffies: probe_u64(d, "decay=", name)?,
+                last_wakee: probe_hex_u64(d, "last=", name)?,
+                jiffies: match probe_field(d, "jif=") {
+                    Some(_) => Some(probe_u64(d, "jif=", name)?),
+                    None => None,
+                },
+            })
+        }
+        Kind::TimerExpire => SchedEvent::Jiffies(probe_u64(&rest[name_tok.len()..], "now=", name)?),
         Kind::Load => {
             let d = &rest[name_tok.len()..];
             SchedEvent::Load {
@@ -316,7 +367,10 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
         | Kind::IdleAnswer
         | Kind::Balance
         | Kind::Load
-        | Kind::Tick => ("", "", None),
+        | Kind::Tick
+        | Kind::Flips
+        | Kind::WakeeFlips
+        | Kind::TimerExpire => ("", "", None),
         _ => (f.comm, "", f.prio),
     };
     Ok(Line::Event(TraceEvent {

@@ -154,3 +154,37 @@ fn headers_other_events_and_errors() {
         .unwrap_err();
     assert!(e.0.contains("next_pid"), "{e:?}");
 }
+
+#[test]
+fn the_flips_probes_and_a_timer_expirys_jiffies() {
+    let e = ev("          usleep-546     [008] d..3.    11.417766: sis_flips: (__probestub_sched_switch+0x4/0x10) task=0xff205270c25b0000 pid=545 flips=7 decay=4294894842 last=0xff205270c3c88000 jif=4294895086");
+    assert_eq!(
+        e.event,
+        SchedEvent::Flips(FlipsRead {
+            pid: Some(545),
+            task: 0xff20_5270_c25b_0000,
+            wakee_flips: 7,
+            decay_jiffies: 4_294_894_842,
+            last_wakee: 0xff20_5270_c3c8_8000,
+            jiffies: Some(4_294_895_086),
+        })
+    );
+    // arm64's reads no jiffies; a wakee's names no pid.
+    let e = ev("            init-423     [000] d..3.    11.515123: sis_wflips: (select_task_rq_fair+0x4/0x17d0) task=0xff3e3b5544aa2100 flips=10 decay=4294894923 last=0x0");
+    let SchedEvent::Flips(r) = e.event else {
+        panic!("{e:?}")
+    };
+    assert_eq!(
+        (r.pid, r.wakee_flips, r.last_wakee, r.jiffies),
+        (None, 10, 0, None)
+    );
+    let e = ev("          <idle>-0       [001] ..s1.    11.520000: timer_expire_entry: timer=00000000d4c3b2a1 function=process_timeout now=4294895130 baseclk=4294895130");
+    assert_eq!(e.event, SchedEvent::Jiffies(4_294_895_130));
+    let bad = parse_line(
+        "  a-1 [000] d..3. 1.000000: sis_wflips: (x+0x4/0x10) task=ff3e flips=1 decay=1 last=0x0",
+    );
+    let Err(LineError(msg)) = bad else {
+        panic!("{bad:?}")
+    };
+    assert!(msg.contains("sis_wflips: task='ff3e'"), "{msg}");
+}

@@ -79,6 +79,10 @@ pub(crate) struct Pending {
     /// The wakee is a stop task (placed on its own CPU, left out of the agreement).
     pub stop: bool,
     pub wake_wide: bool,
+    /// The waker's wakee_flips after its record_wakee() (None: no task on the waker's CPU),
+    /// and its last_wakee's address if no task was named by it then (replay/flips.rs).
+    pub waker_flips: Option<u32>,
+    pub waker_unnamed_last: Option<u64>,
     /// What SIS_SHORT reads of the wakee and of the task running on the waker's CPU.
     pub wakee_dur: TaskDuration,
     pub waker_dur: TaskDuration,
@@ -215,6 +219,8 @@ impl Rebuild {
                 }
             }
             SchedEvent::Tick => self.tick(cpu),
+            SchedEvent::Flips(r) => self.flips_reading(cpu, r),
+            SchedEvent::Jiffies(j) => self.jiffies_reading(j),
             SchedEvent::IdleAsk { cpu: asked } => {
                 if let Some(p) = asking.and_then(|seq| self.pending_mut(seq)) {
                     p.kernel_asks.push((asked, None));
@@ -266,13 +272,17 @@ impl Rebuild {
         const WF_TTWU: u32 = 0x08;
         const WF_SYNC: u32 = 0x10;
         if wake_flags & WF_TTWU == 0 {
+            self.flips_not_read(cpu);
             return;
         }
         self.counts.selects_seen += 1;
         let c = &mut self.cpus[cpu as usize];
         let Some(seq) = c.select_watch.take() else {
+            self.flips_not_read(cpu);
             return;
         };
+        self.wakee_flips_read(cpu, seq);
+        let c = &mut self.cpus[cpu as usize];
         if c.sync_watch == Some(seq) {
             c.sync_watch = None;
         }

@@ -9,7 +9,7 @@ pub use super::cpu_view::CpuSnap;
 use super::load::{CpuLoad, TaskLoad, ERAS};
 use super::parse::{SchedEvent, TraceEvent};
 use crate::kernel::pelt::{LoadAvg, SchedAvg};
-use crate::kernel::select::{record_wakee, TaskDuration, WakeeFlips};
+use crate::kernel::select::{TaskDuration, WakeeFlips};
 use crate::kernel::state::MIGRATION_COST_NS;
 use crate::kernel::topology::Topology;
 use crate::kernel::util_est::UtilEst;
@@ -158,8 +158,8 @@ pub(crate) struct Rebuild {
     pub hz: u64,
     pub counts: RebuildCounts,
     pub(super) pool: Vec<Vec<CpuSnap>>,
-    /// Each CPU's idle task's record_wakee() state (`current` for an idle CPU's interrupt).
-    idle_flips: Vec<WakeeFlips>,
+    /// The wake-up flips' readings and each idle task's flips (replay/flips.rs).
+    pub(super) flips: super::flips::FlipsTrack,
     /// The load signals kept (the others cost nothing).
     pub eras: [bool; ERAS],
     /// EEVDF's state is rebuilt (some preset has DELAY_DEQUEUE; replay/eevdf.rs).
@@ -203,7 +203,7 @@ impl Rebuild {
             now: 0,
             counts: RebuildCounts::default(),
             pool: Vec::new(),
-            idle_flips: vec![WakeeFlips::default(); n],
+            flips: super::flips::FlipsTrack::new(n),
             eras,
             track_eevdf: false,
             groups44: None,
@@ -498,23 +498,7 @@ impl Rebuild {
         }
         let delayed = !on_rq && self.ev_delayed_on(pid) == Some(prev);
         let records_wakee = wakee_class == TaskClass::Fair && !on_rq && !wakee_bound;
-        // record_wakee() on the waker, then wake_wide() (4.4..6.x: factor = sd_llc_size). An
-        // interrupt on an idle CPU has that CPU's idle task as `current`, read like any waker.
-        let waker_flips = match waker_pid {
-            Some(0) => Some(&mut self.idle_flips[cpu as usize]),
-            Some(w) => Some(&mut self.task(w).flips),
-            None => None,
-        };
-        let waker_flips = waker_flips.map(|f| {
-            if records_wakee {
-                record_wakee(f, pid, now);
-            }
-            *f
-        });
-        let wake_wide = waker_flips.is_some_and(|f| {
-            let wakee_flips = self.task(pid).flips.wakee_flips;
-            crate::kernel::select::wake_wide(f.wakee_flips, wakee_flips, self.topo.llc_weight())
-        });
+        let flips = self.waker_flips(cpu, waker_pid, pid, records_wakee);
         let mut waker_load = [0; ERAS];
         let mut waker_dur = TaskDuration::default();
         let mut parent_wake = false;
@@ -617,7 +601,9 @@ impl Rebuild {
             waker_load,
             rt,
             stop: wakee_class == TaskClass::Stop,
-            wake_wide,
+            wake_wide: flips.wake_wide,
+            waker_flips: flips.flips.map(|f| f.wakee_flips),
+            waker_unnamed_last: flips.unnamed_last,
             wakee_dur,
             waker_dur,
             incomplete: self.cpus_switched < n,

@@ -94,6 +94,16 @@ pub struct RebuildCounts {
     /// [5.13-6.7's, 6.8+'s (UTIL_EST_RUNNABLE)].
     pub util_est_read: u64,
     pub util_est_close: [u64; 2],
+    /// `sis_flips` readings (replay/flips.rs) of a task switched in and of a wake-up's wakee,
+    /// each with those whose wakee_flips the rebuild already had; the wake-ups whose
+    /// wake_wide() the wakee's reading turned, and the flips taken back when the reading named
+    /// the waker's last_wakee.
+    pub flips_switch_read: u64,
+    pub flips_switch_same: u64,
+    pub flips_wakee_read: u64,
+    pub flips_wakee_same: u64,
+    pub flips_wide_changed: u64,
+    pub flips_named_late: u64,
     /// `sis_select` kprobes with WF_TTWU seen, and wakings the kernel selected no CPU for
     /// (none came before the waker's CPU moved on: replay/pending.rs `no_selection`).
     pub selects_seen: u64,
@@ -416,6 +426,24 @@ impl ReplayReport {
                 c.util_est_read,
                 pct(0),
                 pct(1)
+            ));
+        }
+        if c.flips_wakee_read + c.flips_switch_read > 0 {
+            let pct = |same: u64, of: u64| 100.0 * same as f64 / of.max(1) as f64;
+            let switched = match c.flips_switch_read {
+                0 => String::new(),
+                n => format!(
+                    "{n} tasks switched in ({:.1}% as the rebuild had them) and ",
+                    pct(c.flips_switch_same, n)
+                ),
+            };
+            s.line(format_args!(
+                "read: the wake-up flips (wake_wide()'s inputs) from the trace's sis_flips \
+                 probes, of {switched}{} wakees ({:.1}% as the rebuild had them); {} wake-ups' \
+                 wake_wide() turned with the wakee's reading",
+                c.flips_wakee_read,
+                pct(c.flips_wakee_same, c.flips_wakee_read),
+                c.flips_wide_changed
             ));
         }
         if c.exit_wakes > 0 {

@@ -113,6 +113,26 @@ pub(super) fn probe_u64(
     })
 }
 
+/// A kprobe's 64-bit hex field `key` (`task=0xff3e3b5543962100`, an `:x64` fetch), or an
+/// error naming it.
+pub(super) fn probe_hex_u64(
+    detail: &str,
+    key: &str,
+    event: &str,
+) -> Result<u64, super::parse::LineError> {
+    let v = probe_field(detail, key).unwrap_or("");
+    let parsed = v
+        .strip_prefix("0x")
+        .filter(|h| !h.is_empty() && h.len() <= 16)
+        .and_then(|h| u64::from_str_radix(h, 16).ok());
+    parsed.ok_or_else(|| {
+        let k = key.trim_end_matches('=');
+        super::parse::LineError(format!(
+            "{event}: {k}='{v}' is not a 64-bit hex value (0x0 to 0xffffffffffffffff)"
+        ))
+    })
+}
+
 /// A kretprobe's call site: the hex offset after `+0x` in its leading `(caller+0x68b/...`.
 pub(super) fn call_site(detail: &str) -> u32 {
     let head = detail.trim_start().split(' ').next().unwrap_or("");

@@ -86,6 +86,33 @@ if grep -q "sis_tick=1" /proc/cmdline; then
   echo "p:sis_tick $tick" >> $T/kprobe_events && echo 1 > $T/events/kprobes/sis_tick/enable
   cat $T/error_log 2>/dev/null | tail -3
 fi
+# With sis_flips=1: each task's wake-up flips (record_wakee()'s task_struct fields:
+# wakee_flips, wakee_flip_decay_ts in jiffies, last_wakee as a pointer) where the kernel
+# keeps them unchanged, with jiffies and the task's own pointer (to name the last_wakee
+# pointers): at select_task_rq_fair(p, ...) for the wakee, and on 6.10+ (a tracepoint probe
+# with BTF arguments) at each sched_switch for the task switched in (a task's flips change
+# only in its own record_wakee(), while it runs; __switch_to() takes no kprobe). Debian's
+# 6.1.0-47 offsets are pahole's, the same on amd64 and arm64 (task_struct: wakee_flips 72,
+# wakee_flip_decay_ts 80, last_wakee 88; arm64's from the BTF in its Image). Session 40.
+if grep -q "sis_flips=1" /proc/cmdline; then
+  case $(uname -m) in
+    x86_64) p0=%di ;;
+    aarch64) p0=%x0 ;;
+  esac
+  case $(uname -r) in
+    6.1.0-47-*) sel="flips=+72($p0):u32 decay=+80($p0):u64 last=+88($p0):x64" ;;
+    *) sel='flips=p->wakee_flips decay=p->wakee_flip_decay_ts:u64 last=p->last_wakee:x64'
+      echo 't:sis_flips sched_switch task=next:x64 pid=next->pid flips=next->wakee_flips decay=next->wakee_flip_decay_ts:u64 last=next->last_wakee:x64 jif=@jiffies_64:u64' >> $T/dynamic_events \
+        && echo 1 > $T/events/tracepoints/sis_flips/enable ;;
+  esac
+  # Without CONFIG_KALLSYMS_ALL (Debian's arm64) no probe reads jiffies_64: then each timer
+  # expiry's `now=` (the timer_expire_entry tracepoint) gives jiffies at its stamp.
+  echo "p:sis_wflips select_task_rq_fair task=$p0:x64 $sel jif=@jiffies_64:u64" >> $T/kprobe_events \
+    || { echo "p:sis_wflips select_task_rq_fair task=$p0:x64 $sel" >> $T/kprobe_events \
+      && echo 1 > $T/events/timer/timer_expire_entry/enable; }
+  echo 1 > $T/events/kprobes/sis_wflips/enable
+  cat $T/error_log 2>/dev/null | tail -3
+fi
 n=$(nproc)
 case "$(sed -n "s/.*workload=\([a-z]*\).*/\1/p" /proc/cmdline)" in
 pipelines)
