@@ -72,7 +72,7 @@ def ceiling_row(name, file, w, llcs, smt, own):
     return (f"| `{name}` | `{own}` | {allw - misses:,} | {flips or 0} | "
             f"{sync.split()[0] if sync else '(read)'} | "
             f"{' / '.join(f'{int(n):,}' for n in (budget or '0 / 0').split(' / '))} | "
-            f"{most.split()[0]} |")
+            f"{most.split()[0] if most else f'{100 * misses / allw:.1f}%'} |")
 
 
 def main():

@@ -103,6 +103,27 @@ fn without_a_shared_cache_the_arm64_kernel_never_moved_a_wakee() {
     assert_eq!(r.notes.flips_explained, vec![("linux-6.0".to_string(), 83)]);
 }
 
+/// Read from the kernel (init.sh `sis_flips`, session 40), the flips the tasks brought in
+/// leave linux-6.0 no wake-up to move on the same machine: it agrees on every one.
+#[test]
+fn with_the_flips_read_the_arm64_kernels_own_path_agrees_on_every_wakeup() {
+    let r = replayed(case("qemu-arm64-8cpu-6.1-flips.ftrace.txt.xz"));
+    assert_eq!(class(&r, "kernel_moved"), 0);
+    assert_eq!(agree(&r, "all", "linux-6.0"), class(&r, "all"));
+    let c = &r.notes.counts;
+    assert_eq!((c.flips_wakee_read, c.flips_switch_read), (2796, 0));
+    // Without the readings the same trace's rebuild moves 101 wake-ups (its flips start at 0).
+    let c = case("qemu-arm64-8cpu-6.1-flips.ftrace.txt.xz");
+    let text = String::from_utf8(text_of(c)).unwrap();
+    let unread: String = text
+        .lines()
+        .filter(|l| !l.contains("sis_wflips"))
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    let r = replay_text(cfg_of(c, &[c.own]), unread.as_bytes()).unwrap();
+    assert_eq!(class(&r, "all") - agree(&r, "all", "linux-6.0"), 101);
+}
+
 /// Where prev was busy and another CPU of its LLC idle, the vendor-patched 6.18 kept prev in
 /// 86% of 5,497 wake-ups, where mainline's scan moves the wakee (docs/replay.md).
 #[test]

@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 28] = [
+pub(crate) const CORPUS: [Case; 31] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -112,6 +112,20 @@ pub(crate) const CORPUS: [Case; 28] = [
         all: 6778,
         own_agrees: 6532,
         keep_prev_agrees: 6691,
+    },
+    // Held out (session 40): the same pipelines on the same machine with the wake-up flips
+    // read, recorded after the flips' reading was written and replayed once as it stood.
+    Case {
+        file: "qemu-arm64-6cpu-6.1-pipelines-flips.ftrace.txt.xz",
+        llc_weight: 1,
+        llcs: 6,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 4382,
+        unpaired: 0,
+        all: 4248,
+        own_agrees: 4239,
+        keep_prev_agrees: 4194,
     },
     Case {
         file: "qemu-x86-4cpu-6.1-flags.ftrace.txt.xz",
@@ -272,6 +286,20 @@ pub(crate) const CORPUS: [Case; 28] = [
         own_agrees: 2954,
         keep_prev_agrees: 2191,
     },
+    // x86 6.12, 16 CPUs, the five kprobes and the wake-up flips read (session 40; not held
+    // out: the flips' reading was written against it).
+    Case {
+        file: "qemu-x86-16cpu-6.12-flips.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 2,
+        smt: 1,
+        own: "linux-6.12",
+        wakings: 3408,
+        unpaired: 1,
+        all: 3292,
+        own_agrees: 3182,
+        keep_prev_agrees: 2358,
+    },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",
         llc_weight: 8,
@@ -337,6 +365,20 @@ pub(crate) const CORPUS: [Case; 28] = [
         all: 2706,
         own_agrees: 2623,
         keep_prev_agrees: 2706,
+    },
+    // The same machine and kernel with the wake-up flips read (`sis_select`, `sis_flips`;
+    // session 40, jiffies from timer expiries).
+    Case {
+        file: "qemu-arm64-8cpu-6.1-flips.ftrace.txt.xz",
+        llc_weight: 1,
+        llcs: 8,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 3204,
+        unpaired: 0,
+        all: 3068,
+        own_agrees: 3068,
+        keep_prev_agrees: 3068,
     },
     // arm64 6.12, two sockets of 8: an MC domain of 0-7 with SD_SHARE_LLC (sched_verbose).
     Case {

@@ -246,7 +246,8 @@ impl Replay {
                 std::mem::swap(&mut st.llcs, &mut self.scratch_pre_llcs);
                 post.put(st, p.waker_cpu);
                 let e = &mut run.explained;
-                e.flips += u64::from(alt == kernel);
+                // Flips the trace's probes read (replay/flips.rs) are not from before it.
+                e.flips += u64::from(alt == kernel && !p.flips_read);
                 // A WF_SYNC the trace recorded (sis_select) is not an inference.
                 let sync_inferred = !p.sync_read;
                 e.sync += u64::from(sync_inferred && alt_sync == kernel);

@@ -6,7 +6,7 @@
 //! replaces what the rebuild kept, so the flips a task gathered before the trace began are
 //! the kernel's own and not a guess.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::parse::FlipsRead;
 use super::rebuild::Rebuild;
@@ -28,6 +28,8 @@ pub(crate) struct FlipsTrack {
     /// Per CPU: the `sis_wflips` reading of the wakee, until the `sis_select` of the same
     /// call (the later-registered kprobe at one address fires first) says it is a wake-up's.
     wakee_read: Vec<Option<FlipsRead>>,
+    /// The tasks (`waker_key`) whose flips a probe has read.
+    read: HashSet<u32>,
     /// The latest (jiffies, ns) a probe or a timer expiry showed.
     jiffies_at: Option<(u64, u64)>,
 }
@@ -108,6 +110,7 @@ impl Rebuild {
             self.flips.names.insert(r.task, pid);
         }
         let key = waker_key(pid, cpu);
+        self.flips.read.insert(key);
         let kept = match pid {
             0 => self.flips.idle[cpu as usize],
             pid => self.task(pid).flips,
@@ -142,6 +145,8 @@ impl Rebuild {
         t.flips = read;
         self.counts.flips_wakee_read += 1;
         self.counts.flips_wakee_same += u64::from(same);
+        self.flips.read.insert(wakee);
+        let waker_read = waker.is_some_and(|w| self.flips.read.contains(&waker_key(w, cpu)));
         // The waker's last_wakee was this wakee, not yet named when its waking counted a
         // flip: record_wakee() saw `current->last_wakee == p` and counted none.
         if let (Some(w), Some(m)) = (waker, master.as_mut()) {
@@ -160,6 +165,7 @@ impl Rebuild {
             return;
         };
         p.wakee_dur.wakee_flips = read.wakee_flips;
+        p.flips_read = waker_read;
         let Some(m) = master else {
             return;
         };

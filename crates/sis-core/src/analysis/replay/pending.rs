@@ -83,6 +83,8 @@ pub(crate) struct Pending {
     /// and its last_wakee's address if no task was named by it then (replay/flips.rs).
     pub waker_flips: Option<u32>,
     pub waker_unnamed_last: Option<u64>,
+    /// The wakee's and the waker's flips are the kernel's, read by the trace's probes.
+    pub flips_read: bool,
     /// What SIS_SHORT reads of the wakee and of the task running on the waker's CPU.
     pub wakee_dur: TaskDuration,
     pub waker_dur: TaskDuration,

@@ -604,6 +604,7 @@ impl Rebuild {
             wake_wide: flips.wake_wide,
             waker_flips: flips.flips.map(|f| f.wakee_flips),
             waker_unnamed_last: flips.unnamed_last,
+            flips_read: false,
             wakee_dur,
             waker_dur,
             incomplete: self.cpus_switched < n,
