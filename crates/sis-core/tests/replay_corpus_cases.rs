@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 31] = [
+pub(crate) const CORPUS: [Case; 32] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -299,6 +299,19 @@ pub(crate) const CORPUS: [Case; 31] = [
         all: 3292,
         own_agrees: 3182,
         keep_prev_agrees: 2358,
+    },
+    // Held out (session 40): x86 6.1, 16 CPUs, as the `-uest` one with the wake-up flips read.
+    Case {
+        file: "qemu-x86-16cpu-6.1-flips.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 2,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 4427,
+        unpaired: 3,
+        all: 4276,
+        own_agrees: 3893,
+        keep_prev_agrees: 2796,
     },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",
