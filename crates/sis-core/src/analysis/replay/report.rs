@@ -538,10 +538,14 @@ impl ReplayReport {
         }
         let flips = changed(&n.flips_explained);
         if !flips.is_empty() {
+            let start = match n.counts.flips_wakee_read {
+                0 => "every task starts it with none",
+                _ => "a task no sis_flips probe read starts it with none",
+            };
             s.line(format_args!(
-                "\ndisagreements the wake-up flips from before the trace could explain (every \
-                 task starts it with none; the same decision with wake_wide() the other way \
-                 picks the kernel's CPU): {flips}"
+                "\ndisagreements the wake-up flips from before the trace could explain ({start}; \
+                 the same decision with wake_wide() the other way picks the kernel's CPU): \
+                 {flips}"
             ));
         }
         let sync: Vec<String> = n
