@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 32] = [
+pub(crate) const CORPUS: [Case; 33] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -431,5 +431,19 @@ pub(crate) const CORPUS: [Case; 32] = [
         all: 4053,
         own_agrees: 3924,
         keep_prev_agrees: 3533,
+    },
+    // Held out (session 40): the same machine and kernel with the wake flags and the
+    // wake-up flips read (5.10's wakee_flips at 76), recorded after their reading was written.
+    Case {
+        file: "qemu-arm64-4cpu-5.10-flips.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 1,
+        smt: 1,
+        own: "linux-5.10",
+        wakings: 5383,
+        unpaired: 0,
+        all: 5279,
+        own_agrees: 5103,
+        keep_prev_agrees: 4490,
     },
 ];
