@@ -229,8 +229,7 @@ impl Rebuild {
 
 #[cfg(test)]
 mod tests {
-    use crate::analysis::replay::{Replay, ReplayConfig, ReplayReport};
-    use crate::kernel::topology::TopologySpec;
+    use crate::analysis::replay::{Replay, ReplayReport};
 
     /// On two CPUs (one LLC: wake_wide()'s factor is 2) a wakes b, with `a_read` the
     /// `sis_flips` reading of a as it is switched in and `b_read` the `sis_wflips` reading of
@@ -257,16 +256,7 @@ mod tests {
                a-100   [000] 10.000013: sched_wakeup: comm=b pid=200 prio=120 target_cpu=001
 "
         );
-        let mut r = Replay::new(ReplayConfig {
-            topology: Some(TopologySpec::one_llc(2)),
-            presets: vec!["linux-6.0".into()],
-            keep: usize::MAX,
-            ..Default::default()
-        })
-        .unwrap();
-        r.feed_text(trace.as_bytes()).unwrap();
-        let report = r.end().unwrap();
-        (r, report)
+        crate::analysis::replay::ttwu_tests::replay_of(&trace, "linux-6.0")
     }
 
     /// (the waker's flips, wake_wide()) as the wake-up read them.

@@ -39,7 +39,8 @@ fn replayed() -> (Replay, ReplayReport) {
     replay_of(TRACE, "linux-6.0")
 }
 
-fn replay_of(trace: &str, preset: &str) -> (Replay, ReplayReport) {
+/// `trace` replayed on one LLC of 2 CPUs with `preset`, every record kept.
+pub(super) fn replay_of(trace: &str, preset: &str) -> (Replay, ReplayReport) {
     let mut r = Replay::new(ReplayConfig {
         topology: Some(TopologySpec::one_llc(2)),
         presets: vec![preset.into()],
