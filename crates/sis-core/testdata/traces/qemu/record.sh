@@ -13,6 +13,7 @@
 # QEMU_ACCEL: tcg,thread=multi (default), or tcg,thread=single for 32 CPUs and more (one
 # host thread per vCPU stalls such a guest in RCU on a 2-core host).
 # QEMU_CPU picks the x86 CPU model (max; Skylake-Client to show SMT siblings in the guest).
+# QEMU_MACHINE picks the arm64 machine (virt; virt,gic-version=3 for more than 8 CPUs).
 # EXTRA_APPEND adds to the kernel command line (sched_verbose: 6.6+ lists its domains in
 # debugfs only with it).
 # Needs (Debian 12): qemu-system-x86 / qemu-system-arm 1:7.2+dfsg-7+deb12u18, cpio, busybox-static
@@ -35,7 +36,7 @@ case $arch in
   aarch64)
     dpkg-deb -x "${BUSYBOX_ARM64_DEB:?the arm64 busybox-static .deb}" "$work/bb"
     cp "$work/bb/bin/busybox" "$work/initrd/bin/busybox"
-    qemu=(qemu-system-aarch64 -M virt -accel "${QEMU_ACCEL:-tcg,thread=multi}" -cpu cortex-a72)
+    qemu=(qemu-system-aarch64 -M "${QEMU_MACHINE:-virt}" -accel "${QEMU_ACCEL:-tcg,thread=multi}" -cpu cortex-a72)
     console=ttyAMA0 ;;
 esac
 (cd "$work/initrd" && find . | cpio -o -H newc 2>/dev/null | gzip > "$work/initrd.gz")
