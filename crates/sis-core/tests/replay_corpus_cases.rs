@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 34] = [
+pub(crate) const CORPUS: [Case; 35] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -138,6 +138,20 @@ pub(crate) const CORPUS: [Case; 34] = [
         all: 11051,
         own_agrees: 10195,
         keep_prev_agrees: 9442,
+    },
+    // Held out (session 40): x86 6.1 on 4 CPUs, the default workload, with the wake flags,
+    // idle probes, load, ticks, util_est and the wake-up flips read.
+    Case {
+        file: "qemu-x86-4cpu-6.1-flips.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 1,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 10274,
+        unpaired: 0,
+        all: 10007,
+        own_agrees: 9447,
+        keep_prev_agrees: 8576,
     },
     // Also with init.sh sis_idle=1: every available_idle_cpu() call and its answer, which the
     // replay passes over (scripts/measure/idle_probes.py reads them).
