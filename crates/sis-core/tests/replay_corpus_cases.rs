@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 35] = [
+pub(crate) const CORPUS: [Case; 36] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -286,6 +286,19 @@ pub(crate) const CORPUS: [Case; 35] = [
         all: 3232,
         own_agrees: 3063,
         keep_prev_agrees: 2517,
+    },
+    // Held out (session 40): the same pipelines, every probe and the wake-up flips read.
+    Case {
+        file: "qemu-x86-12cpu-3llc-6.12-pipelines-flips.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 3,
+        smt: 1,
+        own: "linux-6.12",
+        wakings: 6770,
+        unpaired: 2,
+        all: 6340,
+        own_agrees: 6079,
+        keep_prev_agrees: 4796,
     },
     // Held out (session 39): x86 6.1, 16 CPUs, util_est read at pahole's offsets, the ticks.
     Case {
