@@ -89,9 +89,10 @@ fi
 # With sis_flips=1: each task's wake-up flips (record_wakee()'s task_struct fields:
 # wakee_flips, wakee_flip_decay_ts in jiffies, last_wakee as a pointer) where the kernel
 # keeps them unchanged, with jiffies and the task's own pointer (to name the last_wakee
-# pointers): at select_task_rq_fair(p, ...) for the wakee, and on 6.10+ (a tracepoint probe
-# with BTF arguments) at each sched_switch for the task switched in (a task's flips change
-# only in its own record_wakee(), while it runs; __switch_to() takes no kprobe). Debian's
+# pointers): at select_task_rq_fair(p, ...) for the wakee, and on 6.10+ where the kernel has
+# fprobe events (Debian's x86, not its arm64) a tracepoint probe with BTF arguments at each
+# sched_switch for the task switched in (a task's flips change only in its own
+# record_wakee(), while it runs; __switch_to() takes no kprobe). Debian's
 # 6.1.0-47 offsets are pahole's, the same on amd64 and arm64 (task_struct: wakee_flips 72,
 # wakee_flip_decay_ts 80, last_wakee 88; arm64's from the BTF in its Image), and Debian's
 # 5.10.0-32-arm64's from its Image's BTF (wakee_flips 76, the others as 6.1). Session 40.
