@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 36] = [
+pub(crate) const CORPUS: [Case; 37] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -88,6 +88,20 @@ pub(crate) const CORPUS: [Case; 36] = [
         all: 5751,
         own_agrees: 5368,
         keep_prev_agrees: 4593,
+    },
+    // Held out (session 40): the same pipelines on 6.1, with the idle probes, load, ticks,
+    // util_est and the wake-up flips read.
+    Case {
+        file: "qemu-x86-8cpu-2llc-6.1-pipelines-flips.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 2,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 7326,
+        unpaired: 1,
+        all: 7045,
+        own_agrees: 6524,
+        keep_prev_agrees: 5507,
     },
     Case {
         file: "qemu-x86-12cpu-3llc-6.12-pipelines-flags.ftrace.txt.xz",
