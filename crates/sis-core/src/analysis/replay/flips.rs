@@ -284,6 +284,34 @@ mod tests {
     }
 
     #[test]
+    fn an_idle_cpus_idle_task_is_read_at_its_switch_and_wakes_with_its_flips() {
+        // CPU 1 goes idle (its idle task read with 9 flips); an interrupt there wakes b (3
+        // flips): the idle task is `current`, 10 flips after this one, so wake_wide().
+        let trace = |idle_read: &str| {
+            format!(
+                "\
+# entries-in-buffer/entries-written: 8/8   #P:2
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
+               x-7     [001] 10.000005: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+{idle_read}          <idle>-0     [001] 10.000010: sched_waking: comm=b pid=200 prio=120 target_cpu=000
+          <idle>-0     [001] 10.000011: sis_wflips: (select_task_rq_fair+0x4/0x17d0) task=0xb00 flips=3 decay=9990 last=0x0 jif=10000
+          <idle>-0     [001] 10.000012: sis_select: (select_task_rq_fair+0x4/0x17d0) prev_cpu=0 wake_flags=0x8
+          <idle>-0     [001] 10.000013: sched_wakeup: comm=b pid=200 prio=120 target_cpu=000
+"
+            )
+        };
+        let read = "          <idle>-0     [001] 10.000005: sis_flips: (__probestub_sched_switch+0x4/0x10) task=0x1100 pid=0 flips=9 decay=9990 last=0xc00 jif=10000\n";
+        let replayed = |t: String| crate::analysis::replay::ttwu_tests::replay_of(&t, "linux-6.0");
+        let (r, report) = replayed(trace(read));
+        assert!(r.records()[0].wake_wide);
+        assert_eq!(report.notes.counts.flips_switch_read, 1);
+        // Without the idle task's reading it has 1 flip: 3 >= 2 but 1 < 3 * 2.
+        let (r, _) = replayed(trace(""));
+        assert!(!r.records()[0].wake_wide);
+    }
+
+    #[test]
     fn a_read_decay_stamp_over_a_second_old_halves_the_flips_at_the_next_wakeup() {
         // jiffies 10,000 at HZ 1000: a stamp of 8,999 is 1.001 s old, 9,001 0.999 s.
         let (r, _) = replay("flips=8 decay=8999 last=0x0", "flips=0 decay=0 last=0x0");
