@@ -165,6 +165,7 @@ impl Rebuild {
             return;
         };
         p.wakee_dur.wakee_flips = read.wakee_flips;
+        p.wakee_dur.last_wakee_is_peer = waker.is_some_and(|w| w != 0 && read.last_wakee == w);
         p.flips_read = waker_read;
         let Some(m) = master else {
             return;
