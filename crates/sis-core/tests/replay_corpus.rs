@@ -99,7 +99,8 @@ fn without_a_shared_cache_the_arm64_kernel_never_moved_a_wakee() {
     assert_eq!(class(&r, "kernel_moved"), 0);
     assert_eq!(class(&r, "all") - agree(&r, "all", "linux-6.0"), 83);
     // Every one of them keeps prev with wake_wide() the other way: the flips the tasks
-    // brought into the trace, which it cannot show, would explain them all.
+    // brought into the trace, which it cannot show, would explain them all (the same machine
+    // recorded with them read: the next test).
     assert_eq!(r.notes.flips_explained, vec![("linux-6.0".to_string(), 83)]);
 }
 
