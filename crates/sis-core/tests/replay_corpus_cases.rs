@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 37] = [
+pub(crate) const CORPUS: [Case; 38] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -365,6 +365,20 @@ pub(crate) const CORPUS: [Case; 37] = [
         all: 5936,
         own_agrees: 5214,
         keep_prev_agrees: 3915,
+    },
+    // Held out (session 40): x86 5.10 on 8 CPUs with the wake flags, idle probes and the
+    // wake-up flips read (5.10's offsets from its vmlinux).
+    Case {
+        file: "qemu-x86-8cpu-5.10-flips.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 1,
+        smt: 1,
+        own: "linux-5.10",
+        wakings: 6024,
+        unpaired: 0,
+        all: 5879,
+        own_agrees: 5388,
+        keep_prev_agrees: 4148,
     },
     // Two sockets of 8: two LLCs (domain0 00ff, domain1 ffff).
     Case {

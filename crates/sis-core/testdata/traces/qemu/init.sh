@@ -95,7 +95,8 @@ fi
 # record_wakee(), while it runs; __switch_to() takes no kprobe). Debian's
 # 6.1.0-47 offsets are pahole's, the same on amd64 and arm64 (task_struct: wakee_flips 72,
 # wakee_flip_decay_ts 80, last_wakee 88; arm64's from the BTF in its Image), and Debian's
-# 5.10.0-32-arm64's from its Image's BTF (wakee_flips 76, the others as 6.1). Session 40.
+# 5.10.0-32-arm64's from its Image's BTF (wakee_flips 76, the others as 6.1), and
+# 5.10.0-32-amd64's from its vmlinux (68, 72, 80). Session 40.
 if grep -q "sis_flips=1" /proc/cmdline; then
   case $(uname -m) in
     x86_64) p0=%di ;;
@@ -104,6 +105,7 @@ if grep -q "sis_flips=1" /proc/cmdline; then
   case $(uname -r) in
     6.1.0-47-*) sel="flips=+72($p0):u32 decay=+80($p0):u64 last=+88($p0):x64" ;;
     5.10.0-32-arm64) sel="flips=+76($p0):u32 decay=+80($p0):u64 last=+88($p0):x64" ;;
+    5.10.0-32-amd64) sel="flips=+68($p0):u32 decay=+72($p0):u64 last=+80($p0):x64" ;;
     *) sel='flips=p->wakee_flips decay=p->wakee_flip_decay_ts:u64 last=p->last_wakee:x64'
       echo 't:sis_flips sched_switch task=next:x64 pid=next->pid flips=next->wakee_flips decay=next->wakee_flip_decay_ts:u64 last=next->last_wakee:x64 jif=@jiffies_64:u64' >> $T/dynamic_events \
         && echo 1 > $T/events/tracepoints/sis_flips/enable ;;
