@@ -380,22 +380,27 @@ impl Rebuild {
         if flags & ENQUEUE_MIGRATED != 0 && flags & ENQUEUE_WAKEUP == 0 {
             return;
         }
-        let w = self.runnable_weight(cpu) + if k == 1 { self.delayed_weight(cpu) } else { 0 };
+        let w = self.runnable_weight(cpu);
+        let delayed = if k == 1 { self.delayed_weight(cpu) } else { 0 };
         let c = &self.cpus[cpu as usize];
         let running = matches!(c.curr, Some(p) if p != 0);
-        let rebuilt = [
-            (c.load.avg[k], c.load.removed[k], w),
-            (c.pelt, c.removed_util, u64::from(running) << 10),
+        let mut rebuilt = vec![
+            (c.load.avg[k], c.load.removed[k], w + delayed, 0),
+            (c.pelt, c.removed_util, u64::from(running) << 10, 1),
         ];
+        // With both kept, 5.7-6.11's form too: the trace's kernel may be either.
+        if k == 1 && self.eras[2] {
+            rebuilt.push((c.load.avg[0], c.load.removed[0], w, 0));
+        }
         self.counts.load_read += 1;
-        for (i, (mut r, removed, input)) in rebuilt.into_iter().enumerate() {
+        for (i, (mut r, removed, input, of)) in rebuilt.into_iter().enumerate() {
             // Both at the later of the two updates: the older one brought forward with what
             // the CPU holds now (the kernel's with its sum taken as full for its avg).
             let mut kv = LoadAvg {
                 last_update_time: lut,
-                load_sum: kernel[i] * PELT_MIN_DIVIDER,
+                load_sum: kernel[of] * PELT_MIN_DIVIDER,
                 period_contrib: 0,
-                load_avg: kernel[i],
+                load_avg: kernel[of],
             };
             if lut >= r.last_update_time + 1024 {
                 sub_removed(&mut r, removed);
@@ -476,4 +481,30 @@ impl Rebuild {
             ]
         })
     }
+}
+
+/// The load check's line under the replay's table (replay/report.rs): load and util within
+/// 10% of the kernel's, with the load in 5.7-6.11's form beside 6.12's where both were kept.
+pub(super) fn load_check_line(s: &mut String, c: &super::report::RebuildCounts) {
+    use crate::text::Text;
+    let pct = |k: usize| 100.0 * c.load_read_close[k] as f64 / c.load_read as f64;
+    let mean = |k: usize| c.load_read_diff[k] / c.load_read;
+    let form = match c.load_read_close[2] + c.load_read_diff[2] {
+        0 => String::new(),
+        _ => format!(
+            " (with 6.12's delayed tasks; in 5.7-6.11's form {:.1}%, apart by {})",
+            pct(2),
+            mean(2)
+        ),
+    };
+    s.line(format_args!(
+        "checked: the cfs_rq load_avg wake_affine_weight() reads and the util_avg SIS_UTIL sums, \
+         at {} enqueues from the trace's sis_load kprobe, against the rebuild's at the same \
+         update: within 10% of the kernel's {:.1}% / {:.1}%, apart on average by {} / {}{form}",
+        c.load_read,
+        pct(0),
+        pct(1),
+        mean(0),
+        mean(1)
+    ));
 }

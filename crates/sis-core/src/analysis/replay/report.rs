@@ -83,12 +83,12 @@ pub struct RebuildCounts {
     pub nr_idle_scan_read: u64,
     /// `sis_load` readings of a cfs_rq's load_avg and util_avg checked against the rebuild's
     /// (replay/load.rs `load_reading`), those within 10% of the kernel's, and the sum of the
-    /// differences: [load, util].
+    /// differences: [load, util, load in 5.7-6.11's form where 6.12's is the one kept].
     pub load_read: u64,
     /// `sis_tick` kprobes seen: the trace shows each CPU's ticks (replay/load.rs `tick`).
     pub ticks: u64,
-    pub load_read_close: [u64; 2],
-    pub load_read_diff: [u64; 2],
+    pub load_read_close: [u64; 3],
+    pub load_read_diff: [u64; 3],
     /// `sis_load` readings of a cfs_rq's util_est checked against the rebuild's sum
     /// (replay/load.rs `util_est_reading`), and those within 10% of the kernel's in each form:
     /// [5.13-6.7's, 6.8+'s (UTIL_EST_RUNNABLE)].
@@ -403,18 +403,7 @@ impl ReplayReport {
             ));
         }
         if c.load_read > 0 {
-            let pct = |k: usize| 100.0 * c.load_read_close[k] as f64 / c.load_read as f64;
-            s.line(format_args!(
-                "checked: the cfs_rq load_avg wake_affine_weight() reads and the util_avg \
-                 SIS_UTIL sums, at {} enqueues from the trace's sis_load kprobe, against the \
-                 rebuild's at the same update: within 10% of the kernel's {:.1}% / {:.1}%, \
-                 apart on average by {} / {}",
-                c.load_read,
-                pct(0),
-                pct(1),
-                c.load_read_diff[0] / c.load_read,
-                c.load_read_diff[1] / c.load_read
-            ));
+            super::load::load_check_line(&mut s, c);
         }
         if c.util_est_read > 0 {
             let pct = |k: usize| 100.0 * c.util_est_close[k] as f64 / c.util_est_read as f64;

@@ -70,9 +70,12 @@ fi
 # int, 6.1's util_est.enqueued at +56 in sched_avg), the task's own (6.8+: its EWMA with
 # UTIL_AVG_UNCHANGED in bit 31; 6.1: ewma at +60, enqueued at +56) and the task's
 # runnable_avg (+40), which 6.8+'s util_est_update() compares its util with (session 39).
+# Debian's 5.10.0-32-arm64, from its Image's BTF (session 40): rq cpu 2640, cfs.avg 256;
+# task_struct pid 1304, se.avg 576; sched_avg as 6.1's.
 if grep -q "sis_load=1" /proc/cmdline; then
   case $(uname -r) in
     6.1.0-47-amd64) probe='cpu=+2672(%di):s32 pid=+2416(%si):s32 flags=%dx:x32 load=+288(%di):u64 util=+304(%di):u64 lut=+256(%di):u64 tload=+352(%si):u64 tutil=+368(%si):u64 tlut=+320(%si):u64 uest=+312(%di):u32 tuest=+380(%si):u32 tenq=+376(%si):u32 trun=+360(%si):u64' ;;
+    5.10.0-32-arm64) probe='cpu=+2640(%x0):s32 pid=+1304(%x1):s32 flags=%x2:x32 load=+288(%x0):u64 util=+304(%x0):u64 lut=+256(%x0):u64 tload=+608(%x1):u64 tutil=+624(%x1):u64 tlut=+576(%x1):u64 uest=+312(%x0):u32 tuest=+636(%x1):u32 tenq=+632(%x1):u32 trun=+616(%x1):u64' ;;
     *) probe='cpu=rq->cpu pid=p->pid flags=flags:x32 load=rq->cfs.avg.load_avg util=rq->cfs.avg.util_avg lut=rq->cfs.avg.last_update_time tload=p->se.avg.load_avg tutil=p->se.avg.util_avg tlut=p->se.avg.last_update_time uest=rq->cfs.avg.util_est tuest=p->se.avg.util_est trun=p->se.avg.runnable_avg' ;;
   esac
   echo "p:sis_load enqueue_task_fair $probe" >> $T/kprobe_events && echo 1 > $T/events/kprobes/sis_load/enable
