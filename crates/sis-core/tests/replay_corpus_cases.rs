@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 38] = [
+pub(crate) const CORPUS: [Case; 39] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -515,5 +515,19 @@ pub(crate) const CORPUS: [Case; 38] = [
         all: 5279,
         own_agrees: 5103,
         keep_prev_agrees: 4490,
+    },
+    // Held out (session 40): the same with one clock, the idle probes and the kernel's load
+    // read too (5.10 arm64's offsets from its Image's BTF).
+    Case {
+        file: "qemu-arm64-4cpu-5.10-load.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 1,
+        smt: 1,
+        own: "linux-5.10",
+        wakings: 5667,
+        unpaired: 0,
+        all: 5576,
+        own_agrees: 5380,
+        keep_prev_agrees: 4799,
     },
 ];
