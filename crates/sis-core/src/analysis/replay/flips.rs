@@ -77,7 +77,8 @@ impl Rebuild {
         let now = self.now;
         let mut unnamed_last = None;
         let flips = waker_pid.map(|w| {
-            if records_wakee {
+            // (Most traces name every address: the map is empty, no lookup per wake-up.)
+            if records_wakee && !self.flips.unnamed.is_empty() {
                 unnamed_last = self.flips.unnamed.remove(&waker_key(w, cpu));
             }
             let f = match w {

@@ -46,11 +46,12 @@ impl Rebuild {
         // v6.12 sched_balance_softirq() and sched_balance_newidle(): the CPU's blocked load
         // and util are brought up to now (sched_balance_update_blocked_averages(), which
         // takes off what tasks that left it queued in `removed`) before its domains balance.
-        if cpu < self.topo.nr_cpus() {
-            self.cpu_pelt(cpu);
-            self.cfs_update(cpu);
+        if cpu >= self.topo.nr_cpus() {
+            return;
         }
-        let Some(nr) = nr.filter(|_| cpu < self.topo.nr_cpus()) else {
+        self.cpu_pelt(cpu);
+        self.cfs_update(cpu);
+        let Some(nr) = nr else {
             return;
         };
         if span != self.topo.llc_weight() {

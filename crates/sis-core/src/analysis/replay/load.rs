@@ -384,16 +384,14 @@ impl Rebuild {
         let delayed = if k == 1 { self.delayed_weight(cpu) } else { 0 };
         let c = &self.cpus[cpu as usize];
         let running = matches!(c.curr, Some(p) if p != 0);
-        let mut rebuilt = vec![
-            (c.load.avg[k], c.load.removed[k], w + delayed, 0),
-            (c.pelt, c.removed_util, u64::from(running) << 10, 1),
+        // With both kept, 5.7-6.11's form too (last): the trace's kernel may be either.
+        let rebuilt = [
+            Some((c.load.avg[k], c.load.removed[k], w + delayed, 0)),
+            Some((c.pelt, c.removed_util, u64::from(running) << 10, 1)),
+            (k == 1 && self.eras[2]).then(|| (c.load.avg[0], c.load.removed[0], w, 0)),
         ];
-        // With both kept, 5.7-6.11's form too: the trace's kernel may be either.
-        if k == 1 && self.eras[2] {
-            rebuilt.push((c.load.avg[0], c.load.removed[0], w, 0));
-        }
         self.counts.load_read += 1;
-        for (i, (mut r, removed, input, of)) in rebuilt.into_iter().enumerate() {
+        for (i, (mut r, removed, input, of)) in rebuilt.into_iter().flatten().enumerate() {
             // Both at the later of the two updates: the older one brought forward with what
             // the CPU holds now (the kernel's with its sum taken as full for its avg).
             let mut kv = LoadAvg {

@@ -1,6 +1,8 @@
 //! Byte scans for the trace parser (parse.rs), eight bytes a step where a line's runs are
 //! long enough to pay for it: every byte of a trace passes through one of these.
 
+use super::parse::LineError;
+
 /// The field scan's byte classes, one table load a byte: `u8::is_ascii_whitespace` and '='.
 pub(super) const SPACE: u8 = 1;
 pub(super) const EQUALS: u8 = 2;
@@ -99,37 +101,42 @@ pub(super) fn probe_field<'a>(detail: &'a str, key: &str) -> Option<&'a str> {
 }
 
 /// A kprobe's 64-bit decimal field `key` (`lut=9580252160`), or an error naming it.
-pub(super) fn probe_u64(
-    detail: &str,
-    key: &str,
-    event: &str,
-) -> Result<u64, super::parse::LineError> {
-    let v = probe_field(detail, key).unwrap_or("");
-    v.parse().map_err(|_| {
-        let k = key.trim_end_matches('=');
-        super::parse::LineError(format!(
-            "{event}: {k}='{v}' is not a 64-bit non-negative integer"
-        ))
+pub(super) fn probe_u64(detail: &str, key: &str, event: &str) -> Result<u64, LineError> {
+    probe_read(detail, key, event, "a 64-bit non-negative integer", |v| {
+        v.parse().ok()
     })
 }
 
 /// A kprobe's 64-bit hex field `key` (`task=0xff3e3b5543962100`, an `:x64` fetch), or an
 /// error naming it.
-pub(super) fn probe_hex_u64(
+pub(super) fn probe_hex_u64(detail: &str, key: &str, event: &str) -> Result<u64, LineError> {
+    let hex = |v: &str| {
+        let h = v
+            .strip_prefix("0x")
+            .filter(|h| !h.is_empty() && h.len() <= 16)?;
+        u64::from_str_radix(h, 16).ok()
+    };
+    probe_read(
+        detail,
+        key,
+        event,
+        "a 64-bit hex value (0x0 to 0xffffffffffffffff)",
+        hex,
+    )
+}
+
+/// Field `key` of a kprobe line read by `parse`, or an error naming the field and `expected`.
+fn probe_read(
     detail: &str,
     key: &str,
     event: &str,
-) -> Result<u64, super::parse::LineError> {
+    expected: &str,
+    parse: impl Fn(&str) -> Option<u64>,
+) -> Result<u64, LineError> {
     let v = probe_field(detail, key).unwrap_or("");
-    let parsed = v
-        .strip_prefix("0x")
-        .filter(|h| !h.is_empty() && h.len() <= 16)
-        .and_then(|h| u64::from_str_radix(h, 16).ok());
-    parsed.ok_or_else(|| {
+    parse(v).ok_or_else(|| {
         let k = key.trim_end_matches('=');
-        super::parse::LineError(format!(
-            "{event}: {k}='{v}' is not a 64-bit hex value (0x0 to 0xffffffffffffffff)"
-        ))
+        LineError(format!("{event}: {k}='{v}' is not {expected}"))
     })
 }
 
