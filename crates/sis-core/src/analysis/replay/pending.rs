@@ -118,6 +118,9 @@ pub(crate) struct Pending {
     pub kernel_asks: Vec<(u32, Option<bool>)>,
     /// Each answered ask's call site (IdleAnswer `site`), by the asks' index.
     pub kernel_ask_sites: Vec<u32>,
+    /// Some CPU's idleness changed between the sched_waking and the kernel's asks, which
+    /// the wake-up reads it at (`runqueues_at_ask`).
+    pub reread_at_asks: bool,
     /// Per LLC, the kernel's nr_idle_scan at this wake-up as the trace's `sis_lb` kprobe shows
     /// it (u32::MAX: not yet known; empty: the trace shows none; replay/kernel_scan.rs).
     pub lb_nr: Vec<u32>,
@@ -224,6 +227,9 @@ impl Rebuild {
             SchedEvent::Flips(r) => self.flips_reading(cpu, r),
             SchedEvent::Jiffies(j) => self.jiffies_reading(j),
             SchedEvent::IdleAsk { cpu: asked } => {
+                if let Some(seq) = asking {
+                    self.runqueues_at_ask(seq);
+                }
                 if let Some(p) = asking.and_then(|seq| self.pending_mut(seq)) {
                     p.kernel_asks.push((asked, None));
                 }
@@ -244,6 +250,40 @@ impl Rebuild {
             }
         }
         true
+    }
+
+    /// The kernel's selection for wake-up `seq` asks about a runqueue now (a `sis_idle`
+    /// kprobe): v5.10 fair.c available_idle_cpu() -> idle_cpu() reads `rq->curr`,
+    /// `nr_running` and `ttwu_pending` at the call, so the wake-up sees every CPU but the
+    /// waker's as it stands at the kernel's asks, not at its sched_waking. Under TCG the two
+    /// can be milliseconds apart, with other CPUs switching in between.
+    fn runqueues_at_ask(&mut self, seq: u64) {
+        let Some(i) = seq
+            .checked_sub(self.pending_base)
+            .map(|i| i as usize)
+            .filter(|i| *i < self.pending.len())
+        else {
+            return;
+        };
+        let waker_cpu = self.pending[i].waker_cpu;
+        let mut changed = false;
+        for c in (0..self.topo.nr_cpus()).filter(|c| *c != waker_cpu) {
+            let delayed = self.ev_delayed_count(c);
+            let t = &self.cpus[c as usize];
+            let (nr_running, ttwu_pending) = (t.nr_running(), t.ttwu_pending > 0);
+            let Some(snap) = self.pending[i].cpus.get_mut(c as usize) else {
+                continue;
+            };
+            let idle = |nr: u32, pending: bool| nr == 0 && !pending;
+            changed |= idle(snap.nr_running, snap.ttwu_pending) != idle(nr_running, ttwu_pending);
+            (snap.nr_running, snap.ttwu_pending, snap.delayed) =
+                (nr_running, ttwu_pending, delayed);
+        }
+        let p = &mut self.pending[i];
+        if changed && !p.reread_at_asks {
+            p.reread_at_asks = true;
+            self.counts.reread_at_asks += 1;
+        }
     }
 
     /// Another event on `cpu` before the latest waking there had its `sis_select`: in a trace
@@ -306,6 +346,15 @@ impl Rebuild {
             self.pool.push(p.cpus);
         }
     }
+}
+
+/// The report's line for `Rebuild::runqueues_at_ask` (replay/report.rs is at its size cap).
+pub(super) fn reread_line(s: &mut String, n: u64) {
+    use crate::text::Text;
+    s.line(format_args!(
+        "read: the runqueues as the kernel's selection asked about them (its sis_idle kprobes' \
+         time, not the sched_waking's): {n} wake-ups saw some CPU's idleness change in between"
+    ));
 }
 
 #[cfg(test)]

@@ -256,3 +256,65 @@ fn a_childs_wakeup_of_its_parent_as_it_exits_is_an_exiting_wakers() {
         "sync inferred, and the waker exiting"
     );
 }
+
+/// A waking whose CPU 2 switches to idle before the kernel's select path asks about it (TCG
+/// can put milliseconds between the sched_waking and the asks): available_idle_cpu() reads the
+/// runqueue at the ask, so the wake-up sees CPU 2 idle where the kernel's asks show it, and
+/// busy, as at its sched_waking, where the trace has no asks.
+#[test]
+fn a_wakeup_reads_the_runqueues_at_the_kernels_asks_not_at_its_waking() {
+    let asked = "\
+# tracer: nop
+#
+# entries-in-buffer/entries-written: 12/12   #P:3
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=y next_pid=8 next_prio=120
+          <idle>-0     [002] 10.000002: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=x next_pid=7 next_prio=120
+               a-100   [000] 10.000010: sched_waking: comm=b pid=200 prio=120 target_cpu=001
+               a-100   [000] 10.000011: sis_select: (select_task_rq_fair+0x0/0x11d0) prev_cpu=1 wake_flags=0x8
+               x-7     [002] 10.000500: sched_switch: prev_comm=x prev_pid=7 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120
+               a-100   [000] 10.000600: sis_idle: (available_idle_cpu+0x0/0x60) cpu=2
+               a-100   [000] 10.000601: sis_idle_ret: (select_task_rq_fair+0x9ff/0x11d0 <- available_idle_cpu) ret=1
+               a-100   [000] 10.000610: sched_migrate_task: comm=b pid=200 prio=120 orig_cpu=1 dest_cpu=2
+               a-100   [000] 10.000620: sched_wakeup: comm=b pid=200 prio=120 target_cpu=002
+";
+    let not_asked: String = asked
+        .lines()
+        .filter(|l| !l.contains("sis_idle"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let run = |trace: &str| {
+        let mut r = Replay::new(ReplayConfig {
+            topology: Some(TopologySpec::one_llc(3)),
+            presets: vec!["linux-6.0".into()],
+            keep: usize::MAX,
+            ..Default::default()
+        })
+        .unwrap();
+        r.feed_text(trace.as_bytes()).unwrap();
+        let report = r.end().unwrap();
+        let rec = r
+            .records()
+            .iter()
+            .find(|w| w.line == 7)
+            .expect("the waking's record")
+            .clone();
+        (
+            rec.cpus[2].nr_running,
+            rec.chosen[0],
+            report.notes.counts.reread_at_asks,
+        )
+    };
+    assert_eq!(
+        run(asked),
+        (0, 2, 1),
+        "CPU 2 idle at the ask: the scan finds it"
+    );
+    let (nr, chosen, reread) = run(&not_asked);
+    assert_eq!(
+        (nr, reread),
+        (1, 0),
+        "no asks: CPU 2 as at the sched_waking"
+    );
+    assert_ne!(chosen, 2);
+}
