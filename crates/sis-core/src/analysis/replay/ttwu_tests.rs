@@ -41,8 +41,13 @@ fn replayed() -> (Replay, ReplayReport) {
 
 /// `trace` replayed on one LLC of 2 CPUs with `preset`, every record kept.
 pub(super) fn replay_of(trace: &str, preset: &str) -> (Replay, ReplayReport) {
+    replay_on(trace, preset, 2)
+}
+
+/// The same on one LLC of `cpus` CPUs.
+fn replay_on(trace: &str, preset: &str, cpus: u32) -> (Replay, ReplayReport) {
     let mut r = Replay::new(ReplayConfig {
-        topology: Some(TopologySpec::one_llc(2)),
+        topology: Some(TopologySpec::one_llc(cpus)),
         presets: vec![preset.into()],
         keep: usize::MAX,
         ..Default::default()
@@ -284,15 +289,7 @@ fn a_wakeup_reads_the_runqueues_at_the_kernels_asks_not_at_its_waking() {
         .map(|l| format!("{l}\n"))
         .collect();
     let run = |trace: &str| {
-        let mut r = Replay::new(ReplayConfig {
-            topology: Some(TopologySpec::one_llc(3)),
-            presets: vec!["linux-6.0".into()],
-            keep: usize::MAX,
-            ..Default::default()
-        })
-        .unwrap();
-        r.feed_text(trace.as_bytes()).unwrap();
-        let report = r.end().unwrap();
+        let (r, report) = replay_on(trace, "linux-6.0", 3);
         let rec = r
             .records()
             .iter()
