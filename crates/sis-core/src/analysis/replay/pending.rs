@@ -118,9 +118,9 @@ pub(crate) struct Pending {
     pub kernel_asks: Vec<(u32, Option<bool>)>,
     /// Each answered ask's call site (IdleAnswer `site`), by the asks' index.
     pub kernel_ask_sites: Vec<u32>,
-    /// Some CPU's idleness changed between the sched_waking and the kernel's asks, which
-    /// the wake-up reads it at (`runqueues_at_ask`).
-    pub reread_at_asks: bool,
+    /// Some CPU's idleness changed between the sched_waking and the kernel's selection, which
+    /// the wake-up reads it at (`runqueues_at_selection`).
+    pub reread_at_selection: bool,
     /// Per LLC, the kernel's nr_idle_scan at this wake-up as the trace's `sis_lb` kprobe shows
     /// it (u32::MAX: not yet known; empty: the trace shows none; replay/kernel_scan.rs).
     pub lb_nr: Vec<u32>,
@@ -228,7 +228,7 @@ impl Rebuild {
             SchedEvent::Jiffies(j) => self.jiffies_reading(j),
             SchedEvent::IdleAsk { cpu: asked } => {
                 if let Some(seq) = asking {
-                    self.runqueues_at_ask(seq);
+                    self.runqueues_at_selection(seq);
                 }
                 if let Some(p) = asking.and_then(|seq| self.pending_mut(seq)) {
                     p.kernel_asks.push((asked, None));
@@ -252,12 +252,13 @@ impl Rebuild {
         true
     }
 
-    /// The kernel's selection for wake-up `seq` asks about a runqueue now (a `sis_idle`
-    /// kprobe): v5.10 fair.c available_idle_cpu() -> idle_cpu() reads `rq->curr`,
-    /// `nr_running` and `ttwu_pending` at the call, so the wake-up sees every CPU but the
-    /// waker's as it stands at the kernel's asks, not at its sched_waking. Under TCG the two
-    /// can be milliseconds apart, with other CPUs switching in between.
-    fn runqueues_at_ask(&mut self, seq: u64) {
+    /// The kernel's selection for wake-up `seq` runs now: select_task_rq_fair() entered (a
+    /// `sis_select` kprobe) or asks about a runqueue (a `sis_idle` kprobe). v5.10 fair.c
+    /// available_idle_cpu() -> idle_cpu() reads `rq->curr`, `nr_running` and `ttwu_pending`
+    /// at the call, so the wake-up sees every CPU but the waker's as it stands at the
+    /// selection's latest kprobe, not at its sched_waking. Under TCG the two can be
+    /// milliseconds apart, with other CPUs switching in between.
+    fn runqueues_at_selection(&mut self, seq: u64) {
         let Some(i) = seq
             .checked_sub(self.pending_base)
             .map(|i| i as usize)
@@ -280,9 +281,9 @@ impl Rebuild {
                 (nr_running, ttwu_pending, delayed);
         }
         let p = &mut self.pending[i];
-        if changed && !p.reread_at_asks {
-            p.reread_at_asks = true;
-            self.counts.reread_at_asks += 1;
+        if changed && !p.reread_at_selection {
+            p.reread_at_selection = true;
+            self.counts.reread_at_selection += 1;
         }
     }
 
@@ -324,6 +325,7 @@ impl Rebuild {
             return;
         };
         self.wakee_flips_read(cpu, seq);
+        self.runqueues_at_selection(seq);
         let c = &mut self.cpus[cpu as usize];
         if c.sync_watch == Some(seq) {
             c.sync_watch = None;
@@ -348,12 +350,13 @@ impl Rebuild {
     }
 }
 
-/// The report's line for `Rebuild::runqueues_at_ask` (replay/report.rs is at its size cap).
+/// The report's line for `Rebuild::runqueues_at_selection` (replay/report.rs is at its size cap).
 pub(super) fn reread_line(s: &mut String, n: u64) {
     use crate::text::Text;
     s.line(format_args!(
-        "read: the runqueues as the kernel's selection asked about them (its sis_idle kprobes' \
-         time, not the sched_waking's): {n} wake-ups saw some CPU's idleness change in between"
+        "read: the runqueues as the kernel's selection read them (its sis_select and sis_idle \
+         kprobes' time, not the sched_waking's): {n} wake-ups saw some CPU's idleness change \
+         in between"
     ));
 }
 

@@ -622,7 +622,7 @@ impl Rebuild {
             sync_read: false,
             kernel_asks: Vec::new(),
             kernel_ask_sites: Vec::new(),
-            reread_at_asks: false,
+            reread_at_selection: false,
             lb_nr: Vec::new(),
         });
         self.watch_probes(cpu, seq);

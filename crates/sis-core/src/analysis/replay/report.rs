@@ -108,8 +108,8 @@ pub struct RebuildCounts {
     /// (none came before the waker's CPU moved on: replay/pending.rs `no_selection`).
     pub selects_seen: u64,
     pub unselected: u64,
-    /// Wake-ups that saw a CPU's idleness change by the kernel's `sis_idle` asks (pending.rs).
-    pub reread_at_asks: u64,
+    /// Wake-ups that saw a CPU's idleness change by the kernel's selection (pending.rs).
+    pub reread_at_selection: u64,
     /// The sync window (pending.rs `SyncWindow`; 0: the default, SYNC_WINDOW_NS) and the
     /// median local wake-up it was scaled by (0: too few seen, not scaled).
     pub sync_window_ns: u64,
@@ -388,8 +388,8 @@ impl ReplayReport {
                 c.unselected
             ));
         }
-        if c.reread_at_asks > 0 {
-            super::pending::reread_line(&mut s, c.reread_at_asks);
+        if c.reread_at_selection > 0 {
+            super::pending::reread_line(&mut s, c.reread_at_selection);
         }
         if c.nr_idle_scan_read > 0 {
             s.line(format_args!(

@@ -264,8 +264,9 @@ fn a_childs_wakeup_of_its_parent_as_it_exits_is_an_exiting_wakers() {
 
 /// A waking whose CPU 2 switches to idle before the kernel's select path asks about it (TCG
 /// can put milliseconds between the sched_waking and the asks): available_idle_cpu() reads the
-/// runqueue at the ask, so the wake-up sees CPU 2 idle where the kernel's asks show it, and
-/// busy, as at its sched_waking, where the trace has no asks.
+/// runqueue at the ask, so the wake-up sees CPU 2 idle where the kernel's asks show it, or
+/// where select_task_rq_fair() was entered (`sis_select`) after the switch, and busy, as at
+/// its sched_waking, where the trace shows the selection only before it.
 #[test]
 fn a_wakeup_reads_the_runqueues_at_the_kernels_asks_not_at_its_waking() {
     let asked = "\
@@ -299,13 +300,28 @@ fn a_wakeup_reads_the_runqueues_at_the_kernels_asks_not_at_its_waking() {
         (
             rec.cpus[2].nr_running,
             rec.chosen[0],
-            report.notes.counts.reread_at_asks,
+            report.notes.counts.reread_at_selection,
         )
     };
     assert_eq!(
         run(asked),
         (0, 2, 1),
         "CPU 2 idle at the ask: the scan finds it"
+    );
+    // The same without the asks, select_task_rq_fair() entered after CPU 2's switch.
+    let select = asked.lines().find(|l| l.contains("sis_select")).unwrap();
+    let switch = asked
+        .lines()
+        .find(|l| l.contains("next_comm=swapper/2"))
+        .unwrap();
+    let late = select.replace("10.000011", "10.000550");
+    let selected_late = not_asked
+        .replace(&format!("{select}\n"), "")
+        .replace(switch, &format!("{switch}\n{late}"));
+    assert_eq!(
+        run(&selected_late),
+        (0, 2, 1),
+        "entered after CPU 2's switch"
     );
     let (nr, chosen, reread) = run(&not_asked);
     assert_eq!(
