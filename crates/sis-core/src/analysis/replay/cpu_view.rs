@@ -82,7 +82,7 @@ impl Rebuild {
     }
 
     /// `pid` on `target`'s wakelist; `queued`: known to be (counted), not only chosen.
-    fn wakelist_add(&mut self, pid: u32, target: u32, queued: bool) {
+    pub(crate) fn wakelist_add(&mut self, pid: u32, target: u32, queued: bool) {
         if target as usize >= self.cpus.len() {
             return;
         }

@@ -64,6 +64,8 @@ pub enum SchedEvent {
         util: u64,
         lut: u64,
         util_est: Option<u64>,
+        /// The task enqueued.
+        pid: u32,
     },
     /// `sis_tick`: the scheduler tick on the line's CPU (init.sh; sched_tick(), scheduler_tick()
     /// before 6.10).
@@ -356,6 +358,7 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
                 util: probe_u64(d, "util=", name)?,
                 lut: probe_u64(d, "lut=", name)?,
                 util_est: probe_field(d, "uest=").and_then(|v| v.parse().ok()),
+                pid: field_u32(probe_field(d, "pid="), "pid", name)?,
             }
         }
     };

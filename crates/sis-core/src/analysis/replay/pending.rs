@@ -217,7 +217,9 @@ impl Rebuild {
                 util,
                 lut,
                 util_est,
+                pid,
             } => {
+                self.enqueued_before_wakeup(cpu, pid, flags);
                 self.load_reading(cpu, flags, [load, util], lut);
                 if let Some(k) = util_est {
                     self.util_est_reading(cpu, flags, k);
@@ -287,6 +289,23 @@ impl Rebuild {
         }
     }
 
+    /// A `sis_load` kprobe at enqueue_task_fair() of `pid` on `cpu`, woken (ENQUEUE_WAKEUP)
+    /// and its sched_wakeup not yet seen: from this enqueue on, `cpu`'s rq holds it and
+    /// idle_cpu() reads the CPU busy (v5.10 core.c ttwu_do_activate(): activate_task(), then
+    /// check_preempt_curr() and trace_sched_wakeup(); under TCG the resched IPI between can
+    /// take milliseconds). The CPU counts as holding a wake-up until its sched_wakeup, as a
+    /// wakelist's does. Only the time is read, not the load.
+    fn enqueued_before_wakeup(&mut self, cpu: u32, pid: u32, flags: u32) {
+        const ENQUEUE_WAKEUP: u32 = 0x01;
+        let woken = flags & ENQUEUE_WAKEUP != 0;
+        if woken
+            && cpu < self.topo.nr_cpus()
+            && self.tasks.get(&pid).is_some_and(|t| t.pending.is_some())
+        {
+            self.wakelist_add(pid, cpu, false);
+        }
+    }
+
     /// Another event on `cpu` before the latest waking there had its `sis_select`: in a trace
     /// that carries the kprobe, select_task_rq_fair() was not called for it. v6.12 core.c
     /// try_to_wake_up() skips select_task_rq() for a task still on its runqueue
@@ -350,13 +369,14 @@ impl Rebuild {
     }
 }
 
-/// The report's line for `Rebuild::runqueues_at_selection` (replay/report.rs is at its size cap).
+/// The report's line for `Rebuild::runqueues_at_selection` (replay/report.rs is at its size
+/// cap).
 pub(super) fn reread_line(s: &mut String, n: u64) {
     use crate::text::Text;
     s.line(format_args!(
         "read: the runqueues as the kernel's selection read them (its sis_select and sis_idle \
-         kprobes' time, not the sched_waking's): {n} wake-ups saw some CPU's idleness change \
-         in between"
+         kprobes' time, not the sched_waking's; a woken task's CPU busy from its enqueue where \
+         a sis_load kprobe shows it): {n} wake-ups saw some CPU's idleness change in between"
     ));
 }
 

@@ -44,6 +44,15 @@ pub(super) fn replay_of(trace: &str, preset: &str) -> (Replay, ReplayReport) {
     replay_on(trace, preset, 2)
 }
 
+/// `trace` without its lines that contain `mark`.
+fn lines_without(trace: &str, mark: &str) -> String {
+    trace
+        .lines()
+        .filter(|l| !l.contains(mark))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// The same on one LLC of `cpus` CPUs.
 fn replay_on(trace: &str, preset: &str, cpus: u32) -> (Replay, ReplayReport) {
     let mut r = Replay::new(ReplayConfig {
@@ -284,11 +293,7 @@ fn a_wakeup_reads_the_runqueues_at_the_kernels_asks_not_at_its_waking() {
                a-100   [000] 10.000610: sched_migrate_task: comm=b pid=200 prio=120 orig_cpu=1 dest_cpu=2
                a-100   [000] 10.000620: sched_wakeup: comm=b pid=200 prio=120 target_cpu=002
 ";
-    let not_asked: String = asked
-        .lines()
-        .filter(|l| !l.contains("sis_idle"))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let not_asked = lines_without(asked, "sis_idle");
     let run = |trace: &str| {
         let (r, report) = replay_on(trace, "linux-6.0", 3);
         let rec = r
@@ -330,4 +335,44 @@ fn a_wakeup_reads_the_runqueues_at_the_kernels_asks_not_at_its_waking() {
         "no asks: CPU 2 as at the sched_waking"
     );
     assert_ne!(chosen, 2);
+}
+
+/// A task woken onto idle CPU 2 whose sched_wakeup comes late (under TCG the resched IPI
+/// between the enqueue and the tracepoint can take milliseconds): where a `sis_load` kprobe
+/// shows its enqueue, CPU 2 is busy from then for a wake-up selecting meanwhile, as
+/// idle_cpu() reads it; without the kprobe it looks idle until the sched_wakeup.
+#[test]
+fn a_cpu_is_busy_from_a_woken_tasks_enqueue_where_the_trace_shows_it() {
+    let enqueued = "\
+# tracer: nop
+#
+# entries-in-buffer/entries-written: 12/12   #P:3
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=c next_pid=101 next_prio=120
+          <idle>-0     [002] 10.000002: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120
+               b-200   [002] 10.000005: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120
+               a-100   [000] 10.000010: sched_waking: comm=b pid=200 prio=120 target_cpu=002
+               a-100   [000] 10.000011: sis_select: (select_task_rq_fair+0x0/0x11d0) prev_cpu=2 wake_flags=0x8
+               a-100   [000] 10.000012: sis_load: (enqueue_task_fair+0x0/0x5b0) cpu=2 pid=200 flags=0x9 load=0 util=0 lut=10000000000
+               c-101   [001] 10.000100: sched_waking: comm=d pid=300 prio=120 target_cpu=001
+               c-101   [001] 10.000101: sis_select: (select_task_rq_fair+0x0/0x11d0) prev_cpu=1 wake_flags=0x8
+               c-101   [001] 10.000120: sched_wakeup: comm=d pid=300 prio=120 target_cpu=001
+               a-100   [000] 10.003000: sched_wakeup: comm=b pid=200 prio=120 target_cpu=002
+";
+    let not_shown = lines_without(enqueued, "sis_load");
+    let run = |trace: &str| {
+        let (r, _) = replay_on(trace, "linux-6.0", 3);
+        let rec = r
+            .records()
+            .iter()
+            .find(|w| w.id.wakee == 300)
+            .expect("d's record");
+        (rec.cpus[2].ttwu_pending, rec.chosen[0])
+    };
+    assert_eq!(run(enqueued), (true, 1), "CPU 2 holds b: nothing idle");
+    assert_eq!(
+        run(&not_shown),
+        (false, 2),
+        "CPU 2 idle until b's sched_wakeup"
+    );
 }
