@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 40] = [
+pub(crate) const CORPUS: [Case; 41] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -545,5 +545,19 @@ pub(crate) const CORPUS: [Case; 40] = [
         all: 5582,
         own_agrees: 5269,
         keep_prev_agrees: 4736,
+    },
+    // Held out (session 41): x86 6.12's shell pipelines on two LLCs of 8 with every probe,
+    // recorded after the enqueue's time was read (ee3637a) and pinned as it came out.
+    Case {
+        file: "qemu-x86-16cpu-6.12-pipelines-flips.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 2,
+        smt: 1,
+        own: "linux-6.12",
+        wakings: 3116,
+        unpaired: 3,
+        all: 2877,
+        own_agrees: 2717,
+        keep_prev_agrees: 2036,
     },
 ];
