@@ -28,7 +28,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 5434,
         unpaired: 0,
         all: 5262,
-        own_agrees: 4982,
+        own_agrees: 4983,
         keep_prev_agrees: 4650,
     },
     // Held out: a workload no earlier trace ran (shell pipelines, testdata/traces/README.md)
@@ -43,7 +43,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 6403,
         unpaired: 0,
         all: 6210,
-        own_agrees: 5269,
+        own_agrees: 5477,
         keep_prev_agrees: 4878,
     },
     // Held out as well: the same workload on 6.12 and three LLCs of 4, replayed once with the
@@ -57,7 +57,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 7517,
         unpaired: 3,
         all: 7259,
-        own_agrees: 6306,
+        own_agrees: 6454,
         keep_prev_agrees: 5784,
     },
     // Held out too: the pipelines on arm64 6.1 with 6 CPUs and no shared cache (one DIE
@@ -86,7 +86,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 5938,
         unpaired: 2,
         all: 5751,
-        own_agrees: 5370,
+        own_agrees: 5618,
         keep_prev_agrees: 4593,
     },
     // Held out (session 40): the same pipelines on 6.1, with the idle probes, load, ticks,
@@ -100,7 +100,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 7326,
         unpaired: 1,
         all: 7045,
-        own_agrees: 6555,
+        own_agrees: 6850,
         keep_prev_agrees: 5507,
     },
     Case {
@@ -112,7 +112,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 4473,
         unpaired: 5,
         all: 4250,
-        own_agrees: 4007,
+        own_agrees: 4123,
         keep_prev_agrees: 3313,
     },
     Case {
@@ -124,7 +124,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 7007,
         unpaired: 0,
         all: 6778,
-        own_agrees: 6533,
+        own_agrees: 6534,
         keep_prev_agrees: 6691,
     },
     // Held out (session 40): the same pipelines on the same machine with the wake-up flips
@@ -138,7 +138,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 4382,
         unpaired: 0,
         all: 4248,
-        own_agrees: 4239,
+        own_agrees: 4241,
         keep_prev_agrees: 4194,
     },
     Case {
@@ -150,7 +150,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 11380,
         unpaired: 0,
         all: 11051,
-        own_agrees: 10213,
+        own_agrees: 10221,
         keep_prev_agrees: 9442,
     },
     // Held out (session 40): x86 6.1 on 4 CPUs, the default workload, with the wake flags,
@@ -164,7 +164,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 10274,
         unpaired: 0,
         all: 10007,
-        own_agrees: 9491,
+        own_agrees: 9503,
         keep_prev_agrees: 8576,
     },
     // Also with init.sh sis_idle=1: every available_idle_cpu() call and its answer, which the
@@ -178,7 +178,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 2429,
         unpaired: 7,
         all: 2342,
-        own_agrees: 2143,
+        own_agrees: 2149,
         keep_prev_agrees: 1604,
     },
     // Recorded after session 37's util, recent_used_cpu and delayed-sync changes: held out.
@@ -191,7 +191,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 3274,
         unpaired: 9,
         all: 3170,
-        own_agrees: 2868,
+        own_agrees: 2874,
         keep_prev_agrees: 2224,
     },
     // The same machine and kernel as the 6.12 idle-probe trace, with the balancer's sis_lb
@@ -205,7 +205,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 4850,
         unpaired: 4,
         all: 4615,
-        own_agrees: 4472,
+        own_agrees: 4480,
         keep_prev_agrees: 3300,
     },
     // The same with ftrace's global clock (init.sh `sis_clock=global`).
@@ -218,7 +218,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 2624,
         unpaired: 5,
         all: 2522,
-        own_agrees: 2433,
+        own_agrees: 2442,
         keep_prev_agrees: 1654,
     },
     // The same machine, 6.12 and 6.1, with init.sh `sis_load=1` too: the kernel's cfs_rq
@@ -232,7 +232,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 4970,
         unpaired: 1,
         all: 4777,
-        own_agrees: 4658,
+        own_agrees: 4665,
         keep_prev_agrees: 3316,
     },
     Case {
@@ -244,7 +244,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 3025,
         unpaired: 4,
         all: 2931,
-        own_agrees: 2654,
+        own_agrees: 2664,
         keep_prev_agrees: 2082,
     },
     // Held out (recorded after session 38's load change): 6.12's shell pipelines on three LLCs
@@ -258,7 +258,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 5639,
         unpaired: 1,
         all: 5421,
-        own_agrees: 5173,
+        own_agrees: 5391,
         keep_prev_agrees: 4276,
     },
     // Held out (recorded after session 38's load change): x86 6.12 on 16 CPUs with all four
@@ -272,7 +272,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 5353,
         unpaired: 7,
         all: 5140,
-        own_agrees: 5035,
+        own_agrees: 5042,
         keep_prev_agrees: 3609,
     },
     // x86 6.12, 16 CPUs, all five kprobes, util_est read (session 39; not held out).
@@ -285,7 +285,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 5003,
         unpaired: 1,
         all: 4822,
-        own_agrees: 4684,
+        own_agrees: 4698,
         keep_prev_agrees: 3324,
     },
     // Held out (session 39): x86 6.12 pipelines, three LLCs of 4, five kprobes, util_est read.
@@ -298,7 +298,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 3428,
         unpaired: 4,
         all: 3232,
-        own_agrees: 3072,
+        own_agrees: 3204,
         keep_prev_agrees: 2517,
     },
     // Held out (session 40): the same pipelines, every probe and the wake-up flips read.
@@ -311,7 +311,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 6770,
         unpaired: 2,
         all: 6340,
-        own_agrees: 6100,
+        own_agrees: 6302,
         keep_prev_agrees: 4796,
     },
     // Held out (session 39): x86 6.1, 16 CPUs, util_est read at pahole's offsets, the ticks.
@@ -324,7 +324,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 3399,
         unpaired: 2,
         all: 3255,
-        own_agrees: 2968,
+        own_agrees: 2972,
         keep_prev_agrees: 2191,
     },
     // x86 6.12, 16 CPUs, the five kprobes and the wake-up flips read (session 40; not held
@@ -338,7 +338,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 3408,
         unpaired: 1,
         all: 3292,
-        own_agrees: 3198,
+        own_agrees: 3200,
         keep_prev_agrees: 2358,
     },
     // Held out (session 40): x86 6.1, 16 CPUs, as the `-uest` one with the wake-up flips read.
@@ -351,7 +351,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 4427,
         unpaired: 3,
         all: 4276,
-        own_agrees: 3924,
+        own_agrees: 3948,
         keep_prev_agrees: 2796,
     },
     Case {
@@ -390,7 +390,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 4960,
         unpaired: 8,
         all: 4736,
-        own_agrees: 4226,
+        own_agrees: 4232,
         keep_prev_agrees: 3346,
     },
     // 32 and 64 CPUs, one host thread for all vCPUs (qemu/record.sh QEMU_ACCEL): two and
@@ -404,7 +404,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 3254,
         unpaired: 6,
         all: 3166,
-        own_agrees: 2626,
+        own_agrees: 2646,
         keep_prev_agrees: 1966,
     },
     Case {
@@ -416,7 +416,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 3123,
         unpaired: 10,
         all: 2926,
-        own_agrees: 2511,
+        own_agrees: 2528,
         keep_prev_agrees: 2176,
     },
     // arm64 `virt` gives no cache topology: the only domain is DIE, without
@@ -458,7 +458,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 3867,
         unpaired: 0,
         all: 3728,
-        own_agrees: 3584,
+        own_agrees: 3583,
         keep_prev_agrees: 3400,
     },
     // Held out (session 40): the same machine and kernel with the wake flags, the idle
@@ -473,7 +473,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 3228,
         unpaired: 0,
         all: 3084,
-        own_agrees: 3059,
+        own_agrees: 3060,
         keep_prev_agrees: 2820,
     },
     // 5.10 on 4 cores x 2 threads (`-cpu Skylake-Client`): SMT domains 0-1, 2-3, ..., MC 0-7.
@@ -543,7 +543,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 5719,
         unpaired: 0,
         all: 5582,
-        own_agrees: 5269,
+        own_agrees: 5272,
         keep_prev_agrees: 4736,
     },
     // Held out (session 41): x86 6.12's shell pipelines on two LLCs of 8 with every probe,
@@ -557,7 +557,7 @@ pub(crate) const CORPUS: [Case; 41] = [
         wakings: 3116,
         unpaired: 3,
         all: 2877,
-        own_agrees: 2717,
+        own_agrees: 2857,
         keep_prev_agrees: 2036,
     },
 ];

@@ -121,6 +121,9 @@ pub(crate) struct Pending {
     /// Some CPU's idleness changed between the sched_waking and the kernel's selection, which
     /// the wake-up reads it at (`runqueues_at_selection`).
     pub reread_at_selection: bool,
+    /// When the runqueues in `cpus` were read: the sched_waking, or the selection's latest
+    /// kprobe.
+    pub read_at: u64,
     /// Per LLC, the kernel's nr_idle_scan at this wake-up as the trace's `sis_lb` kprobe shows
     /// it (u32::MAX: not yet known; empty: the trace shows none; replay/kernel_scan.rs).
     pub lb_nr: Vec<u32>,
@@ -269,6 +272,7 @@ impl Rebuild {
             return;
         };
         let waker_cpu = self.pending[i].waker_cpu;
+        self.pending[i].read_at = self.now;
         let mut changed = false;
         for c in (0..self.topo.nr_cpus()).filter(|c| *c != waker_cpu) {
             let delayed = self.ev_delayed_count(c);
@@ -286,6 +290,41 @@ impl Rebuild {
         if changed && !p.reread_at_selection {
             p.reread_at_selection = true;
             self.counts.reread_at_selection += 1;
+        }
+    }
+
+    /// Wake-up `seq`'s sched_wakeup came from its target `target`, not from its waker's CPU:
+    /// the target activated it from its wakelist (v5.10 and v6.12 core.c ttwu_queue_wakelist(),
+    /// sched_ttwu_pending()), where the waker queued it once its selection ended. From then
+    /// `rq->ttwu_pending` made the target busy to idle_cpu(), so every wake-up whose runqueues
+    /// were read since and that the replay has not evaluated yet (those after this one wait
+    /// for it) sees it so. Without the selection's kprobes, its sched_waking stands for the
+    /// selection's end (an inference, counted).
+    pub(super) fn wakelist_since_selection(&mut self, seq: u64, target: u32) {
+        let Some(i) = seq
+            .checked_sub(self.pending_base)
+            .map(|i| i as usize)
+            .filter(|i| *i < self.pending.len())
+        else {
+            return;
+        };
+        let (from, waker) = (self.pending[i].read_at, self.pending[i].waker_cpu);
+        if waker == target {
+            return;
+        }
+        let mut n = 0;
+        for (j, b) in self.pending.iter_mut().enumerate() {
+            if j == i || b.read_at < from || b.waker_cpu == target {
+                continue;
+            }
+            if let Some(s) = b.cpus.get_mut(target as usize) {
+                n += u64::from(!s.ttwu_pending && s.nr_running == 0);
+                s.ttwu_pending = true;
+            }
+        }
+        self.counts.wakelist_since_selection += n;
+        if self.counts.selects_seen == 0 {
+            self.counts.wakelist_since_waking += n;
         }
     }
 
@@ -369,15 +408,31 @@ impl Rebuild {
     }
 }
 
-/// The report's line for `Rebuild::runqueues_at_selection` (replay/report.rs is at its size
-/// cap).
-pub(super) fn reread_line(s: &mut String, n: u64) {
+/// The report's lines for `Rebuild::runqueues_at_selection` and `wakelist_since_selection`
+/// (replay/report.rs is at its size cap).
+pub(super) fn reread_lines(s: &mut String, c: &super::report::RebuildCounts) {
     use crate::text::Text;
-    s.line(format_args!(
-        "read: the runqueues as the kernel's selection read them (its sis_select and sis_idle \
-         kprobes' time, not the sched_waking's; a woken task's CPU busy from its enqueue where \
-         a sis_load kprobe shows it): {n} wake-ups saw some CPU's idleness change in between"
-    ));
+    if c.reread_at_selection > 0 {
+        s.line(format_args!(
+            "read: the runqueues as the kernel's selection read them (its sis_select and \
+             sis_idle kprobes' time, not the sched_waking's; a woken task's CPU busy from its \
+             enqueue where a sis_load kprobe shows it): {} wake-ups saw some CPU's idleness \
+             change in between",
+            c.reread_at_selection
+        ));
+    }
+    if c.wakelist_since_selection > 0 {
+        let how = match c.wakelist_since_waking {
+            0 => "read",
+            _ => "inferred",
+        };
+        s.line(format_args!(
+            "{how}: {} times a wake-up saw an idle CPU busy with another wake-up on its wakelist \
+             (its sched_wakeup came from that CPU), from that wake-up's selection ({} of them \
+             from its sched_waking: the trace has no selection kprobe)",
+            c.wakelist_since_selection, c.wakelist_since_waking
+        ));
+    }
 }
 
 #[cfg(test)]

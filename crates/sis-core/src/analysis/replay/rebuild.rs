@@ -623,6 +623,7 @@ impl Rebuild {
             kernel_asks: Vec::new(),
             kernel_ask_sites: Vec::new(),
             reread_at_selection: false,
+            read_at: now,
             lb_nr: Vec::new(),
         });
         self.watch_probes(cpu, seq);
@@ -644,6 +645,9 @@ impl Rebuild {
                         if p.waker_cpu == cpu && target == cpu {
                             local = Some(now.saturating_sub(p.time_ns));
                         }
+                    }
+                    if cpu == target {
+                        self.wakelist_since_selection(seq, target);
                     }
                     if let Some(ns) = local {
                         self.sync_window.local_wakeup(ns);

@@ -108,8 +108,11 @@ pub struct RebuildCounts {
     /// (none came before the waker's CPU moved on: replay/pending.rs `no_selection`).
     pub selects_seen: u64,
     pub unselected: u64,
-    /// Wake-ups that saw a CPU's idleness change by the kernel's selection (pending.rs).
+    /// Wake-ups that saw a CPU's idleness change by the kernel's selection, and wake-ups that
+    /// saw a CPU busy with a wakelist's wake-up from its selection (else its waking) on.
     pub reread_at_selection: u64,
+    pub wakelist_since_selection: u64,
+    pub wakelist_since_waking: u64,
     /// The sync window (pending.rs `SyncWindow`; 0: the default, SYNC_WINDOW_NS) and the
     /// median local wake-up it was scaled by (0: too few seen, not scaled).
     pub sync_window_ns: u64,
@@ -388,9 +391,7 @@ impl ReplayReport {
                 c.unselected
             ));
         }
-        if c.reread_at_selection > 0 {
-            super::pending::reread_line(&mut s, c.reread_at_selection);
-        }
+        super::pending::reread_lines(&mut s, c);
         if c.nr_idle_scan_read > 0 {
             s.line(format_args!(
                 "read: the LLCs' nr_idle_scan at {} wake-ups from the trace's sis_lb kprobe on \

@@ -376,3 +376,50 @@ fn a_cpu_is_busy_from_a_woken_tasks_enqueue_where_the_trace_shows_it() {
         "CPU 2 idle until b's sched_wakeup"
     );
 }
+
+/// b's wake-up is queued on idle CPU 2's wakelist, which activates it late (its sched_wakeup
+/// comes from CPU 2, 3 ms on): d's wake-up, selecting in between, finds CPU 2 busy
+/// (`rq->ttwu_pending`) and keeps d on CPU 1, as the kernel did. Without b's selection kprobe
+/// the window starts at b's sched_waking (an inference, counted apart).
+#[test]
+fn a_cpu_is_busy_from_a_wakelist_wakeups_selection_to_its_activation() {
+    let queued = "\
+# tracer: nop
+#
+# entries-in-buffer/entries-written: 11/11   #P:3
+          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=c next_pid=101 next_prio=120
+          <idle>-0     [002] 10.000002: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120
+               b-200   [002] 10.000005: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120
+               a-100   [000] 10.000010: sched_waking: comm=b pid=200 prio=120 target_cpu=002
+               a-100   [000] 10.000011: sis_select: (select_task_rq_fair+0x0/0x11d0) prev_cpu=2 wake_flags=0x8
+               c-101   [001] 10.000100: sched_waking: comm=d pid=300 prio=120 target_cpu=001
+               c-101   [001] 10.000101: sis_select: (select_task_rq_fair+0x0/0x11d0) prev_cpu=1 wake_flags=0x8
+               c-101   [001] 10.000120: sched_wakeup: comm=d pid=300 prio=120 target_cpu=001
+          <idle>-0     [002] 10.003000: sched_wakeup: comm=b pid=200 prio=120 target_cpu=002
+";
+    let run = |trace: &str| {
+        let (r, report) = replay_on(trace, "linux-6.0", 3);
+        let rec = r
+            .records()
+            .iter()
+            .find(|w| w.id.wakee == 300)
+            .expect("d's record");
+        let c = &report.notes.counts;
+        let counts = (c.wakelist_since_selection, c.wakelist_since_waking);
+        (rec.cpus[2].ttwu_pending, rec.chosen[0], counts)
+    };
+    assert_eq!(
+        run(queued),
+        (true, 1, (1, 0)),
+        "CPU 2 busy from b's selection"
+    );
+    let inferred = lines_without(queued, "sis_select");
+    assert_eq!(run(&inferred), (true, 1, (1, 1)), "from b's sched_waking");
+    // Activated by its waker's CPU (no wakelist): CPU 2 idle for d.
+    let local = queued.replace(
+        "<idle>-0     [002] 10.003000",
+        "     a-100   [000] 10.003000",
+    );
+    assert_eq!(run(&local).1, 2);
+}
