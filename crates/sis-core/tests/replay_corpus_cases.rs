@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 41] = [
+pub(crate) const CORPUS: [Case; 42] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -559,5 +559,20 @@ pub(crate) const CORPUS: [Case; 41] = [
         all: 2877,
         own_agrees: 2857,
         keep_prev_agrees: 2036,
+    },
+    // Held out (session 41): x86 6.1's shell pipelines on three LLCs of 4 with every probe
+    // 6.1 takes, recorded after the wakelist's wait was read (9b148d6) and pinned as it came
+    // out.
+    Case {
+        file: "qemu-x86-12cpu-3llc-6.1-pipelines-flips.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 3,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 4463,
+        unpaired: 1,
+        all: 4305,
+        own_agrees: 4148,
+        keep_prev_agrees: 3283,
     },
 ];
