@@ -451,6 +451,9 @@ fn disagreement(
         kernel_asked: p.kernel_asks.clone(),
         class: CLASSES[class],
         nr_running: p.cpus.iter().map(|c| c.nr_running).collect(),
+        ttwu_pending: (0..p.cpus.len() as u32)
+            .filter(|c| p.cpus[*c as usize].ttwu_pending)
+            .collect(),
         util_avg: p.cpus.iter().map(|c| c.util_avg).collect(),
         decisions,
     }

@@ -222,8 +222,9 @@ pub struct Disagreement {
     /// (the trace's `sis_idle` kprobes; empty without them).
     pub kernel_asked: Vec<(u32, Option<bool>)>,
     pub class: &'static str,
-    /// nr_running of each CPU as the wake-up saw it.
+    /// nr_running of each CPU as the wake-up saw it; the CPUs with a wake-up pending (busy).
     pub nr_running: Vec<u32>,
+    pub ttwu_pending: Vec<u32>,
     pub util_avg: Vec<u32>,
     /// Each disagreeing preset's decision, check by check.
     pub decisions: Vec<(String, Decision)>,
@@ -268,6 +269,9 @@ impl Disagreement {
             ));
         }
         s.line(format_args!("  nr_running {:?}", self.nr_running));
+        if !self.ttwu_pending.is_empty() {
+            s.line(format_args!("  ttwu_pending on {:?}", self.ttwu_pending));
+        }
         s.line(format_args!("  util_avg   {:?}", self.util_avg));
         for (name, d) in &self.decisions {
             s.line(format_args!("  {name}: cpu {}", d.result));
