@@ -257,6 +257,12 @@ impl Rebuild {
         true
     }
 
+    /// Where wake-up `seq` is in the pending queue, if it still is.
+    fn pending_index(&self, seq: u64) -> Option<usize> {
+        let i = seq.checked_sub(self.pending_base)? as usize;
+        (i < self.pending.len()).then_some(i)
+    }
+
     /// The kernel's selection for wake-up `seq` runs now: select_task_rq_fair() entered (a
     /// `sis_select` kprobe) or asks about a runqueue (a `sis_idle` kprobe). v5.10 fair.c
     /// available_idle_cpu() -> idle_cpu() reads `rq->curr`, `nr_running` and `ttwu_pending`
@@ -264,11 +270,7 @@ impl Rebuild {
     /// selection's latest kprobe, not at its sched_waking. Under TCG the two can be
     /// milliseconds apart, with other CPUs switching in between.
     fn runqueues_at_selection(&mut self, seq: u64) {
-        let Some(i) = seq
-            .checked_sub(self.pending_base)
-            .map(|i| i as usize)
-            .filter(|i| *i < self.pending.len())
-        else {
+        let Some(i) = self.pending_index(seq) else {
             return;
         };
         let waker_cpu = self.pending[i].waker_cpu;
@@ -301,11 +303,7 @@ impl Rebuild {
     /// for it) sees it so. Without the selection's kprobes, its sched_waking stands for the
     /// selection's end (an inference, counted).
     pub(super) fn wakelist_since_selection(&mut self, seq: u64, target: u32) {
-        let Some(i) = seq
-            .checked_sub(self.pending_base)
-            .map(|i| i as usize)
-            .filter(|i| *i < self.pending.len())
-        else {
+        let Some(i) = self.pending_index(seq) else {
             return;
         };
         let (from, waker) = (self.pending[i].read_at, self.pending[i].waker_cpu);

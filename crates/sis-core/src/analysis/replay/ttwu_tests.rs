@@ -337,28 +337,45 @@ fn a_wakeup_reads_the_runqueues_at_the_kernels_asks_not_at_its_waking() {
     assert_ne!(chosen, 2);
 }
 
-/// A task woken onto idle CPU 2 whose sched_wakeup comes late (under TCG the resched IPI
-/// between the enqueue and the tracepoint can take milliseconds): where a `sis_load` kprobe
-/// shows its enqueue, CPU 2 is busy from then for a wake-up selecting meanwhile, as
-/// idle_cpu() reads it; without the kprobe it looks idle until the sched_wakeup.
-#[test]
-fn a_cpu_is_busy_from_a_woken_tasks_enqueue_where_the_trace_shows_it() {
-    let enqueued = "\
+/// Three CPUs: a runs on CPU 0, c on CPU 1, CPU 2 idle since b slept there. a wakes b (its
+/// selection seen), c then wakes d, and CPU 2 emits b's sched_wakeup 3 ms on.
+const B_THEN_D: &str = "\
 # tracer: nop
 #
-# entries-in-buffer/entries-written: 12/12   #P:3
+# entries-in-buffer/entries-written: 11/11   #P:3
           <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
           <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=c next_pid=101 next_prio=120
           <idle>-0     [002] 10.000002: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120
                b-200   [002] 10.000005: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120
                a-100   [000] 10.000010: sched_waking: comm=b pid=200 prio=120 target_cpu=002
                a-100   [000] 10.000011: sis_select: (select_task_rq_fair+0x0/0x11d0) prev_cpu=2 wake_flags=0x8
-               a-100   [000] 10.000012: sis_load: (enqueue_task_fair+0x0/0x5b0) cpu=2 pid=200 flags=0x9 load=0 util=0 lut=10000000000
                c-101   [001] 10.000100: sched_waking: comm=d pid=300 prio=120 target_cpu=001
                c-101   [001] 10.000101: sis_select: (select_task_rq_fair+0x0/0x11d0) prev_cpu=1 wake_flags=0x8
                c-101   [001] 10.000120: sched_wakeup: comm=d pid=300 prio=120 target_cpu=001
-               a-100   [000] 10.003000: sched_wakeup: comm=b pid=200 prio=120 target_cpu=002
+          <idle>-0     [002] 10.003000: sched_wakeup: comm=b pid=200 prio=120 target_cpu=002
 ";
+
+/// [`B_THEN_D`] with b's sched_wakeup from its waker's CPU 0: activated there, no wakelist.
+fn b_by_its_wakers_cpu() -> String {
+    B_THEN_D.replace(
+        "<idle>-0     [002] 10.003000",
+        "     a-100   [000] 10.003000",
+    )
+}
+
+/// A task woken onto idle CPU 2 whose sched_wakeup comes late (under TCG the resched IPI
+/// between the enqueue and the tracepoint can take milliseconds): where a `sis_load` kprobe
+/// shows its enqueue, CPU 2 is busy from then for a wake-up selecting meanwhile, as
+/// idle_cpu() reads it; without the kprobe it looks idle until the sched_wakeup.
+#[test]
+fn a_cpu_is_busy_from_a_woken_tasks_enqueue_where_the_trace_shows_it() {
+    // b activated by its waker's CPU (no wakelist), its enqueue on CPU 2 shown at once.
+    let by_waker = b_by_its_wakers_cpu();
+    let select_b = "prev_cpu=2 wake_flags=0x8\n";
+    let load = "               a-100   [000] 10.000012: sis_load: (enqueue_task_fair+0x0/0x5b0) \
+                cpu=2 pid=200 flags=0x9 load=0 util=0 lut=10000000000\n";
+    let enqueued = by_waker.replacen(select_b, &format!("{select_b}{load}"), 1);
+    let enqueued = enqueued.as_str();
     let not_shown = lines_without(enqueued, "sis_load");
     let run = |trace: &str| {
         let (r, _) = replay_on(trace, "linux-6.0", 3);
@@ -383,21 +400,7 @@ fn a_cpu_is_busy_from_a_woken_tasks_enqueue_where_the_trace_shows_it() {
 /// the window starts at b's sched_waking (an inference, counted apart).
 #[test]
 fn a_cpu_is_busy_from_a_wakelist_wakeups_selection_to_its_activation() {
-    let queued = "\
-# tracer: nop
-#
-# entries-in-buffer/entries-written: 11/11   #P:3
-          <idle>-0     [000] 10.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
-          <idle>-0     [001] 10.000001: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=c next_pid=101 next_prio=120
-          <idle>-0     [002] 10.000002: sched_switch: prev_comm=swapper/2 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=b next_pid=200 next_prio=120
-               b-200   [002] 10.000005: sched_switch: prev_comm=b prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120
-               a-100   [000] 10.000010: sched_waking: comm=b pid=200 prio=120 target_cpu=002
-               a-100   [000] 10.000011: sis_select: (select_task_rq_fair+0x0/0x11d0) prev_cpu=2 wake_flags=0x8
-               c-101   [001] 10.000100: sched_waking: comm=d pid=300 prio=120 target_cpu=001
-               c-101   [001] 10.000101: sis_select: (select_task_rq_fair+0x0/0x11d0) prev_cpu=1 wake_flags=0x8
-               c-101   [001] 10.000120: sched_wakeup: comm=d pid=300 prio=120 target_cpu=001
-          <idle>-0     [002] 10.003000: sched_wakeup: comm=b pid=200 prio=120 target_cpu=002
-";
+    let queued = B_THEN_D;
     let run = |trace: &str| {
         let (r, report) = replay_on(trace, "linux-6.0", 3);
         let rec = r
@@ -417,9 +420,5 @@ fn a_cpu_is_busy_from_a_wakelist_wakeups_selection_to_its_activation() {
     let inferred = lines_without(queued, "sis_select");
     assert_eq!(run(&inferred), (true, 1, (1, 1)), "from b's sched_waking");
     // Activated by its waker's CPU (no wakelist): CPU 2 idle for d.
-    let local = queued.replace(
-        "<idle>-0     [002] 10.003000",
-        "     a-100   [000] 10.003000",
-    );
-    assert_eq!(run(&local).1, 2);
+    assert_eq!(run(&b_by_its_wakers_cpu()).1, 2);
 }
