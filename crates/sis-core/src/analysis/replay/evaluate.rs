@@ -451,8 +451,10 @@ fn disagreement(
         kernel_asked: p.kernel_asks.clone(),
         class: CLASSES[class],
         nr_running: p.cpus.iter().map(|c| c.nr_running).collect(),
-        ttwu_pending: (0..p.cpus.len() as u32)
-            .filter(|c| p.cpus[*c as usize].ttwu_pending)
+        ttwu_pending: (0..)
+            .zip(&p.cpus)
+            .filter(|(_, c)| c.ttwu_pending)
+            .map(|(i, _)| i)
             .collect(),
         util_avg: p.cpus.iter().map(|c| c.util_avg).collect(),
         decisions,

@@ -258,7 +258,7 @@ impl Rebuild {
     }
 
     /// Where wake-up `seq` is in the pending queue, if it still is.
-    fn pending_index(&self, seq: u64) -> Option<usize> {
+    pub(super) fn pending_index(&self, seq: u64) -> Option<usize> {
         let i = seq.checked_sub(self.pending_base)? as usize;
         (i < self.pending.len()).then_some(i)
     }
@@ -334,10 +334,8 @@ impl Rebuild {
     /// wakelist's does. Only the time is read, not the load.
     fn enqueued_before_wakeup(&mut self, cpu: u32, pid: u32, flags: u32) {
         const ENQUEUE_WAKEUP: u32 = 0x01;
-        let woken = flags & ENQUEUE_WAKEUP != 0;
-        if woken
-            && cpu < self.topo.nr_cpus()
-            && self.tasks.get(&pid).is_some_and(|t| t.pending.is_some())
+        // (wakelist_add() checks `cpu` against the topology.)
+        if flags & ENQUEUE_WAKEUP != 0 && self.tasks.get(&pid).is_some_and(|t| t.pending.is_some())
         {
             self.wakelist_add(pid, cpu, false);
         }

@@ -249,8 +249,8 @@ impl Rebuild {
     }
 
     pub(super) fn pending_mut(&mut self, seq: u64) -> Option<&mut Pending> {
-        let i = seq.checked_sub(self.pending_base)? as usize;
-        self.pending.get_mut(i)
+        let i = self.pending_index(seq)?;
+        Some(&mut self.pending[i])
     }
 
     /// Applies one event (time already validated, CPUs already in range).
