@@ -201,7 +201,8 @@ fn the_sis_select_and_sis_idle_kprobes_parse() {
         e.event,
         SchedEvent::Select {
             prev_cpu: 1,
-            wake_flags: 0x18
+            wake_flags: 0x18,
+            sync_read: true,
         }
     );
     let e = ev("  gzip 245 [003] 4.197773: probe:sis_select: (ffffffff81) prev_cpu=4 wake_flags=8");
@@ -209,9 +210,31 @@ fn the_sis_select_and_sis_idle_kprobes_parse() {
         e.event,
         SchedEvent::Select {
             prev_cpu: 4,
-            wake_flags: 8
+            wake_flags: 8,
+            sync_read: true,
         }
     );
+    // Before 5.11, select_task_rq_fair(p, prev_cpu, sd_flag, wake_flags) and WF_SYNC 0x01
+    // (v5.10 sched.h): mapped to 5.11's layout, WF_SYNC 0x10 beside SD_BALANCE_WAKE's 0x08.
+    for (fields, wake_flags, sync_read) in [
+        ("sd_flag=0x8 wake_flags=0x1", 0x18, true),
+        ("sd_flag=0x8 wake_flags=0x9", 0x18, true),
+        ("sd_flag=0x4 wake_flags=0x0", 0x04, true),
+        ("sd_flag=0x8 wake_flags=0x8", 0x08, true),
+        // init.sh before session 42 read the third argument alone: no WF_SYNC read.
+        ("sd_flag=0x8", 0x08, false),
+    ] {
+        let line = format!("  dd-165 [001] d... 2.527972: sis_select: (select_task_rq_fair+0x0/0xf70) prev_cpu=1 {fields}");
+        assert_eq!(
+            ev(&line).event,
+            SchedEvent::Select {
+                prev_cpu: 1,
+                wake_flags,
+                sync_read,
+            },
+            "{fields}"
+        );
+    }
     let e = ev("  init-472 [013] d..1. 13.199940: sis_idle: (available_idle_cpu+0x4/0x60) cpu=0");
     assert_eq!(e.event, SchedEvent::IdleAsk { cpu: 0 });
     let e = ev("  init-472 [013] d..1. 13.199952: sis_idle_ret: (select_task_rq_fair+0xc05/0x17d0 <- available_idle_cpu) ret=1");

@@ -34,10 +34,17 @@ pub enum SchedEvent {
         orig_cpu: u32,
         dest_cpu: u32,
     },
-    /// `sis_select`: a kprobe on select_task_rq_fair(p, prev_cpu, wake_flags) (5.8+'s
+    /// `sis_select`: a kprobe on select_task_rq_fair(p, prev_cpu, wake_flags) (5.11+'s
     /// arguments), emitted on the waker's CPU between its sched_waking and sched_wakeup: the
-    /// wake flags the kernel passed.
-    Select { prev_cpu: u32, wake_flags: u32 },
+    /// wake flags the kernel passed, in 5.11+'s layout (WF_TTWU 0x08, WF_SYNC 0x10).
+    /// Before 5.11 the kprobe reads `sd_flag=` and the old `wake_flags=` (WF_SYNC 0x01),
+    /// which the parser maps to that layout; a line with `sd_flag=` alone (init.sh before
+    /// session 42 read only the third argument there) gives no WF_SYNC: `sync_read` false.
+    Select {
+        prev_cpu: u32,
+        wake_flags: u32,
+        sync_read: bool,
+    },
     /// `sis_idle`: a kprobe on available_idle_cpu(cpu), the CPU the kernel asks about.
     IdleAsk { cpu: u32 },
     /// `sis_idle_ret`: its kretprobe, what it was told (`ret=` non-zero: idle), and the
@@ -309,10 +316,7 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
             orig_cpu: field_u32(f.orig_cpu, "orig_cpu", name)?,
             dest_cpu: field_u32(f.dest_cpu, "dest_cpu", name)?,
         },
-        Kind::Select => SchedEvent::Select {
-            prev_cpu: field_u32(f.prev_cpu, "prev_cpu", name)?,
-            wake_flags: field_hex_u32(f.wake_flags, "wake_flags", name)?,
-        },
+        Kind::Select => select_event(&f, name)?,
         Kind::IdleAsk => SchedEvent::IdleAsk {
             cpu: field_u32(f.cpu, "cpu", name)?,
         },
@@ -492,6 +496,7 @@ struct Fields<'a> {
     dest_cpu: Option<&'a str>,
     prev_cpu: Option<&'a str>,
     wake_flags: Option<&'a str>,
+    sd_flag: Option<&'a str>,
     cpu: Option<&'a str>,
     ret: Option<&'a str>,
     /// `comm=` up to the `pid=` field.
@@ -584,6 +589,7 @@ impl<'a> Fields<'a> {
                 "dest_cpu" => out.dest_cpu = Some(val),
                 "prev_cpu" => out.prev_cpu = Some(val),
                 "wake_flags" => out.wake_flags = Some(val),
+                "sd_flag" => out.sd_flag = Some(val),
                 "cpu" => out.cpu = Some(val),
                 "ret" => out.ret = Some(val),
                 _ => {}
@@ -591,6 +597,36 @@ impl<'a> Fields<'a> {
         }
         out
     }
+}
+
+/// A `sis_select` line's flags in 5.11+'s layout. v5.10 fair.c select_task_rq_fair(p,
+/// prev_cpu, sd_flag, wake_flags): sd_flag's SD_BALANCE_EXEC/FORK/WAKE (0x2/0x4/0x8,
+/// v5.10 sd_flags.h) are the bits 5.11's WF_EXEC/FORK/TTWU took (3aef1551e942 maps them one
+/// to one), and v5.10 sched.h's WF_SYNC is 0x01.
+fn select_event(f: &Fields, name: &str) -> Result<SchedEvent, LineError> {
+    const SD_BALANCE_MASK: u32 = 0x0e;
+    const WF_SYNC_V5_10: u32 = 0x01;
+    const WF_SYNC: u32 = 0x10;
+    let prev_cpu = field_u32(f.prev_cpu, "prev_cpu", name)?;
+    let Some(sd_flag) = f.sd_flag else {
+        let wake_flags = field_hex_u32(f.wake_flags, "wake_flags", name)?;
+        return Ok(SchedEvent::Select {
+            prev_cpu,
+            wake_flags,
+            sync_read: true,
+        });
+    };
+    let sd_flag = field_hex_u32(Some(sd_flag), "sd_flag", name)?;
+    let old = match f.wake_flags {
+        Some(v) => Some(field_hex_u32(Some(v), "wake_flags", name)?),
+        None => None,
+    };
+    let sync = old.is_some_and(|w| w & WF_SYNC_V5_10 != 0);
+    Ok(SchedEvent::Select {
+        prev_cpu,
+        wake_flags: (sd_flag & SD_BALANCE_MASK) | if sync { WF_SYNC } else { 0 },
+        sync_read: old.is_some(),
+    })
 }
 
 /// A kprobe's `:x32` field (`0x18`), or a decimal one.

@@ -206,7 +206,11 @@ impl Rebuild {
     pub(super) fn probe_event(&mut self, cpu: u32, ev: &SchedEvent) -> bool {
         let asking = self.cpus[cpu as usize].asks_for;
         match *ev {
-            SchedEvent::Select { wake_flags, .. } => self.select_flags(cpu, wake_flags),
+            SchedEvent::Select {
+                wake_flags,
+                sync_read,
+                ..
+            } => self.select_flags(cpu, wake_flags, sync_read),
             SchedEvent::Balance {
                 cpu,
                 idle,
@@ -364,8 +368,9 @@ impl Rebuild {
 
     /// A `sis_select` kprobe on `cpu`: select_task_rq_fair()'s wake flags for the latest
     /// waking there. WF_TTWU 0x08 and WF_SYNC 0x10 as 5.8+ kernel/sched/sched.h has them (a
-    /// call without WF_TTWU is fork or exec balancing); the flags replace the sync inference.
-    fn select_flags(&mut self, cpu: u32, wake_flags: u32) {
+    /// call without WF_TTWU is fork or exec balancing); the flags replace the sync inference
+    /// where they hold WF_SYNC (`sync_read`: a pre-5.11 line with only sd_flag does not).
+    fn select_flags(&mut self, cpu: u32, wake_flags: u32, sync_read: bool) {
         const WF_TTWU: u32 = 0x08;
         const WF_SYNC: u32 = 0x10;
         if wake_flags & WF_TTWU == 0 {
@@ -381,12 +386,14 @@ impl Rebuild {
         self.wakee_flips_read(cpu, seq);
         self.runqueues_at_selection(seq);
         let c = &mut self.cpus[cpu as usize];
-        if c.sync_watch == Some(seq) {
+        if sync_read && c.sync_watch == Some(seq) {
             c.sync_watch = None;
         }
         if let Some(p) = self.pending_mut(seq) {
-            p.sync = Some(wake_flags & WF_SYNC != 0);
-            p.sync_read = true;
+            if sync_read {
+                p.sync = Some(wake_flags & WF_SYNC != 0);
+                p.sync_read = true;
+            }
             // v6.12 core.c try_to_wake_up(): a task still on its runqueue (sched_delayed
             // among them) is woken by ttwu_runnable() before select_task_rq() is reached, so
             // a selection shows it was not.

@@ -27,15 +27,20 @@ echo 0 > $T/tracing_on
 grep -q "sis_clock=global" /proc/cmdline && echo global > $T/trace_clock
 echo > $T/trace
 for e in sched_switch sched_waking sched_wakeup sched_wakeup_new sched_migrate_task; do echo 1 > $T/events/sched/$e/enable; done
-# With sis_select=1: a kprobe on select_task_rq_fair(p, prev_cpu, wake_flags) (5.8+'s three
+# With sis_select=1: a kprobe on select_task_rq_fair(p, prev_cpu, wake_flags) (5.11+'s three
 # arguments) records the wake flags the kernel passed, WF_SYNC among them, which sis replay
-# then reads instead of inferring sync.
+# then reads instead of inferring sync. Before 5.11 (3aef1551e942) the function took
+# (p, prev_cpu, sd_flag, wake_flags), with WF_SYNC 0x01: both are read, named so.
 if grep -q "sis_select=1" /proc/cmdline; then
   case $(uname -m) in
-    x86_64) prev=%si flags=%dx ;;
-    aarch64) prev=%x1 flags=%x2 ;;
+    x86_64) prev=%si flags=%dx old_flags=%cx ;;
+    aarch64) prev=%x1 flags=%x2 old_flags=%x3 ;;
   esac
-  echo "p:sis_select select_task_rq_fair prev_cpu=$prev:s32 wake_flags=$flags:x32" >> $T/kprobe_events
+  case $(uname -r) in
+    [1-4].*|5.[0-9].*|5.10.*) select_args="sd_flag=$flags:x32 wake_flags=$old_flags:x32" ;;
+    *) select_args="wake_flags=$flags:x32" ;;
+  esac
+  echo "p:sis_select select_task_rq_fair prev_cpu=$prev:s32 $select_args" >> $T/kprobe_events
   echo 1 > $T/events/kprobes/sis_select/enable
 fi
 # With sis_idle=1: each available_idle_cpu(cpu) call and what it returned, a kprobe and a
