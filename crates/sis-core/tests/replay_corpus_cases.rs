@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 42] = [
+pub(crate) const CORPUS: [Case; 44] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -366,6 +366,20 @@ pub(crate) const CORPUS: [Case; 42] = [
         own_agrees: 5214,
         keep_prev_agrees: 3915,
     },
+    // Held out (session 42): x86 5.10's shell pipelines on 8 CPUs with 5.10's own wake flags
+    // read (sis_select's sd_flag and wake_flags), recorded after their reading was written.
+    Case {
+        file: "qemu-x86-8cpu-5.10-pipelines-sync.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 1,
+        smt: 1,
+        own: "linux-5.10",
+        wakings: 5174,
+        unpaired: 0,
+        all: 4995,
+        own_agrees: 4812,
+        keep_prev_agrees: 3950,
+    },
     // Held out (session 40): x86 5.10 on 8 CPUs with the wake flags, idle probes and the
     // wake-up flips read (5.10's offsets from its vmlinux).
     Case {
@@ -545,6 +559,20 @@ pub(crate) const CORPUS: [Case; 42] = [
         all: 5582,
         own_agrees: 5368,
         keep_prev_agrees: 4736,
+    },
+    // Held out (session 42): arm64 5.10's shell pipelines with 5.10's own wake flags read
+    // and every probe that kernel takes, recorded after their reading was written.
+    Case {
+        file: "qemu-arm64-4cpu-5.10-pipelines-sync.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 1,
+        smt: 1,
+        own: "linux-5.10",
+        wakings: 3471,
+        unpaired: 0,
+        all: 3328,
+        own_agrees: 3261,
+        keep_prev_agrees: 2774,
     },
     // Held out (session 41): x86 6.12's shell pipelines on two LLCs of 8 with every probe,
     // recorded after the enqueue's time was read (ee3637a) and pinned as it came out.

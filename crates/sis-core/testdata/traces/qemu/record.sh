@@ -16,7 +16,8 @@
 # QEMU_MACHINE picks the arm64 machine (virt; virt,gic-version=3 for more than 8 CPUs).
 # EXTRA_APPEND adds to the kernel command line (sched_verbose: 6.6+ lists its domains in
 # debugfs only with it).
-# Needs (Debian 12): qemu-system-x86 / qemu-system-arm 1:7.2+dfsg-7+deb12u18, cpio, busybox-static
+# Needs (Debian 12): qemu-system-x86 / qemu-system-arm 1:7.2+dfsg-7+deb12u18 (or
+# bookworm-backports' 1:10.0.2, session 42), cpio, busybox-static
 # (for arm64, busybox-static_1.35.0-4+deb12u1+b1_arm64.deb from the Debian pool). The kernel
 # .deb comes from deb.debian.org (bullseye 5.10, bookworm 6.1, trixie 6.12).
 set -euo pipefail
