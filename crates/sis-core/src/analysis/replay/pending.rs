@@ -367,7 +367,7 @@ impl Rebuild {
     }
 
     /// A `sis_select` kprobe on `cpu`: select_task_rq_fair()'s wake flags for the latest
-    /// waking there. WF_TTWU 0x08 and WF_SYNC 0x10 as 5.8+ kernel/sched/sched.h has them (a
+    /// waking there. WF_TTWU 0x08 and WF_SYNC 0x10 as 5.11+ kernel/sched/sched.h has them (a
     /// call without WF_TTWU is fork or exec balancing); the flags replace the sync inference
     /// where they hold WF_SYNC (`sync_read`: a pre-5.11 line with only sd_flag does not).
     fn select_flags(&mut self, cpu: u32, wake_flags: u32, sync_read: bool) {
