@@ -25,6 +25,8 @@ SITES = {
     # Debian 6.1.170 amd64 (qemu-x86-16cpu-6.1-idle-flags)
     "0xce5": "wa_this", "0xd25": "wa_prev", "0x623": "target", "0x1449": "prev",
     "0x1330": "recent", "0x8f2": "loop",
+    # Debian 5.10.223 amd64 (qemu-x86-8cpu-5.10-pipelines-sync; sd_flag=0x8 marks a wake-up)
+    "0xc53": "wa_this", "0x364": "target", "0xe9d": "prev", "0xdcd": "recent", "0x9ff": "loop",
 }
 
 
@@ -40,7 +42,8 @@ def kernel_paths(path):
             if kind == "sched_waking":
                 waking[cpu] = n
             elif kind == "sis_select":
-                ttwu = int(re.search(r"wake_flags=(0x[0-9a-f]+)", rest)[1], 16) & 8
+                flags = re.search(r"sd_flag=(0x[0-9a-f]+)", rest) or re.search(r"wake_flags=(0x[0-9a-f]+)", rest)
+                ttwu = int(flags[1], 16) & 8
                 cur[cpu] = out.setdefault(waking.pop(cpu), []) if ttwu and cpu in waking else None
             elif kind == "sis_idle" and cur.get(cpu) is not None:
                 cur[cpu].append([None, int(re.search(r"cpu=(-?\d+)", rest)[1]), None])

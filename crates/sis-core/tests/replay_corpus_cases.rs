@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 44] = [
+pub(crate) const CORPUS: [Case; 47] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -380,6 +380,20 @@ pub(crate) const CORPUS: [Case; 44] = [
         own_agrees: 4812,
         keep_prev_agrees: 3950,
     },
+    // Session 42: as the -sync trace, with the wakee's recent_used_cpu read too (sis_wflips's
+    // `recent=`), recorded after that reading was designed and replayed once with it.
+    Case {
+        file: "qemu-x86-8cpu-5.10-pipelines-recent.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 1,
+        smt: 1,
+        own: "linux-5.10",
+        wakings: 3031,
+        unpaired: 0,
+        all: 2892,
+        own_agrees: 2777,
+        keep_prev_agrees: 2240,
+    },
     // Held out (session 40): x86 5.10 on 8 CPUs with the wake flags, idle probes and the
     // wake-up flips read (5.10's offsets from its vmlinux).
     Case {
@@ -573,6 +587,34 @@ pub(crate) const CORPUS: [Case; 44] = [
         all: 3328,
         own_agrees: 3261,
         keep_prev_agrees: 2774,
+    },
+    // Held out (session 42): arm64 5.10's pipelines with the wakee's recent_used_cpu read too,
+    // recorded after that reading was written.
+    Case {
+        file: "qemu-arm64-4cpu-5.10-pipelines-recent.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 1,
+        smt: 1,
+        own: "linux-5.10",
+        wakings: 2459,
+        unpaired: 0,
+        all: 2368,
+        own_agrees: 2342,
+        keep_prev_agrees: 1922,
+    },
+    // Held out (session 42): x86 6.1's pipelines on two LLCs of 4 with every probe, the
+    // wakee's recent_used_cpu among them, recorded after that reading was written.
+    Case {
+        file: "qemu-x86-8cpu-2llc-6.1-pipelines-recent.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 2,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 3367,
+        unpaired: 1,
+        all: 3218,
+        own_agrees: 3138,
+        keep_prev_agrees: 2482,
     },
     // Held out (session 41): x86 6.12's shell pipelines on two LLCs of 8 with every probe,
     // recorded after the enqueue's time was read (ee3637a) and pinned as it came out.

@@ -70,6 +70,9 @@ impl Replay {
                 .unwrap_or_else(|| vec![u32::MAX; self.runs.len()].into_boxed_slice());
             (r, p.waker_pid.filter(|w| *w != 0))
         };
+        if p.recent_read.is_some() && wakee_recent.contains(&u32::MAX) {
+            rb.counts.recent_read += 1;
+        }
         let jiffies = p.time_ns * self.cfg.hz / 1_000_000_000;
         let id = p.id(sync);
         let mut new_recent = vec![u32::MAX; self.runs.len()];
@@ -160,7 +163,10 @@ impl Replay {
                 let nr = |l: u32| llcs[l as usize].nr_idle_scan;
                 run.scan_tally.wakeup(asks, sites, &st.topo, nr);
             }
-            let recent = Some(wakee_recent[i]).filter(|c| *c != u32::MAX);
+            // A task older than the trace: its recent_used_cpu as the kernel's probe read it.
+            let recent = Some(wakee_recent[i])
+                .filter(|c| *c != u32::MAX)
+                .or(p.recent_read);
             let wakee = Wakee {
                 prev: p.prev,
                 recent_used_cpu: recent,

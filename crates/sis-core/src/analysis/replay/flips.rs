@@ -162,9 +162,15 @@ impl Rebuild {
             }
         }
         let llc = self.topo.llc_weight();
+        let n = self.topo.nr_cpus();
+        let recent = r
+            .recent_used_cpu
+            .and_then(|c| u32::try_from(c).ok())
+            .filter(|c| *c < n);
         let Some(p) = self.pending_mut(seq) else {
             return;
         };
+        p.recent_read = recent;
         p.wakee_dur.wakee_flips = read.wakee_flips;
         p.wakee_dur.last_wakee_is_peer = waker.is_some_and(|w| w != 0 && read.last_wakee == w);
         p.flips_read = waker_read;

@@ -3,7 +3,7 @@
 //! tracepoints (`comm tid [cpu] secs.frac: sched:event: fields`). No allocation per line.
 
 use super::words::{
-    call_site, find_byte, first_token, next_stop, probe_field, probe_hex_u64, probe_u64,
+    call_site, find_byte, first_token, next_stop, probe_field, probe_hex_u64, probe_i32, probe_u64,
     trim_ascii_start, BYTE_CLASS, EQUALS, SPACE,
 };
 
@@ -98,6 +98,9 @@ pub struct FlipsRead {
     pub last_wakee: u64,
     /// jiffies_64 at the probe (None: the probe could not read it).
     pub jiffies: Option<u64>,
+    /// `recent_used_cpu` (`recent=`; None: the probe did not read it, init.sh before
+    /// session 42).
+    pub recent_used_cpu: Option<i32>,
 }
 
 impl SchedEvent {
@@ -348,6 +351,10 @@ pub fn parse_line(line: &str) -> Result<Line<'_>, LineError> {
                 last_wakee: probe_hex_u64(d, "last=", name)?,
                 jiffies: match probe_field(d, "jif=") {
                     Some(_) => Some(probe_u64(d, "jif=", name)?),
+                    None => None,
+                },
+                recent_used_cpu: match probe_field(d, "recent=") {
+                    Some(_) => Some(probe_i32(d, "recent=", name)?),
                     None => None,
                 },
             })

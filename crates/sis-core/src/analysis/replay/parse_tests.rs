@@ -167,6 +167,7 @@ fn the_flips_probes_and_a_timer_expirys_jiffies() {
             decay_jiffies: 4_294_894_842,
             last_wakee: 0xff20_5270_c3c8_8000,
             jiffies: Some(4_294_895_086),
+            recent_used_cpu: None,
         })
     );
     // arm64's reads no jiffies; a wakee's names no pid.
@@ -177,6 +178,22 @@ fn the_flips_probes_and_a_timer_expirys_jiffies() {
     assert_eq!(
         (r.pid, r.wakee_flips, r.last_wakee, r.jiffies),
         (None, 10, 0, None)
+    );
+    // Session 42's probe reads the wakee's recent_used_cpu too (`:s32`).
+    let e = ev("            gzip-213     [002] d...     8.428069: sis_wflips: (select_task_rq_fair+0x0/0x11d0) task=0xffff8a244e591f80 flips=3 decay=4294894380 last=0xffff8a244e593f00 recent=4 jif=4294894414");
+    let SchedEvent::Flips(r) = e.event else {
+        panic!("{e:?}")
+    };
+    assert_eq!(
+        (r.recent_used_cpu, r.jiffies),
+        (Some(4), Some(4_294_894_414))
+    );
+    let bad = parse_line(
+        "  a-1 [000] d..3. 1.000000: sis_wflips: (x+0x4/0x10) task=0xb00 flips=1 decay=1 last=0x0 recent=x",
+    );
+    assert!(
+        matches!(&bad, Err(LineError(m)) if m.contains("recent='x'")),
+        "{bad:?}"
     );
     let e = ev("          <idle>-0       [001] ..s1.    11.520000: timer_expire_entry: timer=00000000d4c3b2a1 function=process_timeout now=4294895130 baseclk=4294895130");
     assert_eq!(e.event, SchedEvent::Jiffies(4_294_895_130));

@@ -85,6 +85,9 @@ pub(crate) struct Pending {
     pub waker_unnamed_last: Option<u64>,
     /// The wakee's and the waker's flips are the kernel's, read by the trace's probes.
     pub flips_read: bool,
+    /// The wakee's recent_used_cpu as select_task_rq_fair() found it (the `sis_wflips`
+    /// probe's `recent=`), for a task whose own is not known to a preset (older than the trace).
+    pub recent_read: Option<u32>,
     /// What SIS_SHORT reads of the wakee and of the task running on the waker's CPU.
     pub wakee_dur: TaskDuration,
     pub waker_dur: TaskDuration,
@@ -434,6 +437,13 @@ pub(super) fn reread_lines(s: &mut String, c: &super::report::RebuildCounts) {
              (its sched_wakeup came from that CPU), from that wake-up's selection ({} of them \
              from its sched_waking: the trace has no selection kprobe)",
             c.wakelist_since_selection, c.wakelist_since_waking
+        ));
+    }
+    if c.recent_read > 0 {
+        s.line(format_args!(
+            "read: the wakee's recent_used_cpu at {} wake-ups where a preset had none for it (a \
+             task older than the trace), from the trace's sis_wflips probe",
+            c.recent_read
         ));
     }
 }

@@ -605,6 +605,7 @@ impl Rebuild {
             waker_flips: flips.flips.map(|f| f.wakee_flips),
             waker_unnamed_last: flips.unnamed_last,
             flips_read: false,
+            recent_read: None,
             wakee_dur,
             waker_dur,
             incomplete: self.cpus_switched < n,

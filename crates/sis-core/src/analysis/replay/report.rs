@@ -96,16 +96,16 @@ pub struct RebuildCounts {
     pub util_est_close: [u64; 2],
     /// `sis_flips` readings (replay/flips.rs) of a task switched in and of a wake-up's wakee,
     /// each with those whose wakee_flips the rebuild already had; the wake-ups whose
-    /// wake_wide() the wakee's reading turned, and the flips taken back when the reading named
-    /// the waker's last_wakee.
+    /// wake_wide() the wakee's reading turned, the flips taken back when the reading named
+    /// the waker's last_wakee, and wake-ups given the wakee's recent_used_cpu as read.
     pub flips_switch_read: u64,
     pub flips_switch_same: u64,
     pub flips_wakee_read: u64,
     pub flips_wakee_same: u64,
     pub flips_wide_changed: u64,
     pub flips_named_late: u64,
-    /// `sis_select` kprobes with WF_TTWU seen, and wakings the kernel selected no CPU for
-    /// (none came before the waker's CPU moved on: replay/pending.rs `no_selection`).
+    pub recent_read: u64,
+    /// `sis_select`s with WF_TTWU, and wakings with none (replay/pending.rs `no_selection`).
     pub selects_seen: u64,
     pub unselected: u64,
     /// Wake-ups that saw a CPU's idleness change by the kernel's selection, and wake-ups that
@@ -113,8 +113,7 @@ pub struct RebuildCounts {
     pub reread_at_selection: u64,
     pub wakelist_since_selection: u64,
     pub wakelist_since_waking: u64,
-    /// The sync window (pending.rs `SyncWindow`; 0: the default, SYNC_WINDOW_NS) and the
-    /// median local wake-up it was scaled by (0: too few seen, not scaled).
+    /// The sync window (pending.rs `SyncWindow`; 0: the default) and the median it scales by.
     pub sync_window_ns: u64,
     pub local_wakeup_median_ns: u64,
     pub pinned: u64,

@@ -422,3 +422,41 @@ fn a_cpu_is_busy_from_a_wakelist_wakeups_selection_to_its_activation() {
     // Activated by its waker's CPU (no wakelist): CPU 2 idle for d.
     assert_eq!(run(&b_by_its_wakers_cpu()).1, 2);
 }
+
+/// On 8 CPUs, 0-5 running and 6-7 idle, the task on CPU 1 wakes b, first seen there (older
+/// than the trace), with the `sis_wflips` probe reading b's recent_used_cpu as `recent`.
+fn older_wakee_with_recent(recent: &str) -> String {
+    let mut t = String::from("# entries-in-buffer/entries-written: 20/20   #P:8\n");
+    for c in 0..8 {
+        t += &format!("          <idle>-0     [{c:03}] 10.00000{c}: sched_switch: prev_comm=swapper/{c} prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=t{c} next_pid={} next_prio=120\n", 10 + c);
+    }
+    for c in 6..8 {
+        t += &format!("              t{c}-{}     [{c:03}] 10.00001{c}: sched_switch: prev_comm=t{c} prev_pid={} prev_prio=120 prev_state=S ==> next_comm=swapper/{c} next_pid=0 next_prio=120\n", 10 + c, 10 + c);
+    }
+    t + &format!(
+        "\
+              t1-11    [001] 10.000100: sched_waking: comm=b pid=200 prio=120 target_cpu=001
+              t1-11    [001] 10.000101: sis_wflips: (select_task_rq_fair+0x0/0x11d0) task=0xb00 flips=0 decay=10000 last=0x0 {recent}jif=10000
+              t1-11    [001] 10.000102: sis_select: (select_task_rq_fair+0x0/0x11d0) prev_cpu=1 sd_flag=0x8 wake_flags=0x0
+              t1-11    [001] 10.000103: sched_wakeup: comm=b pid=200 prio=120 target_cpu=006
+"
+    )
+}
+
+/// v5.10 fair.c select_idle_sibling(): with target and prev busy (CPU 1), p->recent_used_cpu
+/// idle and sharing the LLC is taken before any scan. A task older than the trace has one the
+/// rebuild cannot know: the probe's reading gives it, and the wake-up is counted.
+#[test]
+fn a_wakee_older_than_the_trace_takes_its_recent_used_cpu_from_the_probe() {
+    let (r, report) = replay_on(&older_wakee_with_recent("recent=6 "), "linux-5.10", 8);
+    let w = &r.records()[0];
+    assert_eq!(w.inputs[0].recent, Some(6));
+    assert_eq!(w.chosen, vec![6]);
+    assert_eq!(report.notes.counts.recent_read, 1);
+    let (r, report) = replay_on(&older_wakee_with_recent(""), "linux-5.10", 8);
+    assert_eq!(r.records()[0].inputs[0].recent, None);
+    assert_eq!(report.notes.counts.recent_read, 0);
+    // A reading outside the machine's CPUs is not taken.
+    let (r, _) = replay_on(&older_wakee_with_recent("recent=-1 "), "linux-5.10", 8);
+    assert_eq!(r.records()[0].inputs[0].recent, None);
+}

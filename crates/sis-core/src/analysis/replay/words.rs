@@ -107,6 +107,11 @@ pub(super) fn probe_u64(detail: &str, key: &str, event: &str) -> Result<u64, Lin
     })
 }
 
+/// A kprobe's 32-bit signed field `key` (`recent=3`, an `:s32` fetch), or an error naming it.
+pub(super) fn probe_i32(detail: &str, key: &str, event: &str) -> Result<i32, LineError> {
+    probe_read(detail, key, event, "a 32-bit integer", |v| v.parse().ok())
+}
+
 /// A kprobe's 64-bit hex field `key` (`task=0xff3e3b5543962100`, an `:x64` fetch), or an
 /// error naming it.
 pub(super) fn probe_hex_u64(detail: &str, key: &str, event: &str) -> Result<u64, LineError> {
@@ -126,13 +131,13 @@ pub(super) fn probe_hex_u64(detail: &str, key: &str, event: &str) -> Result<u64,
 }
 
 /// Field `key` of a kprobe line read by `parse`, or an error naming the field and `expected`.
-fn probe_read(
+fn probe_read<T>(
     detail: &str,
     key: &str,
     event: &str,
     expected: &str,
-    parse: impl Fn(&str) -> Option<u64>,
-) -> Result<u64, LineError> {
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<T, LineError> {
     let v = probe_field(detail, key).unwrap_or("");
     parse(v).ok_or_else(|| {
         let k = key.trim_end_matches('=');

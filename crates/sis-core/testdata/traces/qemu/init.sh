@@ -104,17 +104,20 @@ fi
 # 6.1.0-47 offsets are pahole's, the same on amd64 and arm64 (task_struct: wakee_flips 72,
 # wakee_flip_decay_ts 80, last_wakee 88; arm64's from the BTF in its Image), and Debian's
 # 5.10.0-32-arm64's from its Image's BTF (wakee_flips 76, the others as 6.1), and
-# 5.10.0-32-amd64's from its vmlinux (68, 72, 80). Session 40.
+# 5.10.0-32-amd64's from its vmlinux (68, 72, 80). Session 40. Session 42 adds the wakee's
+# recent_used_cpu (select_idle_sibling()'s input), the int after last_wakee in task_struct
+# (4.16-6.12: wakee_flips, wakee_flip_decay_ts, last_wakee, recent_used_cpu, wake_cpu): +96,
+# or +88 on 5.10 amd64.
 if grep -q "sis_flips=1" /proc/cmdline; then
   case $(uname -m) in
     x86_64) p0=%di ;;
     aarch64) p0=%x0 ;;
   esac
   case $(uname -r) in
-    6.1.0-47-*) sel="flips=+72($p0):u32 decay=+80($p0):u64 last=+88($p0):x64" ;;
-    5.10.0-32-arm64) sel="flips=+76($p0):u32 decay=+80($p0):u64 last=+88($p0):x64" ;;
-    5.10.0-32-amd64) sel="flips=+68($p0):u32 decay=+72($p0):u64 last=+80($p0):x64" ;;
-    *) sel='flips=p->wakee_flips decay=p->wakee_flip_decay_ts:u64 last=p->last_wakee:x64'
+    6.1.0-47-*) sel="flips=+72($p0):u32 decay=+80($p0):u64 last=+88($p0):x64 recent=+96($p0):s32" ;;
+    5.10.0-32-arm64) sel="flips=+76($p0):u32 decay=+80($p0):u64 last=+88($p0):x64 recent=+96($p0):s32" ;;
+    5.10.0-32-amd64) sel="flips=+68($p0):u32 decay=+72($p0):u64 last=+80($p0):x64 recent=+88($p0):s32" ;;
+    *) sel='flips=p->wakee_flips decay=p->wakee_flip_decay_ts:u64 last=p->last_wakee:x64 recent=p->recent_used_cpu:s32'
       echo 't:sis_flips sched_switch task=next:x64 pid=next->pid flips=next->wakee_flips decay=next->wakee_flip_decay_ts:u64 last=next->last_wakee:x64 jif=@jiffies_64:u64' >> $T/dynamic_events \
         && echo 1 > $T/events/tracepoints/sis_flips/enable ;;
   esac
