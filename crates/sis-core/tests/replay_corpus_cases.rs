@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 47] = [
+pub(crate) const CORPUS: [Case; 48] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -353,6 +353,20 @@ pub(crate) const CORPUS: [Case; 47] = [
         all: 4276,
         own_agrees: 3948,
         keep_prev_agrees: 2796,
+    },
+    // Held out (session 42): x86 6.1 on two LLCs of 8 with 6.1's `sis_lb` (load_balance() at
+    // pahole's offsets): the kernel's nr_idle_scan read, not rebuilt.
+    Case {
+        file: "qemu-x86-16cpu-6.1-lb.ftrace.txt.xz",
+        llc_weight: 8,
+        llcs: 2,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 2771,
+        unpaired: 2,
+        all: 2640,
+        own_agrees: 2592,
+        keep_prev_agrees: 2027,
     },
     Case {
         file: "qemu-x86-8cpu-5.10.ftrace.txt.xz",

@@ -51,9 +51,10 @@ pub enum SchedEvent {
     /// call site it returned to (the offset in `(select_task_rq_fair+0x68b/0x17d0 <- ...)`;
     /// 0 if the line has none).
     IdleAnswer { idle: bool, site: u32 },
-    /// `sis_lb`: a sched_balance_rq() entry on `cpu` (init.sh), its `idle` type (2: newly
-    /// idle, which does not write nr_idle_scan), its domain's `span` weight and the LLC's
-    /// `nr_idle_scan` as it stood (None: the domain has no shared LLC state).
+    /// `sis_lb`: a sched_balance_rq() (before 6.10 load_balance(); 6.1's by offsets) entry on
+    /// `cpu` (init.sh), its `idle` type (2: newly idle, which does not write nr_idle_scan), its
+    /// domain's `span` weight and the LLC's `nr_idle_scan` as it stood (None: the domain has no
+    /// shared LLC state).
     Balance {
         cpu: u32,
         idle: u32,

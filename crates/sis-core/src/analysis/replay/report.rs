@@ -398,8 +398,8 @@ impl ReplayReport {
         if c.nr_idle_scan_read > 0 {
             s.line(format_args!(
                 "read: the LLCs' nr_idle_scan at {} wake-ups from the trace's sis_lb kprobe on \
-                 sched_balance_rq() (presets with the kernel's own SIS_UTIL scan it, not the \
-                 one rebuilt from util)",
+                 sched_balance_rq() (load_balance() before 6.10; presets with the kernel's own \
+                 SIS_UTIL scan it, not the one rebuilt from util)",
                 c.nr_idle_scan_read
             ));
         }

@@ -60,8 +60,16 @@ fi
 # With sis_lb=1 (6.10+, BTF arguments: CONFIG_PROBE_EVENTS_BTF_ARGS): each periodic or idle
 # balance's sched_balance_rq() entry, its domain's width and the LLC's nr_idle_scan as it
 # stood before this balance wrote it (update_idle_cpu_scan(), in update_sd_lb_stats()).
+# On Debian's 6.1.0-47-amd64 (session 42) the same from load_balance(this_cpu, this_rq, sd,
+# idle, ...) at pahole's offsets (sched_domain: shared 296, span_weight 304;
+# sched_domain_shared: nr_idle_scan 12); a domain without shared state (wider than the LLC)
+# reads 0 there, and the replay reads only the LLC's width.
 if grep -q "sis_lb=1" /proc/cmdline; then
-  echo 'p:sis_lb sched_balance_rq cpu=this_cpu idle=idle span=sd->span_weight nr=sd->shared->nr_idle_scan' >> $T/kprobe_events \
+  case $(uname -r) in
+    6.1.0-47-amd64) lb='p:sis_lb load_balance cpu=%di:s32 idle=%cx:u32 span=+304(%dx):u32 nr=+12(+296(%dx)):s32' ;;
+    *) lb='p:sis_lb sched_balance_rq cpu=this_cpu idle=idle span=sd->span_weight nr=sd->shared->nr_idle_scan' ;;
+  esac
+  echo "$lb" >> $T/kprobe_events \
     && echo 1 > $T/events/kprobes/sis_lb/enable
   cat $T/error_log 2>/dev/null | tail -3
 fi
