@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 48] = [
+pub(crate) const CORPUS: [Case; 49] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -166,6 +166,20 @@ pub(crate) const CORPUS: [Case; 48] = [
         all: 10007,
         own_agrees: 9503,
         keep_prev_agrees: 8576,
+    },
+    // Held out (session 42): x86 6.1 on 4 CPUs, the default workload, with 6.1's `sis_lb`
+    // (load_balance() at pahole's offsets) and every other probe.
+    Case {
+        file: "qemu-x86-4cpu-6.1-lb.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 1,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 6522,
+        unpaired: 0,
+        all: 6315,
+        own_agrees: 6240,
+        keep_prev_agrees: 5590,
     },
     // Also with init.sh sis_idle=1: every available_idle_cpu() call and its answer, which the
     // replay passes over (scripts/measure/idle_probes.py reads them).
