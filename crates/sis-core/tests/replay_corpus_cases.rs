@@ -3,7 +3,7 @@
 
 use crate::replay_corpus::Case;
 
-pub(crate) const CORPUS: [Case; 49] = [
+pub(crate) const CORPUS: [Case; 50] = [
     // Kernel 6.18 on the project's 2-CPU VM (vm2-mixed-6.18.record.py).
     Case {
         file: "vm2-mixed-6.18.ftrace.txt.xz",
@@ -672,5 +672,19 @@ pub(crate) const CORPUS: [Case; 49] = [
         all: 4305,
         own_agrees: 4148,
         keep_prev_agrees: 3283,
+    },
+    // Held out (session 42): x86 6.1's pipelines on three LLCs of 4 with 6.1's `sis_lb` and
+    // every other probe.
+    Case {
+        file: "qemu-x86-12cpu-3llc-6.1-pipelines-lb.ftrace.txt.xz",
+        llc_weight: 4,
+        llcs: 3,
+        smt: 1,
+        own: "linux-6.0",
+        wakings: 2503,
+        unpaired: 2,
+        all: 2349,
+        own_agrees: 2334,
+        keep_prev_agrees: 1772,
     },
 ];
