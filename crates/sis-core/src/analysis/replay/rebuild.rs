@@ -150,6 +150,8 @@ pub(crate) struct Rebuild {
     pub sync_window: super::pending::SyncWindow,
     pub next_balance_ns: u64,
     pub next_blocked_ns: u64,
+    /// The trace shows woken tasks' enqueues (a `sis_load` kprobe was seen).
+    pub enqueues_read: bool,
     /// Per LLC, its nr_idle_scan as the trace's `sis_lb` kprobe last showed it (None: none
     /// seen, or a balance that writes it began since: replay/kernel_scan.rs).
     pub lb_nr: Option<Vec<Option<u32>>>,
@@ -198,6 +200,7 @@ impl Rebuild {
             sync_window: Default::default(),
             next_balance_ns: 0,
             next_blocked_ns: 0,
+            enqueues_read: false,
             lb_nr: None,
             hz: REPLAY_HZ,
             now: 0,
@@ -649,6 +652,8 @@ impl Rebuild {
                     }
                     if cpu == target {
                         self.wakelist_since_selection(seq, target);
+                    } else {
+                        self.activated_since_selection(seq, target);
                     }
                     if let Some(ns) = local {
                         self.sync_window.local_wakeup(ns);

@@ -109,10 +109,11 @@ pub struct RebuildCounts {
     pub selects_seen: u64,
     pub unselected: u64,
     /// Wake-ups that saw a CPU's idleness change by the kernel's selection, and wake-ups that
-    /// saw a CPU busy with a wakelist's wake-up from its selection (else its waking) on.
+    /// saw a CPU busy with a wakelist's (a direct activation's) wake-up from its selection on.
     pub reread_at_selection: u64,
     pub wakelist_since_selection: u64,
     pub wakelist_since_waking: u64,
+    pub activated_since_selection: u64,
     /// The sync window (pending.rs `SyncWindow`; 0: the default) and the median it scales by.
     pub sync_window_ns: u64,
     pub local_wakeup_median_ns: u64,
