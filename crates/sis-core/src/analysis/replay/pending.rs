@@ -310,12 +310,23 @@ impl Rebuild {
     /// for it) sees it so. Without the selection's kprobes, its sched_waking stands for the
     /// selection's end (an inference, counted).
     pub(super) fn wakelist_since_selection(&mut self, seq: u64, target: u32) {
+        let n = self.busy_since_selection(seq, target);
+        self.counts.wakelist_since_selection += n;
+        if self.counts.selects_seen == 0 {
+            self.counts.wakelist_since_waking += n;
+        }
+    }
+
+    /// `target` busy for every wake-up other than `seq` (and not on `target`) whose runqueues
+    /// were read since `seq`'s were and that the replay has not evaluated yet; how many saw
+    /// it idle before.
+    fn busy_since_selection(&mut self, seq: u64, target: u32) -> u64 {
         let Some(i) = self.pending_index(seq) else {
-            return;
+            return 0;
         };
         let (from, waker) = (self.pending[i].read_at, self.pending[i].waker_cpu);
         if waker == target {
-            return;
+            return 0;
         }
         let mut n = 0;
         for (j, b) in self.pending.iter_mut().enumerate() {
@@ -327,10 +338,7 @@ impl Rebuild {
                 s.ttwu_pending = true;
             }
         }
-        self.counts.wakelist_since_selection += n;
-        if self.counts.selects_seen == 0 {
-            self.counts.wakelist_since_waking += n;
-        }
+        n
     }
 
     /// Wake-up `seq`'s sched_wakeup came from its waker's CPU for another CPU `target`: it was
@@ -343,27 +351,9 @@ impl Rebuild {
     /// 98.8-99.4% (docs/replay.md, session 42); the milliseconds TCG adds come after it, before
     /// the tracepoint. An inference, counted.
     pub(super) fn activated_since_selection(&mut self, seq: u64, target: u32) {
-        if self.enqueues_read || self.counts.selects_seen == 0 {
-            return;
+        if !self.enqueues_read && self.counts.selects_seen > 0 {
+            self.counts.activated_since_selection += self.busy_since_selection(seq, target);
         }
-        let Some(i) = self.pending_index(seq) else {
-            return;
-        };
-        let (from, waker) = (self.pending[i].read_at, self.pending[i].waker_cpu);
-        if waker == target {
-            return;
-        }
-        let mut n = 0;
-        for (j, b) in self.pending.iter_mut().enumerate() {
-            if j == i || b.read_at < from || b.waker_cpu == target {
-                continue;
-            }
-            if let Some(s) = b.cpus.get_mut(target as usize) {
-                n += u64::from(!s.ttwu_pending && s.nr_running == 0);
-                s.ttwu_pending = true;
-            }
-        }
-        self.counts.activated_since_selection += n;
     }
 
     /// A `sis_load` kprobe at enqueue_task_fair() of `pid` on `cpu`, woken (ENQUEUE_WAKEUP)
