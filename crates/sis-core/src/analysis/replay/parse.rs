@@ -625,10 +625,10 @@ fn select_event(f: &Fields, name: &str) -> Result<SchedEvent, LineError> {
         });
     };
     let sd_flag = field_hex_u32(Some(sd_flag), "sd_flag", name)?;
-    let old = match f.wake_flags {
-        Some(v) => Some(field_hex_u32(Some(v), "wake_flags", name)?),
-        None => None,
-    };
+    let old = f
+        .wake_flags
+        .map(|v| field_hex_u32(Some(v), "wake_flags", name))
+        .transpose()?;
     let sync = old.is_some_and(|w| w & WF_SYNC_V5_10 != 0);
     Ok(SchedEvent::Select {
         prev_cpu,

@@ -355,6 +355,18 @@ const B_THEN_D: &str = "\
           <idle>-0     [002] 10.003000: sched_wakeup: comm=b pid=200 prio=120 target_cpu=002
 ";
 
+/// `trace` replayed on 3 CPUs with linux-6.0: whether d's wake-up saw CPU 2 holding a
+/// wake-up, d's CPU, and the replay's counts.
+fn d_sees(trace: &str) -> (bool, u32, super::report::RebuildCounts) {
+    let (r, report) = replay_on(trace, "linux-6.0", 3);
+    let rec = r
+        .records()
+        .iter()
+        .find(|w| w.id.wakee == 300)
+        .expect("d's record");
+    (rec.cpus[2].ttwu_pending, rec.chosen[0], report.notes.counts)
+}
+
 /// [`B_THEN_D`] with b's sched_wakeup from its waker's CPU 0: activated there, no wakelist.
 fn b_by_its_wakers_cpu() -> String {
     B_THEN_D.replace(
@@ -379,14 +391,8 @@ fn a_cpu_is_busy_from_a_woken_tasks_enqueue_where_the_trace_shows_it() {
     let enqueued = enqueued.as_str();
     let not_shown = lines_without(enqueued, "sis_load");
     let run = |trace: &str| {
-        let (r, report) = replay_on(trace, "linux-6.0", 3);
-        let rec = r
-            .records()
-            .iter()
-            .find(|w| w.id.wakee == 300)
-            .expect("d's record");
-        let inferred = report.notes.counts.activated_since_selection;
-        (rec.cpus[2].ttwu_pending, rec.chosen[0], inferred)
+        let (busy, cpu, c) = d_sees(trace);
+        (busy, cpu, c.activated_since_selection)
     };
     assert_eq!(run(enqueued), (true, 1, 0), "CPU 2 holds b: nothing idle");
     assert_eq!(
@@ -409,15 +415,12 @@ fn a_cpu_is_busy_from_a_woken_tasks_enqueue_where_the_trace_shows_it() {
 fn a_cpu_is_busy_from_a_wakelist_wakeups_selection_to_its_activation() {
     let queued = B_THEN_D;
     let run = |trace: &str| {
-        let (r, report) = replay_on(trace, "linux-6.0", 3);
-        let rec = r
-            .records()
-            .iter()
-            .find(|w| w.id.wakee == 300)
-            .expect("d's record");
-        let c = &report.notes.counts;
-        let counts = (c.wakelist_since_selection, c.wakelist_since_waking);
-        (rec.cpus[2].ttwu_pending, rec.chosen[0], counts)
+        let (busy, cpu, c) = d_sees(trace);
+        (
+            busy,
+            cpu,
+            (c.wakelist_since_selection, c.wakelist_since_waking),
+        )
     };
     assert_eq!(
         run(queued),
